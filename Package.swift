@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers point one way, downward:
+//   tools -> JournalTools -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+// SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
+let package = Package(
+    name: "SyncJournal",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SyncJournal", targets: ["SyncJournal"]),
+        .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
+        .executable(name: "journal-dump", targets: ["journal-dump"]),
+        .executable(name: "journal-crash", targets: ["journal-crash"]),
+    ],
+    targets: [
+        // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
+        .target(name: "CSyncJournalCRC"),
+        // Files, records, checksums, recovery. Knows nothing about sync.
+        .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC"]),
+        // Record payloads of the local store: operations and their field values.
+        .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore"]),
+        // The library product: one import for apps.
+        .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore"]),
+        // Fault-injecting system calls and other test seams.
+        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore"]),
+        // The logic behind the command-line tools, so it is testable in-process.
+        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore"]),
+
+        .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
+        .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
+
+        .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore"]),
+        .testTarget(
+            name: "JournalToolsTests",
+            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash"],
+            resources: [.copy("Expected")]
+        ),
+    ]
+)

@@ -1,0 +1,75 @@
+// Hardware CRC-32C. The instruction is enabled per function with a target
+// attribute, so the package needs no compiler flags and still runs on CPUs
+// without it (the caller checks sj_crc32c_hw_available first).
+#include "CSyncJournalCRC.h"
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+int sj_crc32c_hw_available(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    return (ecx & bit_SSE4_2) != 0;
+}
+
+__attribute__((target("sse4.2")))
+uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
+    const unsigned char *p = (const unsigned char *)bytes;
+    uint64_t c = crc;
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8); // unaligned-safe load
+        c = __builtin_ia32_crc32di(c, word);
+        p += 8;
+        length -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (length > 0) {
+        c32 = __builtin_ia32_crc32qi(c32, *p);
+        p++;
+        length--;
+    }
+    return c32;
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#include <arm_acle.h>
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
+
+int sj_crc32c_hw_available(void) {
+    return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+
+__attribute__((target("+crc")))
+uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
+    const unsigned char *p = (const unsigned char *)bytes;
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        crc = __crc32cd(crc, word);
+        p += 8;
+        length -= 8;
+    }
+    while (length > 0) {
+        crc = __crc32cb(crc, *p);
+        p++;
+        length--;
+    }
+    return crc;
+}
+
+#else
+
+int sj_crc32c_hw_available(void) { return 0; }
+
+uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
+    (void)bytes;
+    (void)length;
+    return crc; // never called: the Swift fallback is used instead
+}
+
+#endif

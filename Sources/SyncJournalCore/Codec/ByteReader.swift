@@ -1,0 +1,133 @@
+/// Reads the primitive encodings written by ``ByteWriter`` from a byte
+/// buffer, throwing ``ByteReader/Failure`` instead of trapping on bad input.
+public struct ByteReader: Sendable {
+    /// Why a payload could not be decoded, with the position in the payload.
+    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The payload ended inside a value.
+        case truncated(at: Int)
+        /// A varint ran past 10 bytes or past 64 bits.
+        case varintOverflow(at: Int)
+        /// A string's bytes are not valid UTF-8.
+        case invalidUTF8(at: Int)
+        /// A value is outside what the format allows.
+        case invalid(String, at: Int)
+        /// Bytes were left over after the last value.
+        case trailingBytes(count: Int, at: Int)
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .truncated(let at): return "payload ends early at byte \(at)"
+            case .varintOverflow(let at): return "varint too long at byte \(at)"
+            case .invalidUTF8(let at): return "string at byte \(at) is not valid UTF-8"
+            case .invalid(let what, let at): return "\(what) at byte \(at)"
+            case .trailingBytes(let count, let at): return "\(count) unexpected trailing bytes at byte \(at)"
+            }
+        }
+    }
+
+    /// The bytes being read.
+    public let bytes: [UInt8]
+    /// The position of the next byte to read.
+    public private(set) var position: Int
+
+    /// Reads `bytes` from the start.
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        position = 0
+    }
+
+    /// Reads `bytes` from the start of a slice.
+    public init(_ bytes: ArraySlice<UInt8>) { self.init(Array(bytes)) }
+
+    /// Whether every byte has been read.
+    public var isAtEnd: Bool { position == bytes.count }
+
+    /// The number of bytes not yet read.
+    public var remaining: Int { bytes.count - position }
+
+    /// Throws unless every byte was read.
+    public func expectEnd() throws(Failure) {
+        if position != bytes.count { throw .trailingBytes(count: bytes.count - position, at: position) }
+    }
+
+    /// Reads one byte.
+    public mutating func readUInt8() throws(Failure) -> UInt8 {
+        guard position < bytes.count else { throw .truncated(at: position) }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    private mutating func readFixed(_ width: Int) throws(Failure) -> UInt64 {
+        guard bytes.count - position >= width else { throw .truncated(at: position) }
+        var value: UInt64 = 0
+        for i in 0..<width { value |= UInt64(bytes[position + i]) << UInt64(8 * i) }
+        position += width
+        return value
+    }
+
+    /// Reads a little-endian `u16`.
+    public mutating func readUInt16() throws(Failure) -> UInt16 { UInt16(try readFixed(2)) }
+    /// Reads a little-endian `u32`.
+    public mutating func readUInt32() throws(Failure) -> UInt32 { UInt32(try readFixed(4)) }
+    /// Reads a little-endian `u64`.
+    public mutating func readUInt64() throws(Failure) -> UInt64 { try readFixed(8) }
+    /// Reads a little-endian `i64`.
+    public mutating func readInt64() throws(Failure) -> Int64 { Int64(bitPattern: try readFixed(8)) }
+
+    /// Reads an unsigned LEB128 varint of at most 10 bytes.
+    public mutating func readVarint() throws(Failure) -> UInt64 {
+        let start = position
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < bytes.count else { throw .truncated(at: position) }
+            let byte = bytes[position]
+            position += 1
+            if shift == 63 && byte > 1 { throw .varintOverflow(at: start) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw .varintOverflow(at: start) }
+        }
+    }
+
+    /// Reads a zigzag-encoded signed integer.
+    public mutating func readZigzag() throws(Failure) -> Int64 {
+        let raw = try readVarint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    /// Reads a varint used as a count or length, refusing values larger than
+    /// the bytes that remain (each counted item takes at least one byte), so a
+    /// damaged count never becomes a huge allocation.
+    public mutating func readCount(minimumItemSize: Int = 1) throws(Failure) -> Int {
+        let start = position
+        let raw = try readVarint()
+        guard raw <= UInt64(remaining / max(minimumItemSize, 1)) || (raw == 0) else {
+            throw .invalid("count \(raw) larger than the remaining payload", at: start)
+        }
+        return Int(raw)
+    }
+
+    /// Reads `count` raw bytes.
+    public mutating func readRaw(_ count: Int) throws(Failure) -> [UInt8] {
+        guard count >= 0, bytes.count - position >= count else { throw .truncated(at: position) }
+        defer { position += count }
+        return Array(bytes[position..<position + count])
+    }
+
+    /// Reads a varint length and that many bytes.
+    public mutating func readBytes() throws(Failure) -> [UInt8] {
+        let count = try readCount()
+        return try readRaw(count)
+    }
+
+    /// Reads a varint length and that many bytes of UTF-8.
+    public mutating func readString() throws(Failure) -> String {
+        let start = position
+        let raw = try readBytes()
+        guard let string = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8(at: start) }
+        return string
+    }
+}

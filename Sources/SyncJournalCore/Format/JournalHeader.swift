@@ -1,0 +1,142 @@
+/// The file header of a journal (`journals/FORMAT.md`, section 1).
+public struct JournalHeader: Sendable, Hashable {
+    /// Format major version; readers refuse ones they do not know.
+    public var majorVersion: UInt16
+    /// Format minor version.
+    public var minorVersion: UInt16
+    /// Bytes from the start of the file to the first record.
+    public var headerLength: Int
+    /// The journal's identity, kept across checkpoints.
+    public var journalID: JournalID
+    /// This file's random, non-zero generation; every record repeats it.
+    public var generation: UInt64
+    /// The generation this file replaces (0 when it is a new journal).
+    public var continuesGeneration: UInt64
+    /// Sequence number of the first record.
+    public var firstSequence: UInt64
+    /// Creation time, milliseconds since the Unix epoch (informational).
+    public var createdAtMilliseconds: Int64
+    /// Header flags (0 in v1.0).
+    public var flags: UInt32
+
+    /// A v1.0 header.
+    public init(
+        journalID: JournalID,
+        generation: UInt64,
+        continuesGeneration: UInt64 = 0,
+        firstSequence: UInt64 = 1,
+        createdAtMilliseconds: Int64,
+        flags: UInt32 = 0
+    ) {
+        majorVersion = JournalFormat.majorVersion
+        minorVersion = JournalFormat.minorVersion
+        headerLength = JournalFormat.headerLength
+        self.journalID = journalID
+        self.generation = generation
+        self.continuesGeneration = continuesGeneration
+        self.firstSequence = firstSequence
+        self.createdAtMilliseconds = createdAtMilliseconds
+        self.flags = flags
+    }
+
+    /// A random non-zero generation.
+    public static func randomGeneration() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return UInt64.random(in: 1...UInt64.max, using: &generator)
+    }
+
+    /// The 80 bytes of a v1.0 header, checksum included.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: JournalFormat.headerLength)
+        writer.writeRaw(JournalFormat.magic)
+        writer.writeUInt16(majorVersion)
+        writer.writeUInt16(minorVersion)
+        writer.writeUInt32(UInt32(JournalFormat.headerLength))
+        writer.writeRaw(journalID.bytes)
+        writer.writeUInt64(generation)
+        writer.writeUInt64(continuesGeneration)
+        writer.writeUInt64(firstSequence)
+        writer.writeInt64(createdAtMilliseconds)
+        writer.writeUInt32(flags)
+        writer.writeUInt64(0)
+        writer.writeUInt32(CRC32C.mask(CRC32C.checksum(writer.bytes)))
+        return writer.bytes
+    }
+
+    /// Why bytes are not a usable header.
+    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The magic bytes differ: this is not a journal.
+        case badMagic
+        /// The right magic but a major version this reader does not know.
+        case unsupportedVersion(major: UInt16, minor: UInt16)
+        /// The file ends inside the header.
+        case truncated(length: Int)
+        /// The header checksum does not match.
+        case checksumMismatch
+        /// A field holds a value the format forbids.
+        case invalidField(String)
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .badMagic: return "bad magic: not a SyncJournal file"
+            case .unsupportedVersion(let major, let minor): return "format version \(major).\(minor) is not supported (this reader knows major version \(JournalFormat.majorVersion))"
+            case .truncated(let length): return "file ends inside the header (\(length) bytes)"
+            case .checksumMismatch: return "header checksum mismatch"
+            case .invalidField(let what): return "invalid header: \(what)"
+            }
+        }
+    }
+
+    /// The header length a file declares, once its first 16 bytes are known,
+    /// so a reader knows how many bytes to pass to ``decode(_:)``.
+    public static func declaredLength(_ prefix: [UInt8]) throws(Problem) -> Int {
+        guard prefix.count >= 16 else {
+            if Array(prefix.prefix(JournalFormat.magic.count)) != Array(JournalFormat.magic.prefix(prefix.count)) { throw .badMagic }
+            throw prefix.isEmpty ? .badMagic : .truncated(length: prefix.count)
+        }
+        var reader = ByteReader(Array(prefix.prefix(16)))
+        guard (try? reader.readRaw(8)) == JournalFormat.magic else { throw .badMagic }
+        let major = (try? reader.readUInt16()) ?? 0
+        let minor = (try? reader.readUInt16()) ?? 0
+        guard major == JournalFormat.majorVersion else { throw .unsupportedVersion(major: major, minor: minor) }
+        let length = Int((try? reader.readUInt32()) ?? 0)
+        guard length >= JournalFormat.headerLength, length <= JournalFormat.maximumHeaderLength else {
+            throw .invalidField("header length \(length)")
+        }
+        return length
+    }
+
+    /// Decodes and verifies a header. `bytes` holds at least the declared header length.
+    public static func decode(_ bytes: [UInt8]) throws(Problem) -> JournalHeader {
+        let length = try declaredLength(bytes)
+        guard bytes.count >= length else { throw .truncated(length: bytes.count) }
+        var reader = ByteReader(Array(bytes.prefix(length)))
+        do {
+            _ = try reader.readRaw(8)
+            let major = try reader.readUInt16()
+            let minor = try reader.readUInt16()
+            _ = try reader.readUInt32()
+            let stored = UInt32(bytes[length - 4]) | UInt32(bytes[length - 3]) << 8 | UInt32(bytes[length - 2]) << 16 | UInt32(bytes[length - 1]) << 24
+            guard CRC32C.mask(CRC32C.checksum(bytes[0..<(length - 4)])) == stored else { throw Problem.checksumMismatch }
+            let id = JournalID(bytes: try reader.readRaw(16))!
+            let generation = try reader.readUInt64()
+            let continues = try reader.readUInt64()
+            let first = try reader.readUInt64()
+            let created = try reader.readInt64()
+            let flags = try reader.readUInt32()
+            guard generation != 0 else { throw Problem.invalidField("generation 0") }
+            guard first != 0 else { throw Problem.invalidField("first sequence 0") }
+            var header = JournalHeader(journalID: id, generation: generation, continuesGeneration: continues,
+                                       firstSequence: first, createdAtMilliseconds: created, flags: flags)
+            header.majorVersion = major
+            header.minorVersion = minor
+            header.headerLength = length
+            return header
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw .truncated(length: bytes.count)
+        }
+    }
+}

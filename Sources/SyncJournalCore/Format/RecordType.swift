@@ -1,0 +1,32 @@
+/// A record's type number (`journals/FORMAT.md`, section 2).
+///
+/// Layers above the core add their own constants in extensions. Bit 15 marks
+/// a type that a reader which does not know it may skip.
+public struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The 16-bit type number as stored.
+    public let rawValue: UInt16
+
+    /// Wraps a stored type number.
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The bit that marks a skippable type.
+    public static let skippableBit: UInt16 = 0x8000
+
+    /// Whether a reader that does not know this type may ignore it.
+    public var isSkippable: Bool { rawValue & Self.skippableBit != 0 }
+
+    /// Type 0 is never valid, so a zero-filled region never parses as a record.
+    public static let invalid = RecordType(rawValue: 0)
+    /// A checkpoint snapshot (written by the store layer's checkpoints).
+    public static let checkpoint = RecordType(rawValue: 0x0F00)
+    /// A record copied by salvage from after a damaged region, kept for a human to inspect.
+    public static let salvaged = RecordType(rawValue: 0x8F01)
+
+    public static func < (lhs: RecordType, rhs: RecordType) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `0x0001` style hex.
+    public var description: String {
+        let hex = String(rawValue, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

@@ -1,0 +1,23 @@
+/// The result of reading a whole journal.
+public struct JournalScanReport: Sendable, Hashable {
+    /// The file's header; `nil` when the header itself is damaged.
+    public var header: JournalHeader?
+    /// Clean, torn tail or corrupt.
+    public var status: JournalStatus
+    /// Number of valid records, in order, before any damage.
+    public var recordCount: Int
+    /// Valid records per type.
+    public var recordsByType: [RecordType: Int]
+    /// Bytes from the start of the file to the end of the last valid record.
+    public var validBytes: Int64
+    /// The file's size.
+    public var fileBytes: Int64
+    /// Sequence number of the last valid record, `nil` when there is none.
+    public var lastSequence: UInt64?
+
+    /// The sequence number the next appended record gets.
+    public var nextSequence: UInt64 {
+        if let last = lastSequence { return last + 1 }
+        return header?.firstSequence ?? 1
+    }
+}

@@ -1,0 +1,442 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// Appends records to a journal durably.
+///
+/// Opening takes an exclusive lock (`<path>.lock`), verifies the file, and
+/// repairs a torn tail (the cut bytes go to a side file); a corrupt journal is
+/// refused and left untouched. Each `append` returns the record's sequence
+/// number once the record is durable (in ``Mode/bulk``, once it is written).
+///
+/// ```swift
+/// let writer = try await JournalWriter.open(path: "journals/app.journal")
+/// let seq = try await writer.append(type: .operation, payload: bytes)   // durable now
+/// try await writer.close()
+/// ```
+///
+/// Blocking I/O runs on the writer's own Dispatch queue, off the Swift
+/// concurrency pool. If an `fdatasync` fails the writer turns read-only for
+/// good: every later call throws ``JournalError/writerFailed(path:cause:)``.
+public final class JournalWriter: Sendable {
+    /// How appends reach the disk.
+    public enum Mode: Sendable, Hashable {
+        /// Each append is written and `fdatasync`ed on its own before it returns.
+        case durable
+        /// Concurrent appends share one write and one `fdatasync`; each still
+        /// returns only once its own record is durable.
+        case groupCommit
+        /// Appends are written without syncing; call ``JournalWriter/sync()``.
+        /// For tests and imports.
+        case bulk
+    }
+
+    /// Options for ``JournalWriter/open(path:options:)``.
+    public struct Options: Sendable {
+        /// How appends reach the disk.
+        public var mode: Mode
+        /// The system-call layer (a fault injector in tests).
+        public var system: any SystemCalls
+        /// Create the journal if it does not exist.
+        public var createIfMissing: Bool
+        /// The header to use when creating (tests and samples fix ids and times).
+        public var headerForNewJournal: (@Sendable () -> JournalHeader)?
+
+        /// Default options: durable appends, real system calls, create if missing.
+        public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
+                    headerForNewJournal: (@Sendable () -> JournalHeader)? = nil) {
+            self.mode = mode
+            self.system = system
+            self.createIfMissing = createIfMissing
+            self.headerForNewJournal = headerForNewJournal
+        }
+    }
+
+    /// The journal's path.
+    public let path: String
+    /// The file header.
+    public let header: JournalHeader
+    /// What opening found and repaired.
+    public let recovery: JournalRecovery
+    /// The append mode.
+    public let mode: Mode
+
+    private let io: FileIO
+    private let fd: FileDescriptor
+    private let lockFD: FileDescriptor
+    private let queue: DispatchQueue
+    private let state: Mutex<State>
+
+    private struct Pending {
+        var type: RecordType
+        var payload: [UInt8]
+        var continuation: CheckedContinuation<Result<UInt64, JournalError>, Never>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var drainScheduled = false
+        /// Set by a failed `fdatasync` (or an unrepairable write failure).
+        var failure: JournalError?
+        var closed = false
+        /// Sequence number of the next record to write.
+        var nextSequence: UInt64
+        /// End of the last record written successfully.
+        var endOffset: Int64
+        /// Whether bytes were written since the last successful sync (bulk mode).
+        var unsynced = false
+        var syncCount = 0
+    }
+
+    private init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
+                 fd: FileDescriptor, lockFD: FileDescriptor, nextSequence: UInt64, endOffset: Int64) {
+        self.path = path
+        self.header = header
+        self.recovery = recovery
+        self.mode = mode
+        self.io = io
+        self.fd = fd
+        self.lockFD = lockFD
+        queue = DispatchQueue(label: "SyncJournal.writer")
+        state = Mutex(State(nextSequence: nextSequence, endOffset: endOffset))
+    }
+
+    deinit {
+        let closed = state.withLock { $0.closed }
+        if !closed {
+            try? io.system.close(fd)
+            try? io.system.close(lockFD)
+        }
+    }
+
+    /// The sequence number the next appended record will get.
+    public var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
+
+    /// Bytes in the file up to the end of the last record written.
+    public var endOffset: Int64 { state.withLock { $0.endOffset } }
+
+    /// How many `fdatasync` calls the writer has issued (for group-commit measurements).
+    public var syncCount: Int { state.withLock { $0.syncCount } }
+
+    /// Opens (and if needed creates) the journal at `path` for appending.
+    ///
+    /// - Throws: ``JournalError/locked(path:)`` if another writer has it open;
+    ///   ``JournalError/corrupt(path:offset:damage:)`` (file untouched) if it is
+    ///   corrupt; ``JournalError/notAJournal(path:)``,
+    ///   ``JournalError/unsupportedVersion(path:major:minor:)``, ``JournalError/io(_:)``.
+    public static func open(path: String, options: Options = Options()) async throws(JournalError) -> JournalWriter {
+        try await BlockingIO.run { () throws(JournalError) -> JournalWriter in try openBlocking(path: path, options: options) }
+    }
+
+    /// The blocking body of ``open(path:options:)``.
+    static func openBlocking(path: String, options: Options) throws(JournalError) -> JournalWriter {
+        let io = FileIO(options.system)
+        let system = options.system
+        let lockPath = path + ".lock"
+        let lockFD: FileDescriptor
+        do { lockFD = try system.open(lockPath, [.readWrite, .create], 0o600) } catch { throw .io(error.at(lockPath)) }
+        do {
+            try system.lockExclusive(lockFD)
+        } catch {
+            try? system.close(lockFD)
+            if error.errno == 11 /* EWOULDBLOCK */ { throw .locked(path: path) }
+            throw .io(error.at(lockPath))
+        }
+        do {
+            return try openLocked(path: path, options: options, io: io, lockFD: lockFD)
+        } catch {
+            try? system.close(lockFD)
+            throw error
+        }
+    }
+
+    private static func openLocked(path: String, options: Options, io: FileIO, lockFD: FileDescriptor) throws(JournalError) -> JournalWriter {
+        let system = options.system
+        var created = false
+        var fd: FileDescriptor
+        do {
+            fd = try system.open(path, .readWrite, 0)
+        } catch where error.errno == 2 /* ENOENT */ && options.createIfMissing {
+            let header = options.headerForNewJournal?() ?? JournalHeader(
+                journalID: .random(), generation: JournalHeader.randomGeneration(),
+                createdAtMilliseconds: wallClockMilliseconds())
+            try create(path: path, header: header, io: io)
+            created = true
+            do { fd = try system.open(path, .readWrite, 0) } catch { throw .io(error.at(path)) }
+        } catch {
+            throw .io(error.at(path))
+        }
+        do {
+            let report: JournalScanReport
+            do {
+                var scanner = try JournalScanner(io: io, fd: fd, path: path)
+                report = try scanner.run { _ in }
+            } catch let error as JournalError {
+                throw error
+            } catch let error as SystemError {
+                throw JournalError.io(error.at(path))
+            } catch {
+                throw JournalError.io(SystemError(call: .pread, errno: 5, path: path))
+            }
+            var bytesCut: Int64 = 0
+            var sideFile: String?
+            switch report.status {
+            case .clean:
+                break
+            case .corrupt(let offset, let damage):
+                throw JournalError.corrupt(path: path, offset: offset, damage: damage)
+            case .tornTail(let offset, _):
+                sideFile = try cutTornTail(path: path, fd: fd, at: offset, fileSize: report.fileBytes, io: io)
+                bytesCut = report.fileBytes - offset
+            }
+            guard let header = report.header else { throw JournalError.corrupt(path: path, offset: 0, damage: .checksumMismatch) }
+            let recovery = JournalRecovery(statusFound: report.status, created: created, bytesCut: bytesCut,
+                                           sideFile: sideFile, recordCount: report.recordCount)
+            return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io, fd: fd,
+                                 lockFD: lockFD, nextSequence: report.nextSequence, endOffset: report.validBytes)
+        } catch let error as JournalError {
+            try? system.close(fd)
+            throw error
+        } catch {
+            try? system.close(fd)
+            throw JournalError.io(SystemError(call: .pread, errno: 5, path: path))
+        }
+    }
+
+    /// Writes a new journal atomically: header into `<path>.creating`, fsync,
+    /// rename, fsync of the directory. Permissions 0600.
+    static func create(path: String, header: JournalHeader, io: FileIO) throws(JournalError) {
+        let system = io.system
+        let temporary = path + ".creating"
+        let fd: FileDescriptor
+        do { fd = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
+        do throws(SystemError) {
+            try io.writeAll(fd, header.encoded(), at: 0, path: temporary)
+            do { try system.fsync(fd) } catch { throw error.at(temporary) }
+            do { try system.close(fd) } catch { throw error.at(temporary) }
+        } catch {
+            try? system.close(fd)
+            try? system.unlink(temporary)
+            throw .io(error)
+        }
+        do throws(SystemError) {
+            try system.rename(temporary, path)
+            try io.syncDirectory(FileIO.directory(of: path))
+        } catch {
+            throw .io(error)
+        }
+    }
+
+    /// Moves the bytes of a torn tail to a side file, truncates the journal
+    /// at the cut, and syncs both before anything else is appended.
+    private static func cutTornTail(path: String, fd: FileDescriptor, at offset: Int64, fileSize: Int64, io: FileIO) throws(JournalError) -> String {
+        let system = io.system
+        var side = "\(path).torn-\(offset)"
+        var attempt = 1
+        var sideFD: FileDescriptor
+        while true {
+            do {
+                sideFD = try system.open(side, [.readWrite, .create, .exclusive], 0o600)
+                break
+            } catch where error.errno == 17 /* EEXIST */ && attempt < 1000 {
+                attempt += 1
+                side = "\(path).torn-\(offset)-\(attempt)"
+            } catch {
+                throw .io(error.at(side))
+            }
+        }
+        do throws(SystemError) {
+            var at = offset
+            while at < fileSize {
+                let chunk = try io.read(fd, count: Int(min(Int64(FileWindow.chunk), fileSize - at)), at: at, path: path)
+                if chunk.isEmpty { break }
+                try io.writeAll(sideFD, chunk, at: at - offset, path: side)
+                at += Int64(chunk.count)
+            }
+            do { try system.fsync(sideFD) } catch { throw error.at(side) }
+            try? system.close(sideFD)
+            try io.syncDirectory(FileIO.directory(of: path))
+            do { try system.ftruncate(fd, offset) } catch { throw error.at(path) }
+            do { try system.fsync(fd) } catch { throw error.at(path) }
+        } catch {
+            try? system.close(sideFD)
+            throw .io(error)
+        }
+        return side
+    }
+
+    /// Appends one record and returns its sequence number once it is durable
+    /// (written, in ``Mode/bulk``).
+    ///
+    /// - Throws: ``JournalError/io(_:)`` when the write fails (nothing was
+    ///   appended); ``JournalError/writerFailed(path:cause:)`` when this or an
+    ///   earlier sync failed; ``JournalError/recordTooLarge(bytes:maximum:)``;
+    ///   ``JournalError/closed(path:)``.
+    @discardableResult
+    public func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
+        guard payload.count <= JournalFormat.maximumPayloadLength else {
+            throw .recordTooLarge(bytes: payload.count, maximum: JournalFormat.maximumPayloadLength)
+        }
+        let result: Result<UInt64, JournalError> = await withCheckedContinuation { continuation in
+            let refusal: JournalError? = state.withLock { state in
+                if let failure = state.failure { return failure }
+                if state.closed { return .closed(path: path) }
+                state.pending.append(Pending(type: type, payload: payload, continuation: continuation))
+                if !state.drainScheduled {
+                    state.drainScheduled = true
+                    queue.async { self.drain() }
+                }
+                return nil
+            }
+            if let refusal { continuation.resume(returning: .failure(refusal)) }
+        }
+        return try result.get()
+    }
+
+    /// Makes every record written so far durable. In durable and group-commit
+    /// modes appends already are; this matters for ``Mode/bulk``.
+    public func sync() async throws(JournalError) {
+        try await BlockingIO.run(on: queue) { () throws(JournalError) in
+            let needed: Bool = try self.state.withLock { (state) throws(JournalError) -> Bool in
+                if let failure = state.failure { throw failure }
+                if state.closed { throw .closed(path: self.path) }
+                return state.unsynced
+            }
+            guard needed else { return }
+            try self.syncOrFail()
+        }
+    }
+
+    /// Syncs the file; on failure the writer turns read-only for good.
+    private func syncOrFail() throws(JournalError) {
+        do {
+            try io.system.fdatasync(fd)
+            state.withLock {
+                $0.unsynced = false
+                $0.syncCount += 1
+            }
+        } catch {
+            // Never retried: the kernel may have dropped the dirty pages and a
+            // second fdatasync could report success for data that is gone.
+            let failure = JournalError.writerFailed(path: path, cause: error.at(path))
+            let waiting = state.withLock { state -> [Pending] in
+                state.syncCount += 1
+                state.failure = failure
+                let waiting = state.pending
+                state.pending = []
+                return waiting
+            }
+            for request in waiting { request.continuation.resume(returning: .failure(failure)) }
+            throw failure
+        }
+    }
+
+    /// Writes pending appends, one at a time or all together in group-commit
+    /// mode, on the writer's queue.
+    private func drain() {
+        while true {
+            let batch: [Pending]
+            let firstSequence: UInt64
+            let offset: Int64
+            let taken: [Pending]? = state.withLock { state in
+                if state.pending.isEmpty {
+                    state.drainScheduled = false
+                    return nil
+                }
+                if mode == .groupCommit {
+                    let all = state.pending
+                    state.pending = []
+                    return all
+                }
+                return [state.pending.removeFirst()]
+            }
+            guard let taken else { return }
+            batch = taken
+            (firstSequence, offset) = state.withLock { ($0.nextSequence, $0.endOffset) }
+            if let failure = state.withLock({ $0.failure }) {
+                for request in batch { request.continuation.resume(returning: .failure(failure)) }
+                continue
+            }
+
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + JournalFormat.recordHeaderLength })
+            for (index, request) in batch.enumerated() {
+                RecordFrame.encode(type: request.type, generation: header.generation,
+                                   sequence: firstSequence + UInt64(index), payload: request.payload, into: &bytes)
+            }
+            do {
+                try io.writeAll(fd, bytes, at: offset, path: path)
+            } catch {
+                // Nothing was appended: cut any partial bytes so the next
+                // record starts at the same boundary. If even that fails the
+                // file's end is unknown, so the writer stops.
+                var failure = JournalError.io(error)
+                do { try io.system.ftruncate(fd, offset) } catch {
+                    let stop = JournalError.writerFailed(path: path, cause: error.at(path))
+                    state.withLock { $0.failure = stop }
+                    failure = stop
+                }
+                for request in batch { request.continuation.resume(returning: .failure(failure)) }
+                continue
+            }
+            state.withLock { $0.unsynced = true }
+            if mode != .bulk {
+                do { try syncOrFail() } catch {
+                    for request in batch { request.continuation.resume(returning: .failure(error)) }
+                    return drainStopped()
+                }
+            }
+            state.withLock {
+                $0.nextSequence = firstSequence + UInt64(batch.count)
+                $0.endOffset = offset + Int64(bytes.count)
+            }
+            for (index, request) in batch.enumerated() {
+                request.continuation.resume(returning: .success(firstSequence + UInt64(index)))
+            }
+        }
+    }
+
+    private func drainStopped() {
+        let waiting = state.withLock { state -> [Pending] in
+            state.drainScheduled = false
+            let waiting = state.pending
+            state.pending = []
+            return waiting
+        }
+        let failure = state.withLock { $0.failure } ?? .closed(path: path)
+        for request in waiting { request.continuation.resume(returning: .failure(failure)) }
+    }
+
+    /// Waits for pending appends, syncs anything unsynced (unless the writer
+    /// failed), releases the lock and closes the file. Later calls throw
+    /// ``JournalError/closed(path:)``.
+    public func close() async throws(JournalError) {
+        try await BlockingIO.run(on: queue) { () throws(JournalError) in
+            let (alreadyClosed, failure, unsynced) = self.state.withLock { state -> (Bool, JournalError?, Bool) in
+                let result = (state.closed, state.failure, state.unsynced)
+                state.closed = true
+                return result
+            }
+            if alreadyClosed { return }
+            var syncError: JournalError?
+            if failure == nil && unsynced {
+                do throws(JournalError) { try self.syncOrFail() } catch { syncError = error }
+            }
+            try? self.io.system.close(self.fd)
+            try? self.io.system.close(self.lockFD)
+            if let syncError { throw syncError }
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch from the system clock (used only for the
+/// informational creation time in headers).
+func wallClockMilliseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}

@@ -1,0 +1,30 @@
+/// The small set of POSIX calls every journal file access goes through.
+///
+/// Each method is one system call (``PosixSystemCalls`` retries `EINTR` where
+/// that is safe, and never for `close`). Loops that finish short reads and
+/// writes live in ``FileIO``, above this seam, so a fault injector can return
+/// short counts, `ENOSPC`, `EIO` or torn writes from any single call.
+public protocol SystemCalls: Sendable {
+    /// `open(2)`; files are created with `mode`.
+    func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor
+    /// `close(2)`. Not retried on `EINTR`: on Linux the descriptor is already gone.
+    func close(_ fd: FileDescriptor) throws(SystemError)
+    /// One `pread(2)`; returns the bytes read, 0 at end of file.
+    func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int
+    /// One `pwrite(2)`; returns the bytes written, which may be fewer than asked.
+    func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int
+    /// `fdatasync(2)`. A failure is final; callers never retry it.
+    func fdatasync(_ fd: FileDescriptor) throws(SystemError)
+    /// `fsync(2)`, also used on directories.
+    func fsync(_ fd: FileDescriptor) throws(SystemError)
+    /// `ftruncate(2)`.
+    func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError)
+    /// The size of the open file, from `fstat(2)`.
+    func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64
+    /// `rename(2)`.
+    func rename(_ from: String, _ to: String) throws(SystemError)
+    /// `unlink(2)`.
+    func unlink(_ path: String) throws(SystemError)
+    /// `flock(fd, LOCK_EX | LOCK_NB)`: throws `EWOULDBLOCK` if another open file holds it.
+    func lockExclusive(_ fd: FileDescriptor) throws(SystemError)
+}
