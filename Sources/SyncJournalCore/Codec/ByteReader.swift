@@ -2,7 +2,7 @@
 /// buffer, throwing ``ByteReader/Failure`` instead of trapping on bad input.
 public struct ByteReader: Sendable {
     /// Why a payload could not be decoded, with the position in the payload.
-    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The payload ended inside a value.
         case truncated(at: Int)
         /// A varint ran past 10 bytes or past 64 bits.

@@ -1,0 +1,158 @@
+import SyncJournalCore
+
+/// A typed value of one field of a record.
+///
+/// ```swift
+/// let fields: [String: FieldValue] = ["title": .string("Tapas bar"), "rating": .int(5), "tags": .stringSet(["food"])]
+/// ```
+public enum FieldValue: Sendable, Hashable {
+    /// No value.
+    case null
+    /// A boolean.
+    case bool(Bool)
+    /// A 64-bit signed integer.
+    case int(Int64)
+    /// An IEEE 754 double.
+    case double(Double)
+    /// A UTF-8 string.
+    case string(String)
+    /// Raw bytes.
+    case bytes([UInt8])
+    /// A set of strings (merged by union on conflicts).
+    case stringSet(Set<String>)
+
+    /// The tag byte of this value's encoding (`journals/FORMAT.md`, section 4).
+    public var tag: UInt8 {
+        switch self {
+        case .null: return 0
+        case .bool(let value): return value ? 2 : 1
+        case .int: return 3
+        case .double: return 4
+        case .string: return 5
+        case .bytes: return 6
+        case .stringSet: return 7
+        }
+    }
+
+    /// The name of the value's type, as `journal-dump` prints it.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .int: return "int64"
+        case .double: return "double"
+        case .string: return "string"
+        case .bytes: return "bytes"
+        case .stringSet: return "set"
+        }
+    }
+
+    // Doubles compare by bit pattern so that NaN round-trips equal and the
+    // journal's bytes decide identity.
+    public static func == (lhs: FieldValue, rhs: FieldValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): return a == b
+        case (.bytes(let a), .bytes(let b)): return a == b
+        case (.stringSet(let a), .stringSet(let b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tag)
+        switch self {
+        case .null, .bool: break
+        case .int(let value): hasher.combine(value)
+        case .double(let value): hasher.combine(value.bitPattern)
+        case .string(let value): hasher.combine(value)
+        case .bytes(let value): hasher.combine(value)
+        case .stringSet(let value): hasher.combine(value)
+        }
+    }
+}
+
+extension FieldValue {
+    /// Appends the value's encoding.
+    public func encode(into writer: inout ByteWriter) {
+        writer.writeUInt8(tag)
+        switch self {
+        case .null, .bool: break
+        case .int(let value): writer.writeZigzag(value)
+        case .double(let value): writer.writeUInt64(value.bitPattern)
+        case .string(let value): writer.writeString(value)
+        case .bytes(let value): writer.writeBytes(value)
+        case .stringSet(let value):
+            let sorted = value.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            writer.writeVarint(UInt64(sorted.count))
+            for element in sorted { writer.writeString(element) }
+        }
+    }
+
+    /// Reads one encoded value.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> FieldValue {
+        let at = reader.position
+        switch try reader.readUInt8() {
+        case 0: return .null
+        case 1: return .bool(false)
+        case 2: return .bool(true)
+        case 3: return .int(try reader.readZigzag())
+        case 4: return .double(Double(bitPattern: try reader.readUInt64()))
+        case 5: return .string(try reader.readString())
+        case 6: return .bytes(try reader.readBytes())
+        case 7:
+            let count = try reader.readCount()
+            var set = Set<String>()
+            var previous: [UInt8]?
+            for _ in 0..<count {
+                let elementAt = reader.position
+                let element = try reader.readString()
+                let bytes = Array(element.utf8)
+                if let previous, !previous.lexicographicallyPrecedes(bytes) {
+                    throw .invalid("set elements out of order or repeated", at: elementAt)
+                }
+                previous = bytes
+                set.insert(element)
+            }
+            return .stringSet(set)
+        case let tag:
+            throw .invalid("unknown field type \(tag)", at: at)
+        }
+    }
+}
+
+/// Encoding of a field list: a count, then name and value pairs in ascending
+/// byte order of the names.
+public enum FieldListCodec {
+    /// Appends `fields` in canonical order.
+    public static func encode(_ fields: [String: FieldValue], into writer: inout ByteWriter) {
+        let names = fields.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        writer.writeVarint(UInt64(names.count))
+        for name in names {
+            writer.writeString(name)
+            fields[name]!.encode(into: &writer)
+        }
+    }
+
+    /// Reads a field list, refusing empty, repeated or unordered names.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
+        let count = try reader.readCount(minimumItemSize: 2)
+        var fields: [String: FieldValue] = [:]
+        var previous: [UInt8]?
+        for _ in 0..<count {
+            let at = reader.position
+            let name = try reader.readString()
+            let bytes = Array(name.utf8)
+            if bytes.isEmpty { throw .invalid("empty field name", at: at) }
+            if let previous, !previous.lexicographicallyPrecedes(bytes) {
+                throw .invalid("field names out of order or repeated", at: at)
+            }
+            previous = bytes
+            fields[name] = try FieldValue.decode(from: &reader)
+        }
+        return fields
+    }
+}

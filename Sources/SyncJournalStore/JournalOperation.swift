@@ -1,0 +1,112 @@
+import SyncJournalCore
+
+/// One local edit as it is stored in the journal (`journals/FORMAT.md`, "Operation").
+///
+/// ```swift
+/// let op = JournalOperation(id: .random(), kind: .update, entity: "pin", recordID: "p1",
+///                           fields: ["name": .string("Museum")], baseUpdatedAt: 1_735_689_600_000,
+///                           queuedAt: 1_735_689_700_000)
+/// let bytes = op.encoded()
+/// let back = try JournalOperation.decode(bytes)
+/// ```
+public struct JournalOperation: Sendable, Hashable {
+    /// The operation's idempotency key.
+    public var id: OperationID
+    /// Create, update or delete.
+    public var kind: OperationKind
+    /// The entity kind (the server's table), non-empty.
+    public var entity: String
+    /// The record's id, 1 to 64 UTF-8 bytes.
+    public var recordID: String
+    /// All fields (create), the changed fields (update), none (delete).
+    public var fields: [String: FieldValue]
+    /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
+    public var baseUpdatedAt: Int64?
+    /// When the edit was made, in milliseconds since the epoch (never used as a base).
+    public var queuedAt: Int64
+
+    /// The longest record id, in UTF-8 bytes.
+    public static let maximumRecordIDLength = 64
+
+    /// Creates an operation value.
+    public init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
+                fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64) {
+        self.id = id
+        self.kind = kind
+        self.entity = entity
+        self.recordID = recordID
+        self.fields = fields
+        self.baseUpdatedAt = baseUpdatedAt
+        self.queuedAt = queuedAt
+    }
+
+    /// Appends the operation's encoding.
+    public func encode(into writer: inout ByteWriter) {
+        writer.writeRaw(id.bytes)
+        writer.writeUInt8(kind.rawValue)
+        writer.writeString(entity)
+        writer.writeString(recordID)
+        writer.writeUInt8(baseUpdatedAt == nil ? 0 : 1)
+        if let base = baseUpdatedAt { writer.writeZigzag(base) }
+        writer.writeZigzag(queuedAt)
+        FieldListCodec.encode(fields, into: &writer)
+    }
+
+    /// The payload of an ``RecordType/operation`` record.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 128)
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Reads one operation.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
+        let id = OperationID(bytes: try reader.readRaw(16))!
+        let kindAt = reader.position
+        guard let kind = OperationKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
+        let entityAt = reader.position
+        let entity = try reader.readString()
+        if entity.isEmpty { throw .invalid("empty entity kind", at: entityAt) }
+        let idAt = reader.position
+        let recordID = try reader.readString()
+        if recordID.utf8.isEmpty || recordID.utf8.count > maximumRecordIDLength {
+            throw .invalid("record id of \(recordID.utf8.count) bytes", at: idAt)
+        }
+        let presenceAt = reader.position
+        let presence = try reader.readUInt8()
+        if presence & ~1 != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
+        let base: Int64? = presence & 1 != 0 ? try reader.readZigzag() : nil
+        let queuedAt = try reader.readZigzag()
+        let fields = try FieldListCodec.decode(from: &reader)
+        return JournalOperation(id: id, kind: kind, entity: entity, recordID: recordID, fields: fields,
+                                baseUpdatedAt: base, queuedAt: queuedAt)
+    }
+
+    /// Decodes the payload of an ``RecordType/operation`` record.
+    public static func decode(_ payload: [UInt8]) throws(ByteReader.Failure) -> JournalOperation {
+        var reader = ByteReader(payload)
+        let operation = try decode(from: &reader)
+        try reader.expectEnd()
+        return operation
+    }
+
+    /// The payload of an ``RecordType/operationBatch`` record.
+    public static func encodeBatch(_ operations: [JournalOperation]) -> [UInt8] {
+        var writer = ByteWriter(capacity: 128 * operations.count)
+        writer.writeVarint(UInt64(operations.count))
+        for operation in operations { operation.encode(into: &writer) }
+        return writer.bytes
+    }
+
+    /// Decodes the payload of an ``RecordType/operationBatch`` record (at least one operation).
+    public static func decodeBatch(_ payload: [UInt8]) throws(ByteReader.Failure) -> [JournalOperation] {
+        var reader = ByteReader(payload)
+        let count = try reader.readCount(minimumItemSize: 22)
+        if count == 0 { throw .invalid("empty batch", at: 0) }
+        var operations: [JournalOperation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count { operations.append(try decode(from: &reader)) }
+        try reader.expectEnd()
+        return operations
+    }
+}
