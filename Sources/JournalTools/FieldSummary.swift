@@ -1,0 +1,44 @@
+import Foundation
+import SyncJournalStore
+
+/// Renders field values for people (`journal-dump` text) and for machines (JSON).
+enum FieldSummary {
+    /// `name="Cafe", rating=5, tags={a,b}`, cut to `limit` characters.
+    static func text(_ fields: [String: FieldValue], limit: Int = 72) -> String {
+        if fields.isEmpty { return "-" }
+        let names = fields.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let joined = names.map { "\($0)=\(text(fields[$0]!))" }.joined(separator: ", ")
+        if joined.count <= limit { return joined }
+        return String(joined.prefix(limit - 1)) + "…"
+    }
+
+    static func text(_ value: FieldValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return JSONText.string(s).serialized
+        case .bytes(let b): return "<\(b.count) bytes>"
+        case .stringSet(let set): return "{" + set.sorted().joined(separator: ",") + "}"
+        }
+    }
+
+    static func json(_ fields: [String: FieldValue]) -> JSONText {
+        let names = fields.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return .object(names.map { ($0, json(fields[$0]!)) })
+    }
+
+    /// Scalars map to JSON scalars; bytes and sets, which JSON lacks, are tagged objects.
+    static func json(_ value: FieldValue) -> JSONText {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .bytes(let b): return .object([("bytes", .string(Data(b).base64EncodedString()))])
+        case .stringSet(let set): return .object([("set", .array(set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { .string($0) }))])
+        }
+    }
+}

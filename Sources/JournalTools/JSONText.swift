@@ -1,0 +1,75 @@
+/// A JSON value with object keys kept in the order they were added, so tool
+/// output is stable and diffable.
+public indirect enum JSONText: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case array([JSONText])
+    case object([(String, JSONText)])
+
+    /// The compact serialization (no spaces), one line.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .int(let value): out += String(value)
+        case .uint(let value): out += String(value)
+        case .double(let value):
+            if value.isFinite {
+                var text = "\(value)"
+                if !text.contains(".") && !text.contains("e") { text += ".0" }
+                out += text
+            } else {
+                // JSON has no NaN or infinity: say what it is as a string.
+                JSONText.string(value.isNaN ? "NaN" : (value > 0 ? "Infinity" : "-Infinity")).write(to: &out)
+            }
+        case .string(let value):
+            out += "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default:
+                    if scalar.value < 0x20 {
+                        let hex = String(scalar.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            out += "\""
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { out += "," }
+                JSONText.string(member.0).write(to: &out)
+                out += ":"
+                member.1.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    public static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.serialized == rhs.serialized }
+    public func hash(into hasher: inout Hasher) { hasher.combine(serialized) }
+}

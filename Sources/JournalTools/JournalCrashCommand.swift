@@ -1,0 +1,129 @@
+import Foundation
+import Synchronization
+import SyncJournalCore
+import SyncJournalStore
+
+/// `journal-crash`: a writer for crash tests, and the sample generator.
+///
+/// - `journal-crash write PATH --records N [--group-commit]` appends N
+///   operation records (creating PATH, or continuing it after recovery) and
+///   prints `acked SEQ` on its own line, flushed, once each record is durable.
+/// - `journal-crash samples DIR` writes the sample and golden journals under DIR.
+public enum JournalCrashCommand {
+    /// The usage text.
+    public static let usage = """
+        usage: journal-crash write PATH --records N [--group-commit] [--writers W]
+               journal-crash samples DIR
+
+        """
+
+    /// Runs the command and returns its exit status.
+    public static func run(arguments: [String], output: ToolOutput) async -> Int32 {
+        guard let command = arguments.first else {
+            output.error(usage)
+            return ToolExit.usage.rawValue
+        }
+        switch command {
+        case "write":
+            var path: String?
+            var records: Int?
+            var groupCommit = false
+            var writers = 16
+            var rest = arguments.dropFirst()[...]
+            while let argument = rest.popFirst() {
+                switch argument {
+                case "--records":
+                    guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else { return usageError(output) }
+                    records = value
+                case "--writers":
+                    guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { return usageError(output) }
+                    writers = value
+                case "--group-commit": groupCommit = true
+                default:
+                    if argument.hasPrefix("-") || path != nil { return usageError(output) }
+                    path = argument
+                }
+            }
+            guard let path, let records else { return usageError(output) }
+            return await write(path: path, records: records, groupCommit: groupCommit, writers: writers, output: output)
+        case "samples":
+            guard arguments.count == 2 else { return usageError(output) }
+            do {
+                try await SampleJournals.write(into: arguments[1])
+                for file in SampleJournals.files { output.standard("wrote \(arguments[1])/\(file.relativePath): \(file.purpose)\n") }
+                return ToolExit.ok.rawValue
+            } catch {
+                output.error("journal-crash: \(error)\n")
+                return ToolExit.damage.rawValue
+            }
+        case "--help", "-h":
+            output.standard(usage)
+            return ToolExit.ok.rawValue
+        default:
+            return usageError(output)
+        }
+    }
+
+    private static func usageError(_ output: ToolOutput) -> Int32 {
+        output.error(usage)
+        return ToolExit.usage.rawValue
+    }
+
+    /// The operation written as record number `n`: about 200 bytes, like a real edit.
+    public static func crashOperation(_ n: Int) -> JournalOperation {
+        JournalOperation(id: .random(), kind: .create, entity: "crash", recordID: "r\(n)",
+                         fields: ["n": .int(Int64(n)), "note": .string(String(repeating: "edit \(n) ", count: 12).prefix(120).description)],
+                         queuedAt: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    static func write(path: String, records: Int, groupCommit: Bool, writers: Int, output: ToolOutput) async -> Int32 {
+        let directory = FileIO.directory(of: path)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let writer: JournalWriter
+        do {
+            writer = try await JournalWriter.open(path: path, options: .init(mode: groupCommit ? .groupCommit : .durable))
+        } catch {
+            output.error("journal-crash: \(error)\n")
+            return ToolExit.damage.rawValue
+        }
+        let recovery = writer.recovery
+        output.error("journal-crash: opened \(path) (\(recovery.created ? "created" : recovery.statusFound.description)), \(recovery.recordCount) records, cut \(recovery.bytesCut) bytes, next seq \(writer.nextSequence)\n")
+        let remaining = Shared(records)
+        let failed = Shared<String?>(nil)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<(groupCommit ? writers : 1) {
+                group.addTask {
+                    while true {
+                        let take = remaining.withLock { count -> Bool in
+                            if count == 0 { return false }
+                            count -= 1
+                            return true
+                        }
+                        guard take, failed.withLock({ $0 == nil }) else { return }
+                        do {
+                            let n = Int(writer.nextSequence)
+                            let sequence = try await writer.append(type: .operation, payload: crashOperation(n).encoded())
+                            output.standard("acked \(sequence)\n")
+                        } catch {
+                            failed.withLock { $0 = "\(error)" }
+                            return
+                        }
+                    }
+                }
+            }
+        }
+        try? await writer.close()
+        if let message = failed.withLock({ $0 }) {
+            output.error("journal-crash: \(message)\n")
+            return ToolExit.damage.rawValue
+        }
+        return ToolExit.ok.rawValue
+    }
+}
+
+/// A value shared by concurrent tasks under a lock.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}

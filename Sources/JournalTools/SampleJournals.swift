@@ -1,0 +1,141 @@
+import Foundation
+import SyncJournalCore
+import SyncJournalStore
+
+/// The sample and golden journals under `journals/`, made deterministically
+/// (fixed ids, generations and clocks) by `journal-crash samples DIR`, so the
+/// same command reproduces them byte for byte.
+public enum SampleJournals {
+    /// A file the generator writes, relative to the output directory.
+    public struct File: Sendable, Hashable {
+        /// Path relative to the output directory, e.g. `samples/healthy.journal`.
+        public var relativePath: String
+        /// What it shows.
+        public var purpose: String
+    }
+
+    /// Everything ``write(into:)`` produces.
+    public static let files: [File] = [
+        File(relativePath: "samples/healthy.journal", purpose: "a clean journal of pin and note edits"),
+        File(relativePath: "samples/torn-tail.journal", purpose: "the healthy journal plus the first 40 bytes of one more record: a crash mid-append"),
+        File(relativePath: "samples/corrupt-middle.journal", purpose: "the healthy journal with one payload bit of record 3 flipped"),
+        File(relativePath: "golden/v1-all-types.journal", purpose: "every v1 operation kind and field type, a batch, a skippable unknown type, a salvaged record"),
+        File(relativePath: "golden/v1-continued.journal", purpose: "a journal that continues an earlier generation from sequence 1001"),
+    ]
+
+    static let baseTime: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
+
+    static func header(seed: UInt64, continues: UInt64 = 0, firstSequence: UInt64 = 1) -> JournalHeader {
+        var generator = SeededGenerator(seed: seed)
+        let id = JournalID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })!
+        return JournalHeader(journalID: id, generation: generator.next() | 1, continuesGeneration: continues,
+                             firstSequence: firstSequence, createdAtMilliseconds: baseTime)
+    }
+
+    /// The edits of the healthy sample: two devices' worth of pins and notes.
+    static func healthyRecords() -> [(RecordType, [UInt8])] {
+        var generator = SeededGenerator(seed: 2)
+        func op(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
+                base: Int64? = nil, at minute: Int64) -> JournalOperation {
+            JournalOperation(id: .random(using: &generator), kind: kind, entity: entity, recordID: id, fields: fields,
+                             baseUpdatedAt: base, queuedAt: baseTime + minute * 60_000)
+        }
+        let serverStamp: Int64 = 1_763_990_000_000
+        let ops: [(RecordType, [UInt8])] = [
+            (.operation, op(.create, "pin", "p-cafe", ["name": .string("Café Kranz"), "lat": .double(48.1371), "lon": .double(11.5754), "tags": .stringSet(["coffee", "breakfast"])], at: 1).encoded()),
+            (.operation, op(.create, "pin", "p-museum", ["name": .string("Deutsches Museum"), "lat": .double(48.1299), "lon": .double(11.5834)], at: 2).encoded()),
+            (.operation, op(.update, "pin", "p-tapas", ["name": .string("Tapas Bar Sol"), "visited": .bool(true)], base: serverStamp, at: 3).encoded()),
+            (.operation, op(.delete, "pin", "p-museum", at: 4).encoded()),
+            (.operationBatch, JournalOperation.encodeBatch([
+                op(.create, "note", "n-1", ["text": .string("Bring the walking map"), "pinned": .bool(false), "rank": .int(3)], at: 5),
+                op(.update, "note", "n-0", ["text": .string("Tram 18 from Sendlinger Tor")], base: serverStamp + 17, at: 5),
+            ])),
+            (.operation, op(.delete, "pin", "p-old", base: serverStamp + 42, at: 6).encoded()),
+        ]
+        return ops
+    }
+
+    static func goldenRecords() -> [(RecordType, [UInt8])] {
+        var generator = SeededGenerator(seed: 3)
+        func op(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
+                base: Int64? = nil, at: Int64) -> JournalOperation {
+            JournalOperation(id: .random(using: &generator), kind: kind, entity: entity, recordID: id, fields: fields,
+                             baseUpdatedAt: base, queuedAt: at)
+        }
+        let everyType: [String: FieldValue] = [
+            "null": .null, "false": .bool(false), "true": .bool(true),
+            "int": .int(-1234567890123), "intMax": .int(.max), "intMin": .int(.min),
+            "double": .double(-2.5e-300), "zero": .double(-0.0),
+            "string": .string("grüße, 世界 🚲 \"quoted\"\n"), "empty": .string(""),
+            "bytes": .bytes([0, 1, 2, 0xFE, 0xFF]), "set": .stringSet(["b", "a", "ä", ""]), "emptySet": .stringSet([]),
+        ]
+        var salvaged = ByteWriter()
+        salvaged.writeUInt64(4242)
+        salvaged.writeUInt64(77)
+        salvaged.writeUInt16(RecordType.operation.rawValue)
+        salvaged.writeBytes(op(.delete, "pin", "p-lost", base: 5, at: 6).encoded())
+        let idOf64Bytes = String(repeating: "x", count: 63) + "y"
+        return [
+            (.operation, op(.create, "everything", "r-1", everyType, at: baseTime).encoded()),
+            (.operation, op(.update, "everything", "r-2", ["int": .int(0)], base: 0, at: baseTime + 1).encoded()),
+            (.operation, op(.update, "everything", "r-3", ["string": .string("x")], base: -1, at: -5).encoded()),
+            (.operation, op(.delete, "everything", idOf64Bytes, base: .max, at: .max).encoded()),
+            (.operation, op(.delete, "everything", "r-5", at: .min).encoded()),
+            (.operationBatch, JournalOperation.encodeBatch([
+                op(.create, "k", "a", ["v": .int(1)], at: 1),
+                op(.update, "k", "a", ["v": .int(2)], at: 2),
+                op(.delete, "k", "a", at: 3),
+            ])),
+            (RecordType(rawValue: 0x8ABC), Array("a later minor version's skippable record".utf8)),
+            (.salvaged, salvaged.bytes),
+            (.operation, op(.create, "k", "b", ["n": .int(4)], at: 4).encoded()),
+        ]
+    }
+
+    /// Writes every sample and golden file under `directory` (which is
+    /// created if needed), replacing earlier copies.
+    public static func write(into directory: String) async throws {
+        let manager = FileManager.default
+        for sub in ["samples", "golden"] {
+            try manager.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
+        }
+        let healthy = directory + "/samples/healthy.journal"
+        try await writeJournal(healthy, header: header(seed: 1), records: healthyRecords())
+
+        // Torn tail: the first 40 bytes of one more record, as a crash mid-append leaves them.
+        var torn = try Data(contentsOf: URL(fileURLWithPath: healthy))
+        let extra = RecordFrame.encode(type: .operation, generation: header(seed: 1).generation,
+                                       sequence: UInt64(healthyRecords().count + 1),
+                                       payload: JournalOperation(id: OperationID(bytes: Array(repeating: 7, count: 16))!, kind: .delete,
+                                                                 entity: "pin", recordID: "p-cafe", queuedAt: baseTime + 7 * 60_000).encoded())
+        torn.append(contentsOf: extra.prefix(40))
+        try replace(directory + "/samples/torn-tail.journal", with: torn)
+
+        // Corrupt in the middle: flip one bit in the payload of record 3.
+        var corrupt = try Data(contentsOf: URL(fileURLWithPath: healthy))
+        let third = try JournalReader(path: healthy).readAll().records[2]
+        let target = Int(third.offset) + JournalFormat.recordHeaderLength + 20
+        corrupt[target] ^= 0x10
+        try replace(directory + "/samples/corrupt-middle.journal", with: corrupt)
+
+        let golden = header(seed: 4)
+        try await writeJournal(directory + "/golden/v1-all-types.journal", header: golden, records: goldenRecords())
+        try await writeJournal(directory + "/golden/v1-continued.journal",
+                               header: header(seed: 5, continues: golden.generation, firstSequence: 1001),
+                               records: Array(healthyRecords().prefix(2)))
+    }
+
+    private static func replace(_ path: String, with data: Data) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    private static func writeJournal(_ path: String, header: JournalHeader, records: [(RecordType, [UInt8])]) async throws {
+        try? FileManager.default.removeItem(atPath: path)
+        let writer = try await JournalWriter.open(path: path, options: .init(mode: .bulk, headerForNewJournal: { header }))
+        for (type, payload) in records { try await writer.append(type: type, payload: payload) }
+        try await writer.close()
+        // The lock file is the writer's; samples are plain files.
+        try? FileManager.default.removeItem(atPath: path + ".lock")
+    }
+}

@@ -1,0 +1,27 @@
+/// Exit statuses shared by the tools (BSD `sysexits` numbering where one fits).
+public enum ToolExit: Int32, Sendable {
+    /// Success: the journal is clean.
+    case ok = 0
+    /// Damage found (torn tail or corrupt), or a check failed.
+    case damage = 1
+    /// The command line is wrong.
+    case usage = 64
+    /// The file is not a journal this tool can read (bad magic or unknown major version).
+    case notAJournal = 65
+    /// The file cannot be opened or read.
+    case cannotOpen = 66
+}
+
+/// Where a tool writes its output; tests capture it in memory.
+public struct ToolOutput: Sendable {
+    /// Writes one chunk to standard output.
+    public var standard: @Sendable (String) -> Void
+    /// Writes one chunk to standard error.
+    public var error: @Sendable (String) -> Void
+
+    /// An output with the given sinks.
+    public init(standard: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
+        self.standard = standard
+        self.error = error
+    }
+}
