@@ -12,7 +12,7 @@ import SyncJournalStore
 public enum JournalCrashCommand {
     /// The usage text.
     public static let usage = """
-        usage: journal-crash write PATH --records N [--group-commit] [--writers W]
+        usage: journal-crash write PATH --records N [--group-commit [--writers W] | --bulk]
                journal-crash samples DIR
 
         """
@@ -28,6 +28,7 @@ public enum JournalCrashCommand {
             var path: String?
             var records: Int?
             var groupCommit = false
+            var bulk = false
             var writers = 16
             var rest = arguments.dropFirst()[...]
             while let argument = rest.popFirst() {
@@ -39,13 +40,15 @@ public enum JournalCrashCommand {
                     guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { return usageError(output) }
                     writers = value
                 case "--group-commit": groupCommit = true
+                case "--bulk": bulk = true
                 default:
                     if argument.hasPrefix("-") || path != nil { return usageError(output) }
                     path = argument
                 }
             }
-            guard let path, let records else { return usageError(output) }
-            return await write(path: path, records: records, groupCommit: groupCommit, writers: writers, output: output)
+            guard let path, let records, !(groupCommit && bulk) else { return usageError(output) }
+            let mode: JournalWriter.Mode = bulk ? .bulk : (groupCommit ? .groupCommit : .durable)
+            return await write(path: path, records: records, mode: mode, writers: writers, output: output)
         case "samples":
             guard arguments.count == 2 else { return usageError(output) }
             do {
@@ -76,12 +79,12 @@ public enum JournalCrashCommand {
                          queuedAt: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
-    static func write(path: String, records: Int, groupCommit: Bool, writers: Int, output: ToolOutput) async -> Int32 {
+    static func write(path: String, records: Int, mode: JournalWriter.Mode, writers: Int, output: ToolOutput) async -> Int32 {
         let directory = FileIO.directory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let writer: JournalWriter
         do {
-            writer = try await JournalWriter.open(path: path, options: .init(mode: groupCommit ? .groupCommit : .durable))
+            writer = try await JournalWriter.open(path: path, options: .init(mode: mode))
         } catch {
             output.error("journal-crash: \(error)\n")
             return ToolExit.damage.rawValue
@@ -91,7 +94,7 @@ public enum JournalCrashCommand {
         let remaining = Shared(records)
         let failed = Shared<String?>(nil)
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<(groupCommit ? writers : 1) {
+            for _ in 0..<(mode == .groupCommit ? writers : 1) {
                 group.addTask {
                     while true {
                         let take = remaining.withLock { count -> Bool in
@@ -103,13 +106,25 @@ public enum JournalCrashCommand {
                         do {
                             let n = Int(writer.nextSequence)
                             let sequence = try await writer.append(type: .operation, payload: crashOperation(n).encoded())
-                            output.standard("acked \(sequence)\n")
+                            // In bulk mode nothing is durable until the final sync.
+                            if mode != .bulk { output.standard("acked \(sequence)\n") }
                         } catch {
                             failed.withLock { $0 = "\(error)" }
                             return
                         }
                     }
                 }
+            }
+        }
+        if mode == .bulk && failed.withLock({ $0 == nil }) {
+            let first = writer.nextSequence - UInt64(records)
+            do {
+                try await writer.sync()
+                var lines = ""
+                for sequence in first..<writer.nextSequence { lines += "acked \(sequence)\n" }
+                output.standard(lines)
+            } catch {
+                failed.withLock { $0 = "\(error)" }
             }
         }
         try? await writer.close()

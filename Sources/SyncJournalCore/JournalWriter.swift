@@ -30,8 +30,11 @@ public final class JournalWriter: Sendable {
         /// Concurrent appends share one write and one `fdatasync`; each still
         /// returns only once its own record is durable.
         case groupCommit
-        /// Appends are written without syncing; call ``JournalWriter/sync()``.
-        /// For tests and imports.
+        /// Appends are buffered and written in large writes without syncing;
+        /// nothing is durable until ``JournalWriter/sync()`` or
+        /// ``JournalWriter/close()`` returns. A write error is final here (the
+        /// buffered records already have sequence numbers) and surfaces at the
+        /// next call. For tests and imports.
         case bulk
     }
 
@@ -89,6 +92,9 @@ public final class JournalWriter: Sendable {
         var endOffset: Int64
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false
+        /// Bulk mode: encoded records not yet written, and whether a flush is queued.
+        var buffer: [UInt8] = []
+        var flushScheduled = false
         var syncCount = 0
     }
 
@@ -281,6 +287,7 @@ public final class JournalWriter: Sendable {
         guard payload.count <= JournalFormat.maximumPayloadLength else {
             throw .recordTooLarge(bytes: payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
+        if mode == .bulk { return try appendBuffered(type: type, payload: payload) }
         let result: Result<UInt64, JournalError> = await withCheckedContinuation { continuation in
             let refusal: JournalError? = state.withLock { state in
                 if let failure = state.failure { return failure }
@@ -297,15 +304,62 @@ public final class JournalWriter: Sendable {
         return try result.get()
     }
 
+    /// Bulk mode: encodes the record into the buffer and returns at once; the
+    /// writer's queue writes the buffer once it passes ``bulkFlushThreshold``.
+    private func appendBuffered(type: RecordType, payload: [UInt8]) throws(JournalError) -> UInt64 {
+        try state.withLock { (state) throws(JournalError) -> UInt64 in
+            if let failure = state.failure { throw failure }
+            if state.closed { throw .closed(path: path) }
+            let sequence = state.nextSequence
+            RecordFrame.encode(type: type, generation: header.generation, sequence: sequence, payload: payload, into: &state.buffer)
+            state.nextSequence += 1
+            if state.buffer.count >= Self.bulkFlushThreshold && !state.flushScheduled {
+                state.flushScheduled = true
+                queue.async { try? self.flushBuffer() }
+            }
+            return sequence
+        }
+    }
+
+    /// Bytes buffered in bulk mode before the writer's queue writes them.
+    static let bulkFlushThreshold = 1 << 20
+
+    /// Writes the bulk buffer (on the writer's queue). A failed write here is
+    /// final: the buffered records already have sequence numbers, so the
+    /// writer cannot take them back.
+    private func flushBuffer() throws(JournalError) {
+        let (bytes, offset, failure) = state.withLock { state -> ([UInt8], Int64, JournalError?) in
+            state.flushScheduled = false
+            let bytes = state.buffer
+            state.buffer = []
+            return (bytes, state.endOffset, state.failure)
+        }
+        if let failure { throw failure }
+        guard !bytes.isEmpty else { return }
+        do {
+            try io.writeAll(fd, bytes, at: offset, path: path)
+        } catch {
+            try? io.system.ftruncate(fd, offset)
+            let failure = JournalError.writerFailed(path: path, cause: error)
+            state.withLock { $0.failure = failure }
+            throw failure
+        }
+        state.withLock {
+            $0.endOffset = offset + Int64(bytes.count)
+            $0.unsynced = true
+        }
+    }
+
     /// Makes every record written so far durable. In durable and group-commit
     /// modes appends already are; this matters for ``Mode/bulk``.
     public func sync() async throws(JournalError) {
         try await BlockingIO.run(on: queue) { () throws(JournalError) in
-            let needed: Bool = try self.state.withLock { (state) throws(JournalError) -> Bool in
+            try self.state.withLock { (state) throws(JournalError) in
                 if let failure = state.failure { throw failure }
                 if state.closed { throw .closed(path: self.path) }
-                return state.unsynced
             }
+            try self.flushBuffer()
+            let needed = self.state.withLock { $0.unsynced }
             guard needed else { return }
             try self.syncOrFail()
         }
@@ -423,8 +477,11 @@ public final class JournalWriter: Sendable {
             }
             if alreadyClosed { return }
             var syncError: JournalError?
-            if failure == nil && unsynced {
-                do throws(JournalError) { try self.syncOrFail() } catch { syncError = error }
+            if failure == nil {
+                do throws(JournalError) {
+                    try self.flushBuffer()
+                    if unsynced || self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+                } catch { syncError = error }
             }
             try? self.io.system.close(self.fd)
             try? self.io.system.close(self.lockFD)

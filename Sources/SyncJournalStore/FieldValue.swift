@@ -115,7 +115,11 @@ extension FieldValue {
                     throw .invalid("set elements out of order or repeated", at: elementAt)
                 }
                 previous = bytes
-                set.insert(element)
+                // Swift compares strings by canonical equivalence: two distinct
+                // byte sequences may be one element. Refuse rather than merge.
+                if !set.insert(element).inserted {
+                    throw .invalid("set elements are canonically equivalent", at: elementAt)
+                }
             }
             return .stringSet(set)
         case let tag:
@@ -151,6 +155,7 @@ public enum FieldListCodec {
                 throw .invalid("field names out of order or repeated", at: at)
             }
             previous = bytes
+            if fields[name] != nil { throw .invalid("field names are canonically equivalent", at: at) }
             fields[name] = try FieldValue.decode(from: &reader)
         }
         return fields

@@ -106,15 +106,31 @@ struct VarintTests {
         #expect(throws: ByteReader.Failure.truncated(at: 9)) { try readVarint([UInt8](repeating: 0xFF, count: 9)) }
     }
 
-    /// FORMAT.md section 4: a varint has "no redundant trailing zero groups beyond what the value needs".
-    /// The reader does not check this (see the report); the test pins the spec and is a known issue until fixed.
-    @Test("a varint with redundant trailing zero groups is refused (non-minimal encoding)",
+    /// FORMAT.md section 4: a varint has "no redundant trailing zero groups beyond what the value needs",
+    /// so every value has exactly one encoding.
+    @Test("a varint with redundant trailing zero groups (non-minimal encoding) is refused at its start",
           arguments: [[UInt8]([0x80, 0x00]), [0xFF, 0x00], [0x81, 0x80, 0x00],
                       [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]])
     func nonMinimalVarintIsRefused(bytes: [UInt8]) {
-        withKnownIssue("ByteReader.readVarint accepts non-minimal varints, which FORMAT.md section 4 forbids") {
-            #expect(throws: ByteReader.Failure.self) { try readVarint(bytes) }
+        var reader = ByteReader(bytes)
+        do throws(ByteReader.Failure) {
+            let value = try reader.readVarint()
+            Issue.record("non-minimal varint \(bytes) decoded to \(value)")
+        } catch {
+            switch error {
+            case .invalid(_, let at), .varintOverflow(let at): #expect(at == 0)
+            default: Issue.record("unexpected failure \(error)")
+            }
         }
+    }
+
+    @Test("a non-minimal varint inside an operation is refused, so the encoding stays canonical")
+    func nonMinimalVarintInOperationIsRefused() {
+        // delete pin/p1 without base; queuedAt 7 (zigzag 0E) written as 8E 00.
+        let bytes = operationPrefix() + [0x8E, 0x00, 0x00]
+        #expect(operationFailure(bytes) != nil)
+        // A field count of 0 written as 80 00.
+        #expect(operationFailure(operationPrefix() + [0x0E, 0x80, 0x00]) != nil)
     }
 
     @Test("fixed-width integers are little-endian")

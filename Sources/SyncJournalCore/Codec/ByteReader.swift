@@ -86,7 +86,12 @@ public struct ByteReader: Sendable {
             position += 1
             if shift == 63 && byte > 1 { throw .varintOverflow(at: start) }
             result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
+            if byte & 0x80 == 0 {
+                // A final zero group after the first byte is a redundant
+                // (non-minimal) encoding: refused, so every value has one encoding.
+                if byte == 0 && shift > 0 { throw .invalid("non-minimal varint", at: start) }
+                return result
+            }
             shift += 7
             if shift > 63 { throw .varintOverflow(at: start) }
         }

@@ -1,0 +1,4 @@
+// The library product: one `import SyncJournal` gives an app the public API of
+// every layer it needs.
+@_exported import SyncJournalCore
+@_exported import SyncJournalStore

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@Suite("journal-crash, the binary")
+struct JournalCrashBinaryTests {
+    static func ackedSequences(_ output: String) -> [UInt64] {
+        output.split(separator: "\n").compactMap { line in
+            line.hasPrefix("acked ") ? UInt64(line.dropFirst(6)) : nil
+        }
+    }
+
+    @Test("write prints acked for every record and a second run continues with the next sequence number")
+    func writeAndContinue() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crash.journal")
+        let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
+        let second = try ToolRunner.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(26...65))
+        let dump = try ToolRunner.run("journal-dump", ["--verify", path])
+        #expect(dump.status == 0)
+        #expect(dump.standardOutput.contains("records:  65 (operation 65)"))
+    }
+
+    @Test("write continues a journal with a torn tail after cutting it off, and refuses a corrupt one without changing it")
+    func writeRecoversOrRefuses() throws {
+        let directory = try TemporaryDirectory()
+        let torn = directory.path("torn.journal")
+        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
+        let resumed = try ToolRunner.run("journal-crash", ["write", torn, "--records", "3"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(Self.ackedSequences(resumed.standardOutput) == [7, 8, 9])
+        #expect(resumed.standardError.contains("cut 40 bytes"))
+        #expect(FileManager.default.fileExists(atPath: torn + ".torn-742"))
+        #expect(try ToolRunner.run("journal-dump", ["--verify", torn]).status == 0)
+
+        let corrupt = directory.path("corrupt.journal")
+        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/corrupt-middle.journal").path, toPath: corrupt)
+        let before = try Data(contentsOf: URL(fileURLWithPath: corrupt))
+        let refused = try ToolRunner.run("journal-crash", ["write", corrupt, "--records", "3"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("corrupt at offset 327"))
+        #expect(Self.ackedSequences(refused.standardOutput).isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt)) == before)
+    }
+
+    @Test("journal-crash rejects a bad command line with exit status 64")
+    func usage() throws {
+        #expect(try ToolRunner.run("journal-crash", []).status == 64)
+        #expect(try ToolRunner.run("journal-crash", ["write", "x.journal"]).status == 64)
+        #expect(try ToolRunner.run("journal-crash", ["write", "x.journal", "--records", "many"]).status == 64)
+        #expect(try ToolRunner.run("journal-crash", ["explode"]).status == 64)
+    }
+}

@@ -1,0 +1,81 @@
+import SyncJournalCore
+import Testing
+
+@Suite("Single bit flips")
+struct BitFlipTests {
+    /// How the reader took one damaged file.
+    enum Outcome: Equatable {
+        case notAJournal
+        case unsupportedVersion
+        case status(JournalStatus, [JournalRecord])
+    }
+
+    @Test("Every single-bit flip anywhere in a small journal is detected where it is, and never yields a wrong record")
+    func everyBitFlipIsDetected() async throws {
+        try await withTemporaryDirectory { directory in
+            let originalPath = directory.file("original.journal")
+            let records = try await SampleJournal.write(
+                [Array("alpha".utf8), [], Array("a somewhat longer third payload".utf8), Array("omega!".utf8)],
+                to: originalPath)
+            let original = try FileBytes.read(originalPath)
+            let path = directory.file("flipped.journal")
+            let reader = JournalReader(path: path)
+            var checked = 0
+
+            for index in original.indices {
+                for bit in 0..<8 {
+                    var flipped = original
+                    flipped[index] ^= UInt8(1) << UInt8(bit)
+                    try FileBytes.write(flipped, to: path)
+                    let outcome: Outcome
+                    do {
+                        let (report, read) = try reader.readAll()
+                        outcome = .status(report.status, read)
+                    } catch JournalError.notAJournal {
+                        outcome = .notAJournal
+                    } catch JournalError.unsupportedVersion {
+                        outcome = .unsupportedVersion
+                    }
+                    let place = "byte \(index) bit \(bit)"
+
+                    // Whatever happened: never clean, never a record that differs.
+                    if case .status(let status, let read) = outcome {
+                        #expect(status != .clean, "\(place)")
+                        #expect(read.count < records.count, "\(place)")
+                        #expect(read == Array(records.prefix(read.count)), "\(place): a record differs from what was written")
+                    }
+
+                    // And the damage is reported where the flipped byte is.
+                    switch index {
+                    case 0..<8:
+                        #expect(outcome == .notAJournal, "\(place)")
+                    case 8..<10:
+                        #expect(outcome == .unsupportedVersion, "\(place)")
+                    case 10..<JournalFormat.headerLength:
+                        guard case .status(.corrupt(offset: 0, damage: .header), let read) = outcome else {
+                            Issue.record("\(place): expected a corrupt header, got \(outcome)")
+                            continue
+                        }
+                        #expect(read.isEmpty)
+                    default:
+                        let damaged = records.lastIndex { $0.offset <= Int64(index) }!
+                        let at = records[damaged].offset
+                        guard case .status(let status, let read) = outcome else {
+                            Issue.record("\(place): expected a status, got \(outcome)")
+                            continue
+                        }
+                        if damaged == records.count - 1 {
+                            #expect(status.name == "torn-tail", "\(place): \(status)")
+                        } else {
+                            #expect(status.name == "corrupt", "\(place): \(status)")
+                        }
+                        #expect(status.damageOffset == at, "\(place): \(status)")
+                        #expect(read == Array(records.prefix(damaged)), "\(place)")
+                    }
+                    checked += 1
+                }
+            }
+            #expect(checked == original.count * 8)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import SyncJournalCore
+import Testing
+
+@Suite("Damage classification")
+struct DamageClassificationTests {
+    /// Record sequences that skip or repeat, with the number expected where they go wrong.
+    static let sequenceCases: [(sequences: [UInt64], expected: UInt64)] = [
+        ([1, 2, 4], 3), ([1, 2, 2], 3), ([1, 1], 2), ([2, 3], 1),
+    ]
+
+    @Test("A zero-filled tail is a torn tail of kind zeroFilled, and opening for writing cuts it")
+    func zeroFilledTailIsTornAndCut() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("zeros.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(3), to: path)
+            let valid = try FileBytes.read(path)
+            try FileBytes.append([UInt8](repeating: 0, count: 4096), to: path)
+
+            let (report, read) = try JournalReader(path: path).readAll()
+            #expect(report.status == .tornTail(offset: Int64(valid.count), damage: .zeroFilled(bytes: 4096)))
+            #expect(read == records)
+
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(writer.recovery.bytesCut == 4096)
+            #expect(try FileBytes.read(writer.recovery.sideFile ?? "") == [UInt8](repeating: 0, count: 4096))
+            #expect(try FileBytes.read(path) == valid)
+            #expect(try await writer.append(type: RecordType(rawValue: 1), payload: [4]) == 4)
+            try await writer.close()
+            let after = try JournalReader(path: path).readAll()
+            #expect(after.report.status == .clean)
+            #expect(after.records.map(\.sequence) == [1, 2, 3, 4])
+        }
+    }
+
+    @Test("An impossible length field is reported as damage, never allocated",
+          arguments: [UInt32(0xFFFF_FFF0), UInt32(0xFFFF_FFFF), UInt32(JournalFormat.maximumPayloadLength + 1)])
+    func impossibleLengthIsDamage(length: UInt32) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("length.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(4), to: path)
+            let original = try FileBytes.read(path)
+
+            // In the last record: a torn tail.
+            var bytes = original
+            FileBytes.patchUInt32(&bytes, at: Int(records[3].offset) + 4, length)
+            try FileBytes.write(bytes, to: path)
+            var result = try JournalReader(path: path).readAll()
+            #expect(result.report.status == .tornTail(offset: records[3].offset, damage: .impossibleLength(length)))
+            #expect(result.records == Array(records.prefix(3)))
+
+            // In a middle record: corruption, since valid records follow.
+            bytes = original
+            FileBytes.patchUInt32(&bytes, at: Int(records[1].offset) + 4, length)
+            try FileBytes.write(bytes, to: path)
+            result = try JournalReader(path: path).readAll()
+            #expect(result.report.status == .corrupt(
+                offset: records[1].offset,
+                damage: .damageBeforeValidRecord(.init(.impossibleLength(length)), validRecordAt: records[2].offset)))
+            #expect(result.records == Array(records.prefix(1)))
+        }
+    }
+
+    @Test("A length larger than the bytes left in the file is an incomplete payload, and the writer cuts it")
+    func lengthPastTheEndIsTorn() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("past-end.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(3), to: path)
+            var bytes = try FileBytes.read(path)
+            let remaining = bytes.count - Int(records[2].offset) - JournalFormat.recordHeaderLength
+            FileBytes.patchUInt32(&bytes, at: Int(records[2].offset) + 4, UInt32(remaining + 1))
+            try FileBytes.write(bytes, to: path)
+            let (report, read) = try JournalReader(path: path).readAll()
+            #expect(report.status == .tornTail(offset: records[2].offset,
+                                               damage: .incompletePayload(declared: UInt32(remaining + 1), available: remaining)))
+            #expect(read == Array(records.prefix(2)))
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(writer.recovery.bytesCut == Int64(records[2].length))
+            #expect(writer.nextSequence == 3)
+            try await writer.close()
+        }
+    }
+
+    @Test("A damaged middle record makes the journal corrupt; opening for writing fails naming the offset and changes nothing")
+    func corruptMiddleIsRefusedUntouched() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("corrupt.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(4), to: path)
+            var bytes = try FileBytes.read(path)
+            bytes[Int(records[1].offset) + JournalFormat.recordHeaderLength + 2] ^= 0x20
+            try FileBytes.write(bytes, to: path)
+            let entriesBefore = try directory.entries()
+
+            let (report, read) = try JournalReader(path: path).readAll()
+            let expected = JournalStatus.corrupt(
+                offset: records[1].offset,
+                damage: .damageBeforeValidRecord(.init(.checksumMismatch), validRecordAt: records[2].offset))
+            #expect(report.status == expected)
+            #expect(read == Array(records.prefix(1)))
+
+            for _ in 0..<2 {  // twice: a failed open must also release the lock
+                await #expect(throws: JournalError.corrupt(path: path, offset: records[1].offset, damage: expected.damage!)) {
+                    try await JournalWriter.open(path: path, options: SampleJournal.options())
+                }
+            }
+            #expect(try FileBytes.read(path) == bytes)
+            #expect(try directory.entries().filter { $0.contains(".torn-") }.isEmpty)
+            #expect(try directory.entries().filter { $0 != "corrupt.journal.lock" } == entriesBefore.filter { $0 != "corrupt.journal.lock" })
+        }
+    }
+
+    @Test("Valid records whose sequence skips or repeats a number make the journal corrupt at that record",
+          arguments: sequenceCases)
+    func sequenceGapOrRepeatIsCorrupt(sequences: [UInt64], expected: UInt64) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("sequence.journal")
+            let frames = sequences.map { (sequence: $0, generation: SampleJournal.generation, payload: Array("seq \($0)".utf8)) }
+            let bytes = SampleJournal.crafted(frames: frames)
+            try FileBytes.write(bytes, to: path)
+            let bad = sequences.indices.first { sequences[$0] != UInt64($0) + 1 }!
+            var offset = Int64(JournalFormat.headerLength)
+            for frame in frames.prefix(bad) { offset += Int64(JournalFormat.recordHeaderLength + frame.payload.count) }
+
+            let (report, read) = try JournalReader(path: path).readAll()
+            #expect(report.status == .corrupt(offset: offset, damage: .sequenceMismatch(expected: expected, found: sequences[bad])))
+            #expect(read.map(\.sequence) == Array(sequences.prefix(bad)))
+            await #expect(throws: JournalError.corrupt(path: path, offset: offset,
+                                                      damage: .sequenceMismatch(expected: expected, found: sequences[bad]))) {
+                try await JournalWriter.open(path: path, options: SampleJournal.options())
+            }
+            #expect(try FileBytes.read(path) == bytes)
+        }
+    }
+
+    @Test("A journal starting at sequence 10 reads its records from 10 and refuses a first record numbered 11")
+    func firstSequenceComesFromTheHeader() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("first.journal")
+            let header = SampleJournal.header(firstSequence: 10)
+            let good = SampleJournal.crafted(header: header, frames: [(10, SampleJournal.generation, [1]), (11, SampleJournal.generation, [2])])
+            try FileBytes.write(good, to: path)
+            let read = try JournalReader(path: path).readAll()
+            #expect(read.report.status == .clean)
+            #expect(read.records.map(\.sequence) == [10, 11])
+            #expect(read.report.nextSequence == 12)
+
+            let bad = SampleJournal.crafted(header: header, frames: [(11, SampleJournal.generation, [1])])
+            try FileBytes.write(bad, to: path)
+            let report = try JournalReader(path: path).scan()
+            #expect(report.status == .corrupt(offset: 80, damage: .sequenceMismatch(expected: 10, found: 11)))
+        }
+    }
+
+    @Test("Records of another generation after the valid ones never verify: a torn tail, cut on open, and only new records read back")
+    func staleGenerationIsTornAndCut() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("generation.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(3), to: path)
+            let valid = try FileBytes.read(path)
+            // Stale frames carry exactly the sequence numbers that come next.
+            var stale: [UInt8] = []
+            for sequence in UInt64(4)...6 {
+                RecordFrame.encode(type: RecordType(rawValue: 1), generation: SampleJournal.otherGeneration,
+                                   sequence: sequence, payload: Array("stale \(sequence)".utf8), into: &stale)
+            }
+            try FileBytes.append(stale, to: path)
+
+            let (report, read) = try JournalReader(path: path).readAll()
+            #expect(report.status == .tornTail(offset: Int64(valid.count), damage: .foreignGeneration(SampleJournal.otherGeneration)))
+            #expect(read == records)
+            #expect(try JournalReader(path: path).recordsAfterDamage().isEmpty)
+
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(writer.recovery.bytesCut == Int64(stale.count))
+            #expect(try FileBytes.read(writer.recovery.sideFile ?? "") == stale)
+            let fresh = SampleJournal.payloads(2, prefix: "fresh")
+            for payload in fresh { _ = try await writer.append(type: RecordType(rawValue: 1), payload: payload) }
+            try await writer.close()
+
+            let after = try JournalReader(path: path).readAll()
+            #expect(after.report.status == .clean)
+            #expect(after.records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(after.records.map(\.payload) == records.map(\.payload) + fresh)
+        }
+    }
+
+    @Test("A file whose every record belongs to another generation has no valid record at all: torn right after the header")
+    func foreignRecordsRightAfterTheHeader() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("foreign.journal")
+            let bytes = SampleJournal.crafted(frames: [(1, SampleJournal.otherGeneration, [1]), (2, SampleJournal.otherGeneration, [2])])
+            try FileBytes.write(bytes, to: path)
+            let (report, read) = try JournalReader(path: path).readAll()
+            #expect(report.status == .tornTail(offset: 80, damage: .foreignGeneration(SampleJournal.otherGeneration)))
+            #expect(read.isEmpty)
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(try await writer.append(type: RecordType(rawValue: 1), payload: [7]) == 1)
+            try await writer.close()
+            #expect(try JournalReader(path: path).readAll().records.map(\.payload) == [[7]])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads, writes and patches whole files as byte arrays, bypassing the journal
+/// code, so tests can damage journals exactly.
+enum FileBytes {
+    /// Every byte of the file at `path`.
+    static func read(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Replaces the file at `path` with `bytes`.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Adds `bytes` at the end of the file at `path`.
+    static func append(_ bytes: [UInt8], to path: String) throws {
+        try write(read(path) + bytes, to: path)
+    }
+
+    /// Whether something exists at `path`.
+    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// The size of the file at `path`.
+    static func size(_ path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
+    /// Sets the little-endian `u32` at `offset` of `bytes`.
+    static func patchUInt32(_ bytes: inout [UInt8], at offset: Int, _ value: UInt32) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> UInt32(8 * i)) }
+    }
+
+    /// Sets the little-endian `u16` at `offset` of `bytes`.
+    static func patchUInt16(_ bytes: inout [UInt8], at offset: Int, _ value: UInt16) {
+        for i in 0..<2 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> UInt16(8 * i)) }
+    }
+}

@@ -1,0 +1,51 @@
+import SyncJournalCore
+
+/// Builds the journals the tests start from: with fixed ids and a fixed
+/// generation so crafted bytes are predictable.
+enum SampleJournal {
+    /// The generation of every sample journal.
+    static let generation: UInt64 = 0x5EED_0000_0000_0001
+    /// Another file's generation, for stale bytes.
+    static let otherGeneration: UInt64 = 0x0DD0_0000_0000_0002
+
+    /// The header sample journals are created with.
+    static func header(firstSequence: UInt64 = 1) -> JournalHeader {
+        JournalHeader(journalID: JournalID(bytes: Array(1...16))!, generation: generation,
+                      firstSequence: firstSequence, createdAtMilliseconds: 1_700_000_000_000)
+    }
+
+    /// Writer options that create journals with ``header(firstSequence:)``.
+    static func options(mode: JournalWriter.Mode = .durable, system: any SystemCalls = PosixSystemCalls()) -> JournalWriter.Options {
+        JournalWriter.Options(mode: mode, system: system, headerForNewJournal: { header() })
+    }
+
+    /// A few small payloads of the operation type.
+    static func payloads(_ count: Int, prefix: String = "record") -> [[UInt8]] {
+        (1...count).map { Array("\(prefix)-\($0)".utf8) }
+    }
+
+    /// Creates a journal at `path` through ``JournalWriter`` holding `payloads`
+    /// (of type `0x0001`), closes it, and returns the records as read back.
+    @discardableResult
+    static func write(_ payloads: [[UInt8]], to path: String, type: RecordType = RecordType(rawValue: 1)) async throws -> [JournalRecord] {
+        let writer = try await JournalWriter.open(path: path, options: options(mode: .bulk))
+        for payload in payloads { try await writer.append(type: type, payload: payload) }
+        try await writer.close()
+        let (report, records) = try JournalReader(path: path).readAll()
+        guard report.status == .clean, records.count == payloads.count else {
+            throw JournalError.corrupt(path: path, offset: report.status.damageOffset ?? -1, damage: report.status.damage ?? .checksumMismatch)
+        }
+        return records
+    }
+
+    /// The bytes of a journal crafted frame by frame, for files the writer
+    /// would never produce: each frame is (sequence, generation, payload).
+    static func crafted(header: JournalHeader = header(), frames: [(sequence: UInt64, generation: UInt64, payload: [UInt8])]) -> [UInt8] {
+        var bytes = header.encoded()
+        for frame in frames {
+            RecordFrame.encode(type: RecordType(rawValue: 1), generation: frame.generation, sequence: frame.sequence,
+                               payload: frame.payload, into: &bytes)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import SyncJournalCore
+import Testing
+
+@Suite("Single writer")
+struct WriterLockTests {
+    @Test("A second writer in the same process is refused while the first is open, and admitted after it closes")
+    func secondWriterInProcessIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("locked.journal")
+            let first = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            await #expect(throws: JournalError.locked(path: path)) {
+                try await JournalWriter.open(path: path, options: SampleJournal.options())
+            }
+            #expect(try await first.append(type: RecordType(rawValue: 1), payload: [1]) == 1)
+            try await first.close()
+            let second = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(second.nextSequence == 2)
+            try await second.close()
+        }
+    }
+
+    @Test("Another process cannot take the journal's lock while a writer holds it, and can once it is closed")
+    func otherProcessCannotTakeTheLock() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("shared.journal")
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(try LockProbe.tryLock(path + ".lock") == false)
+            try await writer.close()
+            #expect(try LockProbe.tryLock(path + ".lock") == true)
+        }
+    }
+
+    @Test("A writer is refused while another process holds the journal's lock")
+    func writerIsRefusedWhileAnotherProcessHoldsTheLock() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("held.journal")
+            try await SampleJournal.write(SampleJournal.payloads(1), to: path)
+            let holder = try LockProbe.holdLock(path + ".lock")
+            await #expect(throws: JournalError.locked(path: path)) {
+                try await JournalWriter.open(path: path, options: SampleJournal.options())
+            }
+            try holder.release()
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(writer.nextSequence == 2)
+            try await writer.close()
+        }
+    }
+}
+
+/// Takes `flock` locks from a separate process: `flock(1)` from util-linux when
+/// it is installed, else `python3` with `fcntl.flock`.
+enum LockProbe {
+    private static let flockTool = "/usr/bin/flock"
+
+    /// The process that runs `command` while holding the lock on `lockPath`
+    /// (without waiting for it: exit status 1 when it is taken).
+    private static func command(_ lockPath: String, thenRun command: [String]) -> (String, [String]) {
+        if FileManager.default.isExecutableFile(atPath: flockTool) {
+            return (flockTool, ["-n", lockPath] + command)
+        }
+        let script = """
+            import fcntl, subprocess, sys
+            f = open(sys.argv[1], "a")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                sys.exit(1)
+            sys.exit(subprocess.call(sys.argv[2:]))
+            """
+        return ("/usr/bin/env", ["python3", "-c", script, lockPath] + command)
+    }
+
+    /// Whether another process could take the lock right now (it releases it at once).
+    static func tryLock(_ lockPath: String) throws -> Bool {
+        let (tool, arguments) = command(lockPath, thenRun: ["true"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// A process that holds the lock until ``Holder/release()``.
+    struct Holder {
+        let process: Process
+        let input: Pipe
+
+        /// Ends the process (it waits on its standard input) and so the lock.
+        func release() throws {
+            try input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts a process that takes the lock, says so on its output, and keeps
+    /// it until its input is closed. Returns once the lock is held.
+    static func holdLock(_ lockPath: String) throws -> Holder {
+        let (tool, arguments) = command(lockPath, thenRun: ["/bin/sh", "-c", "echo locked; cat >/dev/null"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // Blocks until the child has the lock (or exits without it).
+        let line = output.fileHandleForReading.availableData
+        guard String(decoding: line, as: UTF8.self).hasPrefix("locked") else {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            throw CocoaError(.fileLocking)
+        }
+        return Holder(process: process, input: input)
+    }
+}

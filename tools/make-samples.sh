@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerates journals/samples/ and the expected journal-dump outputs the tests
+# compare against (Tests/JournalToolsTests/Expected/). With --golden it also
+# rewrites journals/golden/: do that only while format v1 is being defined;
+# afterwards the golden files are fixed and every later version must read them.
+#
+#   tools/make-samples.sh [--golden]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+swift build --product journal-crash >/dev/null
+swift build --product journal-dump >/dev/null
+bin="$(swift build --show-bin-path)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+"$bin/journal-crash" samples "$tmp"
+cp "$tmp"/samples/*.journal journals/samples/
+names=(samples/healthy samples/torn-tail samples/corrupt-middle)
+if [[ "${1:-}" == "--golden" ]]; then
+  cp "$tmp"/golden/*.journal journals/golden/
+  for g in v1-all-types v1-continued; do
+    "$bin/journal-dump" --json "journals/golden/$g.journal" >"journals/golden/$g.dump.jsonl" || true
+  done
+fi
+
+expected=Tests/JournalToolsTests/Expected
+: >"$expected/exit-codes.txt"
+for p in "${names[@]}" golden/v1-all-types golden/v1-continued; do
+  n="$(basename "$p")"
+  f="journals/$p.journal"
+  modes=(text verify)
+  [[ "$p" == samples/* ]] && modes=(text json verify)
+  for mode in "${modes[@]}"; do
+    case "$mode" in
+      text) args=("$f"); out="$expected/$n.txt" ;;
+      json) args=(--json "$f"); out="$expected/$n.jsonl" ;;
+      verify) args=(--verify "$f"); out="$expected/$n.verify.txt" ;;
+    esac
+    status=0
+    "$bin/journal-dump" "${args[@]}" >"$out" || status=$?
+    echo "$n $mode $status" >>"$expected/exit-codes.txt"
+  done
+done
+echo "samples and expected outputs written; review them with git diff before committing"
