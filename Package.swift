@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
+        .executable(name: "journal-salvage", targets: ["journal-salvage"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -29,12 +30,13 @@ let package = Package(
 
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
         .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
+        .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash"],
+            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage"],
             resources: [.copy("Expected")]
         ),
     ]

@@ -67,6 +67,11 @@ public struct JournalDumpCommand: Sendable {
         var headerPrinted = false
         let report: JournalScanReport
         do {
+            let header = try reader.header()
+            if !options.json {
+                output.standard("journal:  \(options.path)\n")
+                output.standard("header:   " + (header.map(headerText) ?? "damaged") + "\n")
+            }
             report = try reader.scan { record in
                 if !options.json && !options.verifyOnly && !headerPrinted {
                     headerPrinted = true
@@ -102,11 +107,15 @@ public struct JournalDumpCommand: Sendable {
             return .cannotOpen
         }
 
+        // For damaged journals, how much a salvage could still recover beyond the prefix.
+        var after = 0
+        if case .corrupt = report.status, report.header != nil {
+            after = (try? reader.recordsAfterDamage().count) ?? 0
+        }
         if options.json {
-            output.standard(jsonSummary(report, malformed: malformed, unsupported: unsupported).serialized + "\n")
+            output.standard(jsonSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after).serialized + "\n")
         } else {
-            output.standard(textSummary(report, path: options.path, malformed: malformed, unsupported: unsupported,
-                                        showHeader: true))
+            output.standard(textSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after))
         }
         if report.status != .clean || malformed > 0 || unsupported > 0 { return .damage }
         return .ok
@@ -153,17 +162,20 @@ public struct JournalDumpCommand: Sendable {
             + "continues \(continues), first seq \(header.firstSequence), created \(timestamp(header.createdAtMilliseconds))"
     }
 
-    static func textSummary(_ report: JournalScanReport, path: String, malformed: Int, unsupported: Int, showHeader: Bool) -> String {
-        var text = "journal:  \(path)\n"
-        if let header = report.header {
-            text += "header:   \(headerText(header))\n"
-        } else {
-            text += "header:   damaged\n"
-        }
+    static func textSummary(_ report: JournalScanReport, malformed: Int, unsupported: Int, recordsAfterDamage: Int) -> String {
+        var text = ""
         let byType = report.recordsByType.sorted { $0.key < $1.key }.map { "\($0.key.name) \($0.value)" }.joined(separator: ", ")
         text += "records:  \(report.recordCount)" + (byType.isEmpty ? "" : " (\(byType))") + "\n"
         text += "bytes:    \(report.validBytes) valid of \(report.fileBytes)\n"
         text += "status:   \(report.status)\n"
+        switch report.status {
+        case .clean: break
+        case .tornTail(let offset, _):
+            text += "note:     opening this journal for writing moves the \(report.fileBytes - offset) bytes from offset \(offset) to a side file and continues at seq \(report.nextSequence)\n"
+        case .corrupt:
+            text += "note:     a writer refuses this journal and leaves it untouched; `journal-salvage` copies the \(report.recordCount) valid records before the damage"
+            text += recordsAfterDamage > 0 ? " (`--keep-after-damage` also keeps the \(recordsAfterDamage) valid records after it, flagged)\n" : "\n"
+        }
         if malformed > 0 { text += "problems: \(malformed) record(s) with malformed payloads\n" }
         if unsupported > 0 { text += "problems: \(unsupported) record(s) of types this version cannot read\n" }
         return text
@@ -203,7 +215,7 @@ public struct JournalDumpCommand: Sendable {
         return .object(members)
     }
 
-    static func jsonSummary(_ report: JournalScanReport, malformed: Int, unsupported: Int) -> JSONText {
+    static func jsonSummary(_ report: JournalScanReport, malformed: Int, unsupported: Int, recordsAfterDamage: Int) -> JSONText {
         var summary: [(String, JSONText)] = [
             ("records", .int(Int64(report.recordCount))),
             ("validBytes", .int(report.validBytes)),
@@ -213,6 +225,7 @@ public struct JournalDumpCommand: Sendable {
             ("damage", report.status.damage.map { .string($0.description) } ?? .null),
             ("recordsByType", .object(report.recordsByType.sorted { $0.key < $1.key }.map { ($0.key.name, .int(Int64($0.value))) })),
             ("lastSeq", report.lastSequence.map { .uint($0) } ?? .null),
+            ("validRecordsAfterDamage", .int(Int64(recordsAfterDamage))),
             ("malformedRecords", .int(Int64(malformed))),
             ("unsupportedRecords", .int(Int64(unsupported))),
         ]

@@ -41,6 +41,27 @@ public struct JournalReader: Sendable {
         return try scanner.run(visit)
     }
 
+    /// Reads and verifies only the file header: `nil` when the header is
+    /// damaged (``scan(_:)`` reports how), and the same errors as ``scan(_:)``
+    /// for a file that is not a journal this reader can interpret.
+    public func header() throws -> JournalHeader? {
+        let io = FileIO(system)
+        let fd: FileDescriptor
+        do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
+        defer { try? system.close(fd) }
+        let bytes: [UInt8]
+        do { bytes = try io.read(fd, count: JournalFormat.maximumHeaderLength, at: 0, path: path) } catch { throw JournalError.io(error) }
+        do {
+            return try JournalHeader.decode(bytes)
+        } catch {
+            switch error {
+            case .badMagic: throw JournalError.notAJournal(path: path)
+            case .unsupportedVersion(let major, let minor): throw JournalError.unsupportedVersion(path: path, major: major, minor: minor)
+            default: return nil
+            }
+        }
+    }
+
     /// Verifies the file and returns the report with every valid record.
     /// Memory grows with the file; meant for tests and small journals.
     public func readAll() throws -> (report: JournalScanReport, records: [JournalRecord]) {

@@ -469,18 +469,23 @@ public final class JournalWriter: Sendable {
     /// failed), releases the lock and closes the file. Later calls throw
     /// ``JournalError/closed(path:)``.
     public func close() async throws(JournalError) {
+        // Refuse new appends at once. Every append accepted before this point
+        // has its drain queued ahead of the block below (it was scheduled under
+        // the same lock), and the queue is serial, so it is written first.
+        let first = state.withLock { state -> Bool in
+            if state.closed { return false }
+            state.closed = true
+            return true
+        }
+        guard first else { return }
         try await BlockingIO.run(on: queue) { () throws(JournalError) in
-            let (alreadyClosed, failure, unsynced) = self.state.withLock { state -> (Bool, JournalError?, Bool) in
-                let result = (state.closed, state.failure, state.unsynced)
-                state.closed = true
-                return result
-            }
-            if alreadyClosed { return }
             var syncError: JournalError?
-            if failure == nil {
+            // After a failed sync there is nothing to flush: the failure was
+            // reported to every caller it concerned.
+            if self.state.withLock({ $0.failure }) == nil {
                 do throws(JournalError) {
                     try self.flushBuffer()
-                    if unsynced || self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+                    if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
                 } catch { syncError = error }
             }
             try? self.io.system.close(self.fd)

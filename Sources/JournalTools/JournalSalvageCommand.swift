@@ -1,0 +1,49 @@
+import SyncJournalCore
+
+/// `journal-salvage SOURCE DEST [--keep-after-damage]`: the explicit way out
+/// for a corrupt journal. Copies the valid prefix of SOURCE into a new journal
+/// DEST (optionally also the valid records after the damage, flagged as
+/// `salvaged`) and never modifies SOURCE.
+public enum JournalSalvageCommand {
+    /// The usage text.
+    public static let usage = """
+        usage: journal-salvage SOURCE DEST [--keep-after-damage]
+          copies the valid prefix of SOURCE into the new journal DEST; SOURCE is not modified
+          --keep-after-damage  also copy valid records found after the damage, wrapped as `salvaged`
+        exit status: 0 copied, 1 failed, 64 usage error, 65 SOURCE is not a journal, 66 cannot open or write
+
+        """
+
+    /// Runs the command and returns its exit status.
+    public static func run(arguments: [String], output: ToolOutput) async -> Int32 {
+        var keep = false
+        var paths: [String] = []
+        for argument in arguments {
+            if argument == "--keep-after-damage" { keep = true } else if argument.hasPrefix("-") {
+                output.error(usage)
+                return ToolExit.usage.rawValue
+            } else { paths.append(argument) }
+        }
+        guard paths.count == 2 else {
+            output.error(usage)
+            return ToolExit.usage.rawValue
+        }
+        do {
+            let result = try await JournalSalvage.salvage(from: paths[0], to: paths[1], includeRecordsAfterDamage: keep)
+            output.standard("source:   \(paths[0]) (\(result.sourceStatus))\n")
+            output.standard("salvaged: \(paths[1]): \(result.prefixRecords) records of the valid prefix"
+                + (keep ? ", \(result.recordsAfterDamage) records from after the damage (type salvaged)" : "") + "\n")
+            return ToolExit.ok.rawValue
+        } catch let error as JournalError {
+            output.error("journal-salvage: \(error)\n")
+            switch error {
+            case .notAJournal, .unsupportedVersion: return ToolExit.notAJournal.rawValue
+            case .io, .alreadyExists: return ToolExit.cannotOpen.rawValue
+            default: return ToolExit.damage.rawValue
+            }
+        } catch {
+            output.error("journal-salvage: \(error)\n")
+            return ToolExit.damage.rawValue
+        }
+    }
+}
