@@ -4,20 +4,24 @@
 # journal is clean or has a torn tail, and that the next writer continues it
 # with the next sequence number.
 #
-#   tools/crash-test.sh [--kills N] [--group-commit] [--dir DIR]
+#   tools/crash-test.sh [--kills N] [--group-commit] [--dir DIR] [--negative-control]
 #
 # Prints one line per kill and a summary; exits 1 if any acknowledged record
-# was lost or a check failed.
+# was lost or a check failed. --negative-control runs a writer that lies (it
+# acknowledges records 5 ahead of what is durable) and exits 0 only if the
+# test catches the loss: proof that the check can fail.
 set -euo pipefail
 
 kills=50
 mode=()
 dir=""
+lie=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --kills) kills="$2"; shift 2 ;;
     --group-commit) mode=(--group-commit); shift ;;
     --dir) dir="$2"; shift 2 ;;
+    --negative-control) lie=(--ack-ahead 5); shift ;;
     *) echo "usage: $0 [--kills N] [--group-commit] [--dir DIR]" >&2; exit 64 ;;
   esac
 done
@@ -39,7 +43,7 @@ last_seq=0   # highest sequence number in the journal after the previous kill
 
 for ((i = 1; i <= kills; i++)); do
   out="$dir/run-$i.out"
-  "$bin/journal-crash" write "$journal" --records 100000000 "${mode[@]}" >"$out" 2>"$dir/run-$i.err" &
+  "$bin/journal-crash" write "$journal" --records 100000000 "${mode[@]}" "${lie[@]}" >"$out" 2>"$dir/run-$i.err" &
   pid=$!
   # A random moment between 20 and 400 ms: after start-up, recovery and some appends.
   sleep "0.$(printf '%03d' $((RANDOM % 380 + 20)))"
@@ -64,7 +68,7 @@ for ((i = 1; i <= kills; i++)); do
   if [[ "$count" -gt 0 ]]; then
     # comm wants lexical order on both sides.
     lost=$(comm -23 <(printf '%s\n' "$acked" | sort) <(sort "$dir/present") | grep -c . || true)
-    first=$(printf '%s\n' "$acked" | head -n 1)
+    first="${acked%%$'\n'*}"   # the smallest (acked is sorted); no pipe, so no SIGPIPE under pipefail
     # A restarted writer continues the journal: its records come after what was there.
     if [[ "$first" -le "$last_seq" ]]; then
       echo "kill $i: acknowledged seq $first, but the journal already ended at $last_seq" >&2
@@ -86,7 +90,15 @@ for ((i = 1; i <= kills; i++)); do
   echo "kill $i: acknowledged $count, lost $lost, journal $state, records $(wc -l <"$dir/present")"
 done
 
-echo "crash test${mode:+ (${mode[*]})}: kills $kills, records acknowledged $acked_total, records lost $lost_total, failed checks $failures"
+echo "crash test${mode:+ (${mode[*]})}${lie:+ (negative control: the writer lies)}: kills $kills, records acknowledged $acked_total, records lost $lost_total, failed checks $failures"
+if [[ ${#lie[@]} -gt 0 ]]; then
+  if [[ "$lost_total" -gt 0 ]]; then
+    echo "negative control: the lying writer was caught"
+    exit 0
+  fi
+  echo "negative control: the lying writer was NOT caught; the crash test cannot fail" >&2
+  exit 1
+fi
 if [[ "$lost_total" -ne 0 || "$failures" -ne 0 ]]; then
   exit 1
 fi

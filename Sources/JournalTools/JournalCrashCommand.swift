@@ -12,7 +12,7 @@ import SyncJournalStore
 public enum JournalCrashCommand {
     /// The usage text.
     public static let usage = """
-        usage: journal-crash write PATH --records N [--group-commit [--writers W] | --bulk]
+        usage: journal-crash write PATH --records N [--group-commit [--writers W] | --bulk] [--ack-ahead K]
                journal-crash samples DIR
 
         """
@@ -29,6 +29,7 @@ public enum JournalCrashCommand {
             var records: Int?
             var groupCommit = false
             var bulk = false
+            var ackAhead = 0
             var writers = 16
             var rest = arguments.dropFirst()[...]
             while let argument = rest.popFirst() {
@@ -41,6 +42,9 @@ public enum JournalCrashCommand {
                     writers = value
                 case "--group-commit": groupCommit = true
                 case "--bulk": bulk = true
+                case "--ack-ahead":
+                    guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else { return usageError(output) }
+                    ackAhead = value
                 default:
                     if argument.hasPrefix("-") || path != nil { return usageError(output) }
                     path = argument
@@ -48,7 +52,7 @@ public enum JournalCrashCommand {
             }
             guard let path, let records, !(groupCommit && bulk) else { return usageError(output) }
             let mode: JournalWriter.Mode = bulk ? .bulk : (groupCommit ? .groupCommit : .durable)
-            return await write(path: path, records: records, mode: mode, writers: writers, output: output)
+            return await write(path: path, records: records, mode: mode, writers: writers, ackAhead: ackAhead, output: output)
         case "samples":
             guard arguments.count == 2 else { return usageError(output) }
             do {
@@ -79,7 +83,11 @@ public enum JournalCrashCommand {
                          queuedAt: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
-    static func write(path: String, records: Int, mode: JournalWriter.Mode, writers: Int, output: ToolOutput) async -> Int32 {
+    /// - Parameter ackAhead: a negative control for the crash test: print
+    ///   `acked` for sequence numbers K ahead of what is durable, a lie the
+    ///   crash test must catch.
+    static func write(path: String, records: Int, mode: JournalWriter.Mode, writers: Int, ackAhead: Int = 0,
+                      output: ToolOutput) async -> Int32 {
         let directory = FileIO.directory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let writer: JournalWriter
@@ -107,7 +115,7 @@ public enum JournalCrashCommand {
                             let n = Int(writer.nextSequence)
                             let sequence = try await writer.append(type: .operation, payload: crashOperation(n).encoded())
                             // In bulk mode nothing is durable until the final sync.
-                            if mode != .bulk { output.standard("acked \(sequence)\n") }
+                            if mode != .bulk { output.standard("acked \(sequence + UInt64(ackAhead))\n") }
                         } catch {
                             failed.withLock { $0 = "\(error)" }
                             return

@@ -94,11 +94,35 @@ struct ReadTests {
             #expect(try JournalReader(path: path).scan().status.name == "torn-tail")
 
             let faults = FaultInjectingSystemCalls()
+            // Only the read that looks past the damage fails (later reads would succeed) ...
+            let once = faults.inject(.ioError, into: .pread, on: .path(path), when: .nthCall(2))
+            await Self.expectReadError { _ = try JournalReader(path: path, system: faults).scan() }
+            #expect(faults.timesFired(once) == 1)
+            faults.remove(once)
+            // ... and every read after the first fails.
             faults.inject(.ioError, into: .pread, on: .path(path), when: .fromNthCall(2))
             await Self.expectReadError { _ = try JournalReader(path: path, system: faults).scan() }
             await Self.expectReadError { _ = try await JournalWriter.open(path: path, options: SampleJournal.options(system: faults)) }
             #expect(try FileBytes.read(path) == before)
             #expect(!FileBytes.exists(path + ".torn-" + String(before.count - 1_500_000)))
+        }
+    }
+
+    @Test("Short reads are finished by the read loop: a scan through 1-in-7-byte reads is clean and complete")
+    func shortReadsAreFinished() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("short-read.journal")
+            var random = SeededGenerator(seed: 3)
+            let payloads = (0..<5).map { _ in random.bytes(Int.random(in: 0...3000, using: &random)) }
+            try await SampleJournal.write(payloads, to: path)
+            let faults = FaultInjectingSystemCalls()
+            let rule = faults.inject(.partialTransfer(bytes: 7), into: .pread, on: .path(path), when: .everyCall)
+            let (report, records) = try JournalReader(path: path, system: faults).readAll()
+            #expect(report.status == .clean)
+            #expect(records.count == payloads.count)
+            let samePayloads = records.map(\.payload) == payloads
+            #expect(samePayloads, "payloads read through short reads differ from those written")
+            #expect(faults.timesFired(rule) >= Int(report.fileBytes) / 7)
         }
     }
 }
