@@ -19,8 +19,6 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case recordTooLarge(bytes: Int, maximum: Int)
     /// The destination of a salvage or a creation already exists.
     case alreadyExists(path: String)
-    /// A record holds a type this reader does not know and may not skip.
-    case unsupportedRecordType(path: String, type: RecordType, sequence: UInt64, offset: Int64)
 
     /// A one-line explanation for logs and tools.
     public var description: String {
@@ -34,7 +32,6 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed(let path): return "\(path): the journal writer is closed"
         case .recordTooLarge(let bytes, let maximum): return "record of \(bytes) bytes exceeds the maximum of \(maximum)"
         case .alreadyExists(let path): return "\(path): already exists"
-        case .unsupportedRecordType(let path, let type, let sequence, let offset): return "\(path): record \(sequence) at offset \(offset) has type \(type), which this reader does not know"
         }
     }
 }

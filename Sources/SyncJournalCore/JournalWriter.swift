@@ -74,10 +74,12 @@ public final class JournalWriter: Sendable {
     private let queue: DispatchQueue
     private let state: Mutex<State>
 
+    /// One caller's records, written contiguously; the continuation gets the
+    /// first record's sequence number.
     private struct Pending {
-        var type: RecordType
-        var payload: [UInt8]
+        var records: [(type: RecordType, payload: [UInt8])]
         var continuation: CheckedContinuation<Result<UInt64, JournalError>, Never>
+        var byteCount: Int { records.reduce(0) { $0 + $1.payload.count + JournalFormat.recordHeaderLength } }
     }
 
     private struct State {
@@ -284,15 +286,34 @@ public final class JournalWriter: Sendable {
     ///   ``JournalError/closed(path:)``.
     @discardableResult
     public func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
-        guard payload.count <= JournalFormat.maximumPayloadLength else {
-            throw .recordTooLarge(bytes: payload.count, maximum: JournalFormat.maximumPayloadLength)
+        try await append(records: [(type, payload)])
+    }
+
+    /// Appends several records with one write and (outside bulk mode) one
+    /// `fdatasync`, and returns the first one's sequence number; the others
+    /// follow it without a gap. All of them are appended or none is: a failed
+    /// write is cut back to the boundary before the first. (A crash in the
+    /// middle of the write can keep a prefix of them, which recovery treats
+    /// like any torn tail.)
+    @discardableResult
+    public func append(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+        for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
+            throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
-        if mode == .bulk { return try appendBuffered(type: type, payload: payload) }
+        if mode == .bulk {
+            var first: UInt64?
+            for record in records {
+                let sequence = try appendBuffered(type: record.type, payload: record.payload)
+                if first == nil { first = sequence }
+            }
+            return first ?? nextSequence
+        }
+        guard !records.isEmpty else { return nextSequence }
         let result: Result<UInt64, JournalError> = await withCheckedContinuation { continuation in
             let refusal: JournalError? = state.withLock { state in
                 if let failure = state.failure { return failure }
                 if state.closed { return .closed(path: path) }
-                state.pending.append(Pending(type: type, payload: payload, continuation: continuation))
+                state.pending.append(Pending(records: records, continuation: continuation))
                 if !state.drainScheduled {
                     state.drainScheduled = true
                     queue.async { self.drain() }
@@ -417,10 +438,16 @@ public final class JournalWriter: Sendable {
             }
 
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + JournalFormat.recordHeaderLength })
-            for (index, request) in batch.enumerated() {
-                RecordFrame.encode(type: request.type, generation: header.generation,
-                                   sequence: firstSequence + UInt64(index), payload: request.payload, into: &bytes)
+            bytes.reserveCapacity(batch.reduce(0) { $0 + $1.byteCount })
+            var firstOfRequest: [UInt64] = []
+            var sequence = firstSequence
+            for request in batch {
+                firstOfRequest.append(sequence)
+                for record in request.records {
+                    RecordFrame.encode(type: record.type, generation: header.generation, sequence: sequence,
+                                       payload: record.payload, into: &bytes)
+                    sequence += 1
+                }
             }
             do {
                 try io.writeAll(fd, bytes, at: offset, path: path)
@@ -445,11 +472,11 @@ public final class JournalWriter: Sendable {
                 }
             }
             state.withLock {
-                $0.nextSequence = firstSequence + UInt64(batch.count)
+                $0.nextSequence = sequence
                 $0.endOffset = offset + Int64(bytes.count)
             }
             for (index, request) in batch.enumerated() {
-                request.continuation.resume(returning: .success(firstSequence + UInt64(index)))
+                request.continuation.resume(returning: .success(firstOfRequest[index]))
             }
         }
     }

@@ -148,4 +148,42 @@ struct WriteFaultTests {
             #expect(records.map(\.sequence) == [1, 2, 3, 4])
         }
     }
+
+    @Test("In bulk mode a torn write of the buffered records is final: sync() throws writerFailed, the file is cut back to the last synced record, and a reopened writer continues from there")
+    func bulkWriteFailureIsCutBackAndFinal() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("bulk-torn.journal")
+            let faults = FaultInjectingSystemCalls()
+            let writer = try await Self.openWithThreeRecords(path, faults: faults, mode: .bulk)
+            try await writer.sync()
+            let synced = try FileBytes.read(path)
+            for payload in SampleJournal.payloads(2, prefix: "buffered") {
+                try await writer.append(type: RecordType(rawValue: 1), payload: payload)
+            }
+            faults.inject(.tornWrite(bytes: 30, errno: EIO), into: .pwrite, on: .path(path))
+
+            await #expect {
+                try await writer.sync()
+            } throws: { error in
+                guard case JournalError.writerFailed(path: path, cause: let cause) = error else { return false }
+                return cause.call == .pwrite && cause.errno == EIO
+            }
+            #expect(try FileBytes.read(path) == synced)
+            await #expect {
+                try await writer.append(type: RecordType(rawValue: 1), payload: [1])
+            } throws: { error in
+                if case JournalError.writerFailed = error { return true }
+                return false
+            }
+            try? await writer.close()
+
+            let reopened = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(reopened.recovery.statusFound == .clean)
+            #expect(try await reopened.append(type: RecordType(rawValue: 1), payload: [4]) == 4)
+            try await reopened.close()
+            let (report, records) = try JournalReader(path: path).readAll()
+            #expect(report.status == .clean)
+            #expect(records.map(\.sequence) == [1, 2, 3, 4])
+        }
+    }
 }

@@ -1,0 +1,120 @@
+import SyncJournalCore
+
+extension OutboxOperation {
+    /// Appends the entry's encoding: the operation, a sent flag, attempts and the last error.
+    public func encode(into writer: inout ByteWriter) {
+        operation.encode(into: &writer)
+        writer.writeUInt8((sent ? 1 : 0) | (lastError == nil ? 0 : 2))
+        writer.writeVarint(UInt64(attempts))
+        if let lastError { writer.writeString(lastError) }
+    }
+
+    /// Reads one entry.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> OutboxOperation {
+        let operation = try JournalOperation.decode(from: &reader)
+        let flagsAt = reader.position
+        let flags = try reader.readUInt8()
+        if flags & ~3 != 0 { throw .invalid("unknown outbox flags", at: flagsAt) }
+        let attempts = try reader.readVarint()
+        if attempts > UInt64(Int32.max) { throw .invalid("attempts \(attempts)", at: flagsAt + 1) }
+        let lastError: String? = flags & 2 != 0 ? try reader.readString() : nil
+        return OutboxOperation(operation: operation, sent: flags & 1 != 0, attempts: Int(attempts), lastError: lastError)
+    }
+}
+
+extension CheckpointPart {
+    /// Appends the part's encoding: a tag byte and its content.
+    public func encode(into writer: inout ByteWriter) {
+        switch self {
+        case .rows(let rows):
+            writer.writeUInt8(1)
+            writer.writeVarint(UInt64(rows.count))
+            for row in rows { row.encode(into: &writer) }
+        case .outbox(let operations):
+            writer.writeUInt8(2)
+            writer.writeVarint(UInt64(operations.count))
+            for operation in operations { operation.encode(into: &writer) }
+        case .cursors(let cursors):
+            writer.writeUInt8(3)
+            let kinds = cursors.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            writer.writeVarint(UInt64(kinds.count))
+            for kind in kinds {
+                writer.writeString(kind)
+                cursors[kind]!.encode(into: &writer)
+            }
+        case .conflicts(let conflicts):
+            writer.writeUInt8(4)
+            writer.writeVarint(UInt64(conflicts.count))
+            for conflict in conflicts {
+                conflict.operation.encode(into: &writer)
+                writer.writeUInt8(conflict.server == nil ? 0 : 1)
+                conflict.server?.encode(into: &writer)
+            }
+        case .rejections(let rejections):
+            writer.writeUInt8(5)
+            writer.writeVarint(UInt64(rejections.count))
+            for rejection in rejections {
+                rejection.operation.encode(into: &writer)
+                writer.writeString(rejection.reason)
+                writer.writeVarint(UInt64(rejection.attempts))
+            }
+        case .end(let rows, let operations, let conflicts, let rejections):
+            writer.writeUInt8(0xFF)
+            for count in [rows, operations, conflicts, rejections] { writer.writeVarint(UInt64(count)) }
+        }
+    }
+
+    /// Reads one part.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CheckpointPart {
+        let at = reader.position
+        switch try reader.readUInt8() {
+        case 1:
+            let count = try reader.readCount(minimumItemSize: 5)
+            var rows: [ServerRow] = []
+            for _ in 0..<count { rows.append(try ServerRow.decode(from: &reader)) }
+            return .rows(rows)
+        case 2:
+            let count = try reader.readCount(minimumItemSize: 24)
+            var operations: [OutboxOperation] = []
+            for _ in 0..<count { operations.append(try OutboxOperation.decode(from: &reader)) }
+            return .outbox(operations)
+        case 3:
+            let count = try reader.readCount(minimumItemSize: 3)
+            var cursors: [String: PullCursor] = [:]
+            for _ in 0..<count {
+                let kind = try reader.readString()
+                cursors[kind] = try PullCursor.decode(from: &reader)
+            }
+            return .cursors(cursors)
+        case 4:
+            let count = try reader.readCount(minimumItemSize: 23)
+            var conflicts: [ConflictRecord] = []
+            for _ in 0..<count {
+                let operation = try JournalOperation.decode(from: &reader)
+                let flag = try reader.readUInt8()
+                conflicts.append(ConflictRecord(operation: operation, server: flag == 1 ? try ServerRow.decode(from: &reader) : nil))
+            }
+            return .conflicts(conflicts)
+        case 5:
+            let count = try reader.readCount(minimumItemSize: 24)
+            var rejections: [RejectionRecord] = []
+            for _ in 0..<count {
+                let operation = try JournalOperation.decode(from: &reader)
+                let reason = try reader.readString()
+                let attempts = try reader.readVarint()
+                rejections.append(RejectionRecord(operation: operation, reason: reason, attempts: Int(min(attempts, UInt64(Int32.max)))))
+            }
+            return .rejections(rejections)
+        case 0xFF:
+            var counts: [Int] = []
+            for _ in 0..<4 {
+                let value = try reader.readVarint()
+                if value > UInt64(Int32.max) { throw .invalid("count \(value)", at: reader.position) }
+                counts.append(Int(value))
+            }
+            return .end(rows: counts[0], operations: counts[1], conflicts: counts[2], rejections: counts[3])
+        case let tag:
+            throw .invalid("unknown checkpoint part \(tag)", at: at)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import SyncJournalCore
+
+/// One record of a checkpoint: a checkpoint file starts with these, holding
+/// the whole state, split so no record passes the maximum record size.
+public enum CheckpointPart: Sendable, Hashable {
+    /// Server rows of the snapshot.
+    case rows([ServerRow])
+    /// Queued operations, in queue order.
+    case outbox([OutboxOperation])
+    /// Pull cursors per kind.
+    case cursors([String: PullCursor])
+    /// Conflicts waiting for the app.
+    case conflicts([ConflictRecord])
+    /// Rejections waiting for the app.
+    case rejections([RejectionRecord])
+    /// The last part: the counts the parts must add up to, so an incomplete
+    /// checkpoint is detected rather than replayed as a smaller state.
+    case end(rows: Int, operations: Int, conflicts: Int, rejections: Int)
+}

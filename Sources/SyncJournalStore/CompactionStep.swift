@@ -1,0 +1,35 @@
+import SyncJournalCore
+
+/// One change the compactor makes to the queue. Steps are journaled with the
+/// edit that caused them, so replay reaches the same queue without re-deciding.
+public enum CompactionStep: Sendable, Hashable {
+    /// The operation leaves the queue.
+    case remove(OperationID)
+    /// The operation is replaced, in place, by a merged one.
+    case replace(OperationID, with: JournalOperation)
+
+    /// Appends the step's encoding: tag 1 and an id, or tag 2, an id and an operation.
+    public func encode(into writer: inout ByteWriter) {
+        switch self {
+        case .remove(let id):
+            writer.writeUInt8(1)
+            writer.writeRaw(id.bytes)
+        case .replace(let id, let operation):
+            writer.writeUInt8(2)
+            writer.writeRaw(id.bytes)
+            operation.encode(into: &writer)
+        }
+    }
+
+    /// Reads one step.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CompactionStep {
+        let at = reader.position
+        switch try reader.readUInt8() {
+        case 1: return .remove(OperationID(bytes: try reader.readRaw(16))!)
+        case 2:
+            let id = OperationID(bytes: try reader.readRaw(16))!
+            return .replace(id, with: try JournalOperation.decode(from: &reader))
+        case let tag: throw .invalid("unknown compaction step \(tag)", at: at)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// The queue of local edits, in the order they were made, with an index per
+/// record. Removing from anywhere is O(1) amortised (entries are tombstoned
+/// in the order array and the array is compacted when half of it is dead),
+/// so acknowledging the head of a queue of 100,000 costs no more than the tail.
+public struct Outbox: Sendable {
+    private var order: [OperationID] = []
+    private var entries: [OperationID: OutboxOperation] = [:]
+    private var byKey: [RecordKey: [OperationID]] = [:]
+    private var dead = 0
+
+    /// An empty queue.
+    public init() {}
+
+    /// Number of queued operations.
+    public var count: Int { entries.count }
+    /// Whether nothing is queued.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The queued operations in queue order.
+    public var operations: [OutboxOperation] {
+        order.compactMap { entries[$0] }
+    }
+
+    /// Walks the queue in order until `body` returns false.
+    public func forEach(_ body: (OutboxOperation) -> Bool) {
+        for id in order {
+            if let entry = entries[id], !body(entry) { return }
+        }
+    }
+
+    /// The entry for `id`, if queued.
+    public subscript(id: OperationID) -> OutboxOperation? { entries[id] }
+
+    /// The queued operations on one record, in order.
+    public func operations(on key: RecordKey) -> [OutboxOperation] {
+        (byKey[key] ?? []).compactMap { entries[$0] }
+    }
+
+    /// Records with at least one queued operation.
+    public var keys: Dictionary<RecordKey, [OperationID]>.Keys { byKey.keys }
+
+    /// Queues `entry` at the end.
+    public mutating func append(_ entry: OutboxOperation) {
+        guard entries[entry.id] == nil else { return }
+        order.append(entry.id)
+        entries[entry.id] = entry
+        byKey[entry.key, default: []].append(entry.id)
+    }
+
+    /// Removes `id` wherever it is; returns the removed entry.
+    @discardableResult
+    public mutating func remove(_ id: OperationID) -> OutboxOperation? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        if var ids = byKey[entry.key] {
+            ids.removeAll { $0 == id }
+            byKey[entry.key] = ids.isEmpty ? nil : ids
+        }
+        dead += 1
+        if dead > 64 && dead > order.count / 2 {
+            order.removeAll { entries[$0] == nil }
+            dead = 0
+        }
+        return entry
+    }
+
+    /// Changes the entry for `id` in place (its position is kept; its record must not change).
+    public mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
+        guard var entry = entries[id] else { return }
+        let key = entry.key
+        body(&entry)
+        precondition(entry.key == key && entry.id == id, "an outbox entry keeps its id and record")
+        entries[id] = entry
+    }
+}
+
+extension Outbox: Equatable {
+    /// Two queues are equal when they hold the same entries in the same order.
+    public static func == (lhs: Outbox, rhs: Outbox) -> Bool {
+        lhs.count == rhs.count && lhs.operations == rhs.operations
+    }
+}
+
+extension Outbox: Hashable {
+    public func hash(into hasher: inout Hasher) { hasher.combine(operations) }
+}

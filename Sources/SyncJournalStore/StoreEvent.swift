@@ -1,0 +1,160 @@
+import SyncJournalCore
+
+/// A change to the store's state, as it is journaled. The live store appends
+/// an event and then applies it with ``StoreState/apply(_:)``; replay applies
+/// the same events read back, so the two cannot drift apart.
+public enum StoreEvent: Sendable, Hashable {
+    /// A local edit, with the compaction it caused (possibly none).
+    case edit(JournalOperation, compaction: [CompactionStep])
+    /// Several edits appended together (no compaction).
+    case editBatch([JournalOperation])
+    /// These operations may reach the server from now on.
+    case sent([OperationID])
+    /// The server applied these operations.
+    case acknowledged([Acknowledgement])
+    /// An attempt failed; a permanent failure takes the operation out of the queue.
+    case failed(OperationID, reason: String, permanent: Bool)
+    /// The server refused the operation because its copy changed; its copy wins.
+    case conflicted(OperationID, server: ServerRow?)
+    /// A page of server rows and the cursor after it, journaled together.
+    case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?)
+    /// A part of a checkpoint.
+    case checkpoint(CheckpointPart)
+}
+
+extension RecordType {
+    /// An edit together with the compaction steps it caused.
+    public static let compactedEdit = RecordType.compaction
+}
+
+extension StoreEvent {
+    /// The record type this event is journaled as.
+    public var recordType: RecordType {
+        switch self {
+        case .edit(_, let steps): return steps.isEmpty ? .operation : .compactedEdit
+        case .editBatch: return .operationBatch
+        case .sent: return .sentMarker
+        case .acknowledged: return .acknowledgement
+        case .failed: return .rejection
+        case .conflicted: return .conflict
+        case .pulled: return .pulledRows
+        case .checkpoint: return .checkpoint
+        }
+    }
+
+    /// The event's payload (`journals/FORMAT.md`, section 4).
+    public func encodedPayload() -> [UInt8] {
+        var writer = ByteWriter(capacity: 128)
+        switch self {
+        case .edit(let operation, let steps):
+            operation.encode(into: &writer)
+            if !steps.isEmpty {
+                writer.writeVarint(UInt64(steps.count))
+                for step in steps { step.encode(into: &writer) }
+            }
+        case .editBatch(let operations):
+            return JournalOperation.encodeBatch(operations)
+        case .sent(let ids):
+            writer.writeVarint(UInt64(ids.count))
+            for id in ids { writer.writeRaw(id.bytes) }
+        case .acknowledged(let acks):
+            writer.writeVarint(UInt64(acks.count))
+            for ack in acks {
+                writer.writeRaw(ack.operationID.bytes)
+                ack.row.encode(into: &writer)
+            }
+        case .failed(let id, let reason, let permanent):
+            writer.writeRaw(id.bytes)
+            writer.writeUInt8(permanent ? 1 : 0)
+            writer.writeString(reason)
+        case .conflicted(let id, let server):
+            writer.writeRaw(id.bytes)
+            writer.writeUInt8(server == nil ? 0 : 1)
+            server?.encode(into: &writer)
+        case .pulled(let kind, let rows, let cursor):
+            writer.writeString(kind)
+            writer.writeUInt8(cursor == nil ? 0 : 1)
+            cursor?.encode(into: &writer)
+            writer.writeVarint(UInt64(rows.count))
+            for row in rows { row.encode(into: &writer) }
+        case .checkpoint(let part):
+            part.encode(into: &writer)
+        }
+        return writer.bytes
+    }
+
+    /// Decodes a verified record into an event; `nil` for record types that
+    /// carry no store event (a skippable type this version does not know, a
+    /// salvaged record).
+    public static func decode(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
+        func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
+            .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
+        }
+        let known: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .acknowledgement,
+                                      .rejection, .conflict, .pulledRows, .checkpoint]
+        if !known.contains(record.type) {
+            if record.type.isSkippable || record.type == .salvaged { return nil }
+            throw .unsupportedType(sequence: record.sequence, offset: record.offset, type: record.type)
+        }
+        var reader = ByteReader(record.payload)
+        do throws(ByteReader.Failure) {
+            let event: StoreEvent
+            switch record.type {
+            case .operation:
+                event = .edit(try JournalOperation.decode(from: &reader), compaction: [])
+            case .compactedEdit:
+                let operation = try JournalOperation.decode(from: &reader)
+                let count = try reader.readCount(minimumItemSize: 17)
+                if count == 0 { throw .invalid("compacted edit without steps", at: reader.position) }
+                var steps: [CompactionStep] = []
+                for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
+                event = .edit(operation, compaction: steps)
+            case .operationBatch:
+                return .editBatch(try JournalOperation.decodeBatch(record.payload))
+            case .sentMarker:
+                let count = try reader.readCount(minimumItemSize: 16)
+                var ids: [OperationID] = []
+                for _ in 0..<count { ids.append(OperationID(bytes: try reader.readRaw(16))!) }
+                event = .sent(ids)
+            case .acknowledgement:
+                let count = try reader.readCount(minimumItemSize: 20)
+                var acks: [Acknowledgement] = []
+                for _ in 0..<count {
+                    let id = OperationID(bytes: try reader.readRaw(16))!
+                    acks.append(Acknowledgement(operationID: id, row: try ServerRow.decode(from: &reader)))
+                }
+                event = .acknowledged(acks)
+            case .rejection:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                let flagAt = reader.position
+                let flag = try reader.readUInt8()
+                if flag > 1 { throw .invalid("unknown failure flag", at: flagAt) }
+                event = .failed(id, reason: try reader.readString(), permanent: flag == 1)
+            case .conflict:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                let flagAt = reader.position
+                let flag = try reader.readUInt8()
+                if flag > 1 { throw .invalid("unknown conflict flag", at: flagAt) }
+                event = .conflicted(id, server: flag == 1 ? try ServerRow.decode(from: &reader) : nil)
+            case .pulledRows:
+                let kind = try reader.readString()
+                let flagAt = reader.position
+                let flag = try reader.readUInt8()
+                if flag > 1 { throw .invalid("unknown cursor flag", at: flagAt) }
+                let cursor: PullCursor? = flag == 1 ? try PullCursor.decode(from: &reader) : nil
+                let count = try reader.readCount(minimumItemSize: 5)
+                var rows: [ServerRow] = []
+                for _ in 0..<count { rows.append(try ServerRow.decode(from: &reader)) }
+                event = .pulled(kind: kind, rows: rows, cursor: cursor)
+            case .checkpoint:
+                event = .checkpoint(try CheckpointPart.decode(from: &reader))
+            default:
+                return nil
+            }
+            try reader.expectEnd()
+            return event
+        } catch {
+            throw malformed(error)
+        }
+    }
+}
