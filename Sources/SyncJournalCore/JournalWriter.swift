@@ -61,16 +61,17 @@ public final class JournalWriter: Sendable {
 
     /// The journal's path.
     public let path: String
-    /// The file header.
-    public let header: JournalHeader
+    /// The current file's header (a checkpoint rewrite gives the journal a new one).
+    public var header: JournalHeader { state.withLock { $0.header } }
     /// What opening found and repaired.
     public let recovery: JournalRecovery
     /// The append mode.
     public let mode: Mode
 
     private let io: FileIO
-    private let fd: FileDescriptor
     private let lockFD: FileDescriptor
+    /// The open journal file. Changed only on the writer's queue (by a rewrite).
+    private var fd: FileDescriptor { state.withLock { $0.fd } }
     private let queue: DispatchQueue
     private let state: Mutex<State>
 
@@ -83,6 +84,8 @@ public final class JournalWriter: Sendable {
     }
 
     private struct State {
+        var header: JournalHeader
+        var fd: FileDescriptor
         var pending: [Pending] = []
         var drainScheduled = false
         /// Set by a failed `fdatasync` (or an unrepairable write failure).
@@ -103,14 +106,12 @@ public final class JournalWriter: Sendable {
     private init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
                  fd: FileDescriptor, lockFD: FileDescriptor, nextSequence: UInt64, endOffset: Int64) {
         self.path = path
-        self.header = header
         self.recovery = recovery
         self.mode = mode
         self.io = io
-        self.fd = fd
         self.lockFD = lockFD
         queue = DispatchQueue(label: "SyncJournal.writer")
-        state = Mutex(State(nextSequence: nextSequence, endOffset: endOffset))
+        state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset))
     }
 
     deinit {
@@ -332,7 +333,7 @@ public final class JournalWriter: Sendable {
             if let failure = state.failure { throw failure }
             if state.closed { throw .closed(path: path) }
             let sequence = state.nextSequence
-            RecordFrame.encode(type: type, generation: header.generation, sequence: sequence, payload: payload, into: &state.buffer)
+            RecordFrame.encode(type: type, generation: state.header.generation, sequence: sequence, payload: payload, into: &state.buffer)
             state.nextSequence += 1
             if state.buffer.count >= Self.bulkFlushThreshold && !state.flushScheduled {
                 state.flushScheduled = true
@@ -441,10 +442,11 @@ public final class JournalWriter: Sendable {
             bytes.reserveCapacity(batch.reduce(0) { $0 + $1.byteCount })
             var firstOfRequest: [UInt64] = []
             var sequence = firstSequence
+            let generation = state.withLock { $0.header.generation }
             for request in batch {
                 firstOfRequest.append(sequence)
                 for record in request.records {
-                    RecordFrame.encode(type: record.type, generation: header.generation, sequence: sequence,
+                    RecordFrame.encode(type: record.type, generation: generation, sequence: sequence,
                                        payload: record.payload, into: &bytes)
                     sequence += 1
                 }
@@ -490,6 +492,74 @@ public final class JournalWriter: Sendable {
         }
         let failure = state.withLock { $0.failure } ?? .closed(path: path)
         for request in waiting { request.continuation.resume(returning: .failure(failure)) }
+    }
+
+    /// Replaces the journal with a new file of the next generation holding
+    /// `records` (a checkpoint): syncs the current file, writes the new one
+    /// under `<path>.checkpoint`, `fsync`s it, renames it into place and
+    /// `fsync`s the directory; only the rename removes the old file. A crash at
+    /// any step leaves either the old journal or the new one, each complete.
+    ///
+    /// The new header keeps the journal id, names the generation it
+    /// continues, and starts at the next sequence number, so numbering stays
+    /// gapless across the rewrite. Returns the first record's sequence number.
+    ///
+    /// A failure before the rename leaves the old journal in use (the
+    /// temporary file is removed); a failure after it is final, like a failed
+    /// `fdatasync`: the writer cannot know which file a crash would leave.
+    @discardableResult
+    public func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+        for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
+            throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
+        }
+        return try await BlockingIO.run(on: queue) { () throws(JournalError) -> UInt64 in
+            try self.state.withLock { (state) throws(JournalError) in
+                if let failure = state.failure { throw failure }
+                if state.closed { throw .closed(path: self.path) }
+            }
+            try self.flushBuffer()
+            if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+            let (old, firstSequence) = self.state.withLock { ($0.header, $0.nextSequence) }
+            let header = JournalHeader(journalID: old.journalID, generation: JournalHeader.randomGeneration(),
+                                       continuesGeneration: old.generation, firstSequence: firstSequence,
+                                       createdAtMilliseconds: wallClockMilliseconds())
+            var bytes = header.encoded()
+            var sequence = firstSequence
+            for record in records {
+                RecordFrame.encode(type: record.type, generation: header.generation, sequence: sequence,
+                                   payload: record.payload, into: &bytes)
+                sequence += 1
+            }
+            let system = self.io.system
+            let temporary = self.path + ".checkpoint"
+            let newFD: FileDescriptor
+            do throws(SystemError) { newFD = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
+            do throws(SystemError) {
+                try self.io.writeAll(newFD, bytes, at: 0, path: temporary)
+                do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
+                try system.rename(temporary, self.path)
+            } catch {
+                try? system.close(newFD)
+                try? system.unlink(temporary)
+                throw .io(error)
+            }
+            // The new file has the journal's name now; from here on a failure is final.
+            let oldFD = self.fd
+            self.state.withLock {
+                $0.fd = newFD
+                $0.header = header
+                $0.nextSequence = sequence
+                $0.endOffset = Int64(bytes.count)
+                $0.unsynced = false
+            }
+            try? system.close(oldFD)
+            do throws(SystemError) { try self.io.syncDirectory(FileIO.directory(of: self.path)) } catch {
+                let failure = JournalError.writerFailed(path: self.path, cause: error)
+                self.state.withLock { $0.failure = failure }
+                throw failure
+            }
+            return firstSequence
+        }
     }
 
     /// Waits for pending appends, syncs anything unsynced (unless the writer
