@@ -1,0 +1,528 @@
+import SyncJournalCore
+
+/// The store an app talks to: one per journal (that is, per server endpoint
+/// and account).
+///
+/// Every change is journaled durably **before** the view changes (disk before
+/// screen): if the append fails, the call throws and neither the view nor the
+/// outbox changes. Reads show the last server snapshot with the queued edits
+/// applied on top.
+///
+/// ```swift
+/// let store = try await LocalStore.open(path: "journals/pins.journal")
+/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")])
+/// try await store.update("pin", id: id, changes: ["visited": .bool(true)])
+/// let pin = try await store.record("pin", id: id)      // shows both edits
+/// try await store.delete("pin", id: id)                // never sent: both vanish
+/// ```
+///
+/// Concurrent calls are journaled in arrival order; calls that arrive while
+/// an append is being synced share the next write and `fdatasync`.
+public actor LocalStore {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// The system-call layer (a fault injector in tests).
+        public var system: any SystemCalls
+        /// The clock for `queuedAt` stamps.
+        public var clock: any TimeSource
+        /// Checkpoint once the journal holds this many records more than the
+        /// live state needs (0 turns automatic checkpoints off).
+        public var checkpointThreshold: Int
+        /// Makes ids for records created without one.
+        public var makeRecordID: @Sendable () -> String
+
+        /// Default options: real system calls and clock, checkpoint past 10,000 dead records.
+        public init(system: any SystemCalls = PosixSystemCalls(), clock: any TimeSource = SystemTimeSource(),
+                    checkpointThreshold: Int = 10_000,
+                    makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description }) {
+            self.system = system
+            self.clock = clock
+            self.checkpointThreshold = checkpointThreshold
+            self.makeRecordID = makeRecordID
+        }
+    }
+
+    /// The journal's path.
+    public nonisolated let path: String
+    private let options: Options
+    private var writer: JournalWriter?
+    private var state: StoreState
+    /// Operations handed to a transport and awaiting a reply. Memory only:
+    /// after a restart nothing is in flight.
+    private var inFlight: Set<OperationID> = []
+    private var currentStatus: StoreStatus
+    /// Records in the journal file, to decide when a checkpoint pays off.
+    private var journalRecords: Int
+    private var pending: [Request] = []
+    private var flushing = false
+    /// What opening found: a repaired torn tail, the records replayed.
+    public nonisolated let recovery: JournalRecovery?
+
+    private init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
+                 journalRecords: Int, recovery: JournalRecovery?) {
+        self.path = path
+        self.options = options
+        self.writer = writer
+        self.state = state
+        currentStatus = status
+        self.journalRecords = journalRecords
+        self.recovery = recovery
+    }
+
+    // MARK: Opening
+
+    /// Opens the store on the journal at `path`, creating it if needed, and
+    /// rebuilds the state by replaying the journal.
+    ///
+    /// A journal that is corrupt, not a journal, or of a newer format opens
+    /// the store in ``StoreStatus/unreadable(reason:)``: nothing is written
+    /// to it. A torn tail (a crash mid-append) is repaired.
+    ///
+    /// - Throws: ``StoreError/journal(_:)`` when the journal is locked by
+    ///   another store or cannot be opened at all.
+    public static func open(path: String, options: Options = Options()) async throws(StoreError) -> LocalStore {
+        let writer: JournalWriter
+        do {
+            writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system))
+        } catch {
+            switch error {
+            case .corrupt, .notAJournal, .unsupportedVersion:
+                return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
+                                  status: .unreadable(reason: error.description), journalRecords: 0, recovery: nil)
+            default:
+                throw .journal(error)
+            }
+        }
+        let replayed: Replayer.Result
+        do {
+            replayed = try Replayer.replay(path: path, system: options.system)
+        } catch let problem as Replayer.Failure {
+            try? await writer.close()
+            return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
+                              status: .unreadable(reason: problem.description), journalRecords: 0, recovery: nil)
+        } catch let error as JournalError {
+            try? await writer.close()
+            throw .journal(error)
+        } catch {
+            try? await writer.close()
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+        return LocalStore(path: path, options: options, writer: writer, state: replayed.state, status: .ready,
+                          journalRecords: replayed.records, recovery: writer.recovery)
+    }
+
+    /// Copies what is readable of the journal at `path` into a new journal at
+    /// `destination` and leaves the original untouched (see ``JournalSalvage``).
+    public static func salvage(path: String, to destination: String, includeRecordsAfterDamage: Bool = false,
+                               system: any SystemCalls = PosixSystemCalls()) async throws -> JournalSalvage.Result {
+        try await JournalSalvage.salvage(from: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: system)
+    }
+
+    /// Salvages this store's journal into `destination` (the store stays as it is).
+    public func salvage(to destination: String, includeRecordsAfterDamage: Bool = false) async throws -> JournalSalvage.Result {
+        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: options.system)
+    }
+
+    // MARK: Status and reads
+
+    /// Ready, unreadable, failed, retired or closed.
+    public var status: StoreStatus { currentStatus }
+
+    private func checkReadable() throws(StoreError) {
+        switch currentStatus {
+        case .ready, .failed: return
+        case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+        case .retired: throw .retired
+        case .closed: throw .closed
+        }
+    }
+
+    private func checkWritable() throws(StoreError) {
+        switch currentStatus {
+        case .ready: return
+        case .failed(let reason): throw .journal(.writerFailed(path: path, cause: SystemError(call: .fdatasync, errno: 5, path: reason)))
+        case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+        case .retired: throw .retired
+        case .closed: throw .closed
+        }
+    }
+
+    /// The record as the app sees it, or `nil` if it does not exist or is deleted.
+    public func record(_ kind: String, id: String) throws(StoreError) -> StoreRecord? {
+        try checkReadable()
+        return makeRecord(RecordKey(kind: kind, id: id))
+    }
+
+    /// Every visible record of `kind`, ordered by id.
+    public func records(_ kind: String) throws(StoreError) -> [StoreRecord] {
+        try checkReadable()
+        var keys = Set(state.snapshot.keys.filter { $0.kind == kind })
+        for key in state.outbox.keys where key.kind == kind { keys.insert(key) }
+        return keys.sorted().compactMap(makeRecord)
+    }
+
+    private func makeRecord(_ key: RecordKey) -> StoreRecord? {
+        guard let fields = state.visibleFields(of: key) else { return nil }
+        return StoreRecord(kind: key.kind, id: key.id, fields: fields, serverUpdatedAt: state.snapshot[key]?.updatedAt,
+                           hasPendingChanges: !state.outbox.operations(on: key).isEmpty)
+    }
+
+    /// The queued operations, in order, with their delivery state.
+    public func pendingOperations() throws(StoreError) -> [OutboxOperation] {
+        try checkReadable()
+        return state.outbox.operations
+    }
+
+    /// Whether `id` is handed to a transport right now (memory only).
+    public func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
+
+    /// Conflicts waiting for the app.
+    public func conflicts() throws(StoreError) -> [ConflictRecord] {
+        try checkReadable()
+        return state.conflicts
+    }
+
+    /// Rejections waiting for the app.
+    public func rejections() throws(StoreError) -> [RejectionRecord] {
+        try checkReadable()
+        return state.rejections
+    }
+
+    /// The pull cursor of `kind`, if anything was pulled.
+    public func cursor(for kind: String) throws(StoreError) -> PullCursor? {
+        try checkReadable()
+        return state.cursors[kind]
+    }
+
+    /// The whole state (for tools and tests).
+    public func currentState() throws(StoreError) -> StoreState {
+        try checkReadable()
+        return state
+    }
+
+    // MARK: Edits
+
+    /// Creates a record and returns its id (a new random one when `id` is nil).
+    ///
+    /// - Throws: ``StoreError/recordAlreadyExists(_:)`` when the app can see
+    ///   a record with that id; validation errors; ``StoreError/journal(_:)``.
+    @discardableResult
+    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> String {
+        let recordID = id ?? options.makeRecordID()
+        try Self.validate(kind: kind, id: recordID, fields: fields)
+        let now = options.clock.nowMilliseconds()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: recordID)
+            if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
+            // A record created here has no base until the server confirms it.
+            let operation = JournalOperation(id: .random(), kind: .create, entity: kind, recordID: recordID,
+                                             fields: fields, baseUpdatedAt: nil, queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+        return recordID
+    }
+
+    /// Changes some fields of a visible record.
+    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) {
+        try Self.validate(kind: kind, id: id, fields: changes)
+        let now = options.clock.nowMilliseconds()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: id)
+            guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
+            let operation = JournalOperation(id: .random(), kind: .update, entity: kind, recordID: id, fields: changes,
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+    }
+
+    /// Deletes a visible record. Only a record the app can see can be deleted.
+    public func delete(_ kind: String, id: String) async throws(StoreError) {
+        try Self.validate(kind: kind, id: id, fields: [:])
+        let now = options.clock.nowMilliseconds()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: id)
+            guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
+            let operation = JournalOperation(id: .random(), kind: .delete, entity: kind, recordID: id,
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+    }
+
+    /// The edit event for `operation`, with the compaction it causes.
+    static func edit(_ operation: JournalOperation, in staged: StoreState) -> StoreEvent {
+        var probe = staged
+        probe.apply(.edit(operation, compaction: []))
+        return .edit(operation, compaction: Compactor.steps(for: operation, in: probe.outbox))
+    }
+
+    static func validate(kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) {
+        if kind.isEmpty { throw .emptyKind }
+        if id.isEmpty { throw .invalidRecordID(id, reason: "empty") }
+        if id.utf8.count > JournalOperation.maximumRecordIDLength {
+            throw .invalidRecordID(id, reason: "\(id.utf8.count) UTF-8 bytes, at most \(JournalOperation.maximumRecordIDLength)")
+        }
+        if fields.keys.contains(where: \.isEmpty) { throw .invalidFields(kind: kind, id: id, reason: "empty field name") }
+        let size = JournalOperation(id: OperationID(bytes: Array(repeating: 0, count: 16))!, kind: .create, entity: kind,
+                                    recordID: id, fields: fields, queuedAt: 0).encoded().count
+        if size > JournalFormat.maximumPayloadLength / 2 {
+            throw .invalidFields(kind: kind, id: id, reason: "\(size) bytes, more than a record may hold")
+        }
+    }
+
+    // MARK: What the sync engine calls
+
+    /// Up to `limit` operations to send next, in queue order: for each record
+    /// only its first queued operation, and none of a record that has an
+    /// operation in flight (a delete waits for its create's outcome).
+    public func operationsReadyToSend(limit: Int) throws(StoreError) -> [OutboxOperation] {
+        try checkWritable()
+        var seen = Set<RecordKey>()
+        var ready: [OutboxOperation] = []
+        state.outbox.forEach { entry in
+            if seen.insert(entry.key).inserted, !inFlight.contains(entry.id) { ready.append(entry) }
+            return ready.count < limit
+        }
+        return ready
+    }
+
+    /// Records durably that `ids` may reach the server, then marks them in
+    /// flight. Call before handing them to a transport.
+    public func beginSending(_ ids: [OperationID]) async throws(StoreError) {
+        let known = ids.filter { state.outbox[$0] != nil }
+        try await submit { (staged) throws(StoreError) in
+            let unsent = known.filter { staged.outbox[$0].map { !$0.sent } ?? false }
+            return unsent.isEmpty ? [] : [.sent(unsent)]
+        }
+        inFlight.formUnion(known)
+    }
+
+    /// The transport answered (or failed) for `ids`: they are no longer in flight.
+    public func finishSending(_ ids: [OperationID]) {
+        inFlight.subtract(ids)
+    }
+
+    /// The server applied these operations (see ``StoreEvent/acknowledged(_:)``).
+    /// Unknown ids (a late duplicate reply) are ignored.
+    public func acknowledge(_ acks: [Acknowledgement]) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            let known = acks.filter { staged.outbox[$0.operationID] != nil }
+            for (index, ack) in known.enumerated() {
+                let row = ack.row
+                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
+                if row.key != staged.outbox[ack.operationID]!.key {
+                    throw .invalidServerData(kind: row.kind, index: index, reason: "acknowledgement for another record (\(row.key))")
+                }
+            }
+            return known.isEmpty ? [] : [.acknowledged(known)]
+        }
+    }
+
+    /// An attempt to send `id` failed; a permanent failure moves it to the rejections.
+    public func recordFailure(_ id: OperationID, reason: String, permanent: Bool) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            staged.outbox[id] == nil ? [] : [.failed(id, reason: reason, permanent: permanent)]
+        }
+    }
+
+    /// The server refused `id` because its copy changed; its copy (`nil` if it
+    /// deleted the record) replaces the snapshot and the conflict is kept for the app.
+    public func recordConflict(_ id: OperationID, server: ServerRow?) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard let entry = staged.outbox[id] else { return [] }
+            if let server {
+                if let problem = Self.problem(with: server) { throw .invalidServerData(kind: server.kind, index: 0, reason: problem) }
+                if server.key != entry.key { throw .invalidServerData(kind: server.kind, index: 0, reason: "conflict copy of another record") }
+            }
+            return [.conflicted(id, server: server)]
+        }
+    }
+
+    /// Keeps a page of pulled rows of `kind` and the cursor after it, together.
+    /// Rows never overwrite queued local edits: the edits stay on top.
+    ///
+    /// - Throws: ``StoreError/invalidServerData(kind:index:reason:)`` for a row
+    ///   of another kind, an empty or over-long id, a duplicate id, an empty
+    ///   field name, or a cursor behind the current one; the old snapshot and
+    ///   cursor are kept.
+    public func applyPulledPage(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+        if kind.isEmpty { throw .emptyKind }
+        var ids = Set<String>()
+        for (index, row) in rows.enumerated() {
+            if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+            if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
+            if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+        }
+        try await submit { (staged) throws(StoreError) in
+            if let cursor, let current = staged.cursors[kind], cursor < current {
+                throw .invalidServerData(kind: kind, index: rows.count, reason: "cursor \(cursor) is behind \(current)")
+            }
+            if rows.isEmpty && cursor == nil { return [] }
+            return [.pulled(kind: kind, rows: rows, cursor: cursor)]
+        }
+    }
+
+    static func problem(with row: ServerRow) -> String? {
+        if row.kind.isEmpty { return "empty kind" }
+        if row.id.isEmpty { return "missing or empty id" }
+        if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
+        if row.fields.keys.contains(where: \.isEmpty) { return "empty field name" }
+        return nil
+    }
+
+    // MARK: Checkpoints and lifecycle
+
+    /// Rewrites the journal as a checkpoint of the current state (see
+    /// ``JournalWriter/rewrite(records:)``). Queued calls are journaled first.
+    public func checkpoint() async throws(StoreError) {
+        try checkWritable()
+        try await submit(checkpoint: true) { _ throws(StoreError) in [] }
+    }
+
+    /// Retires the store: every pending and later call returns without
+    /// writing, and the journal is released so a store can be reopened on it.
+    /// A late reply delivered to a retired store can never overwrite the
+    /// journal a newer store uses.
+    public func retire() async {
+        guard currentStatus != .retired else { return }
+        currentStatus = .retired
+        failPending(.retired)
+        inFlight.removeAll()
+        if let writer {
+            self.writer = nil
+            try? await writer.close()
+        }
+    }
+
+    /// Journals everything queued and closes the journal.
+    public func close() async throws(StoreError) {
+        if case .retired = currentStatus { return }
+        if case .closed = currentStatus { return }
+        if case .ready = currentStatus, !pending.isEmpty || flushing {
+            try await submit { _ throws(StoreError) in [] }
+        }
+        currentStatus = .closed
+        failPending(.closed)
+        if let writer {
+            self.writer = nil
+            do { try await writer.close() } catch { throw .journal(error) }
+        }
+    }
+
+    // MARK: The write pipeline
+
+    /// A change waiting to be journaled: it computes its events against the
+    /// state staged so far, when its batch is formed.
+    private struct Request {
+        var compute: (inout StoreState) throws(StoreError) -> [StoreEvent]
+        var checkpoint: Bool
+        var continuation: CheckedContinuation<Result<Void, StoreError>, Never>
+    }
+
+    /// Journals the events `compute` returns, applies them, and returns once
+    /// they are durable and visible.
+    private func submit(checkpoint: Bool = false,
+                        _ compute: @escaping (StoreState) throws(StoreError) -> [StoreEvent]) async throws(StoreError) {
+        try checkWritable()
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            pending.append(Request(compute: { (staged) throws(StoreError) -> [StoreEvent] in
+                let events = try compute(staged)
+                for event in events { staged.apply(event) }
+                return events
+            }, checkpoint: checkpoint, continuation: continuation))
+            if !flushing {
+                flushing = true
+                Task { await self.flush() }
+            }
+        }
+        try result.get()
+    }
+
+    private func failPending(_ error: StoreError) {
+        let waiting = pending
+        pending = []
+        for request in waiting { request.continuation.resume(returning: .failure(error)) }
+    }
+
+    /// Forms batches from the queued requests, one journal write at a time.
+    private func flush() async {
+        defer { flushing = false }
+        while !pending.isEmpty {
+            guard case .ready = currentStatus, let writer else {
+                failPending(currentStatus == .retired ? .retired : .closed)
+                return
+            }
+            // A checkpoint request ends a batch, so it sees everything before it.
+            var batch: [Request] = []
+            while !pending.isEmpty {
+                let next = pending.removeFirst()
+                if next.checkpoint && !batch.isEmpty {
+                    pending.insert(next, at: 0)
+                    break
+                }
+                batch.append(next)
+                if next.checkpoint { break }
+            }
+            if batch.count == 1 && batch[0].checkpoint {
+                await runCheckpoint(batch[0], writer: writer)
+                continue
+            }
+            var staged = state
+            var records: [(type: RecordType, payload: [UInt8])] = []
+            var results: [Result<Void, StoreError>] = []
+            for request in batch {
+                var trial = staged
+                do throws(StoreError) {
+                    let events = try request.compute(&trial)
+                    staged = trial
+                    records += events.map { ($0.recordType, $0.encodedPayload()) }
+                    results.append(.success(()))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            if !records.isEmpty {
+                do {
+                    try await writer.append(records: records)
+                } catch {
+                    // Nothing was appended: the view and the outbox stay as they were.
+                    if case .writerFailed = error { currentStatus = .failed(reason: error.description) }
+                    for (request, result) in zip(batch, results) {
+                        if case .success = result { request.continuation.resume(returning: .failure(.journal(error))) } else {
+                            request.continuation.resume(returning: result)
+                        }
+                    }
+                    continue
+                }
+                // Retired while the write was in flight: the records are in the
+                // journal (a reopened store replays them) but this store changes nothing more.
+                guard case .ready = currentStatus else {
+                    for request in batch { request.continuation.resume(returning: .failure(.retired)) }
+                    failPending(.retired)
+                    return
+                }
+                state = staged
+                journalRecords += records.count
+            }
+            for (request, result) in zip(batch, results) { request.continuation.resume(returning: result) }
+            if options.checkpointThreshold > 0 && journalRecords - state.liveItemCount > options.checkpointThreshold {
+                await runCheckpoint(nil, writer: writer)
+            }
+        }
+    }
+
+    private func runCheckpoint(_ request: Request?, writer: JournalWriter) async {
+        let parts = state.checkpointParts()
+        let records = parts.map { part -> (type: RecordType, payload: [UInt8]) in
+            let event = StoreEvent.checkpoint(part)
+            return (event.recordType, event.encodedPayload())
+        }
+        do {
+            try await writer.rewrite(records: records)
+            journalRecords = records.count
+            request?.continuation.resume(returning: .success(()))
+        } catch {
+            if case .writerFailed = error { currentStatus = .failed(reason: error.description) }
+            request?.continuation.resume(returning: .failure(.journal(error)))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import SyncJournalCore
+
+/// Rebuilds a store's state from its journal: the same fold the live store
+/// runs (``StoreState/apply(_:)``), over the records read back.
+public enum Replayer {
+    /// What replay rebuilt.
+    public struct Result: Sendable {
+        /// The state after the last valid record.
+        public var state: StoreState
+        /// Records read.
+        public var records: Int
+        /// How the journal was found.
+        public var report: JournalScanReport
+    }
+
+    /// Why a journal cannot be replayed even though its records verify.
+    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// A record's payload does not decode, or its type is unknown and not skippable.
+        case undecodable(JournalEntry.DecodeError)
+        /// A checkpoint at the start of the file stops before its end part, or
+        /// its parts do not add up to the counts the end part names.
+        case incompleteCheckpoint(sequence: UInt64?, reason: String)
+        /// A checkpoint part appears after ordinary records.
+        case misplacedCheckpoint(sequence: UInt64)
+        /// The file is damaged beyond a torn tail.
+        case corrupt(JournalStatus)
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .undecodable(let error): return error.description
+            case .incompleteCheckpoint(let sequence, let reason): return "incomplete checkpoint\(sequence.map { " at record \($0)" } ?? ""): \(reason)"
+            case .misplacedCheckpoint(let sequence): return "checkpoint part in record \(sequence) after ordinary records"
+            case .corrupt(let status): return status.description
+            }
+        }
+    }
+
+    /// The fold over a sequence of records, checking the checkpoint framing.
+    public struct Fold: Sendable {
+        /// The state so far.
+        public private(set) var state = StoreState()
+        private var phase = Phase.start
+        private var checkpointCounts = (rows: 0, operations: 0, conflicts: 0, rejections: 0)
+        /// Records folded so far.
+        public private(set) var records = 0
+
+        private enum Phase { case start, inCheckpoint, body }
+
+        /// An empty fold.
+        public init() {}
+
+        /// Folds one verified record.
+        public mutating func fold(_ record: JournalRecord) throws(Failure) {
+            let event: StoreEvent?
+            do { event = try StoreEvent.decode(record) } catch { throw .undecodable(error) }
+            records += 1
+            guard let event else { return }
+            if case .checkpoint(let part) = event {
+                switch phase {
+                case .body: throw .misplacedCheckpoint(sequence: record.sequence)
+                case .start, .inCheckpoint: phase = .inCheckpoint
+                }
+                switch part {
+                case .rows(let rows): checkpointCounts.rows += rows.count
+                case .outbox(let operations): checkpointCounts.operations += operations.count
+                case .conflicts(let values): checkpointCounts.conflicts += values.count
+                case .rejections(let values): checkpointCounts.rejections += values.count
+                case .cursors: break
+                case .end(let rows, let operations, let conflicts, let rejections):
+                    let counted = checkpointCounts
+                    guard counted.rows == rows, counted.operations == operations, counted.conflicts == conflicts,
+                          counted.rejections == rejections else {
+                        throw .incompleteCheckpoint(sequence: record.sequence, reason: "parts hold \(counted) but the end names \((rows, operations, conflicts, rejections))")
+                    }
+                    phase = .body
+                }
+            } else {
+                if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: record.sequence, reason: "ordinary record before the end part") }
+                phase = .body
+            }
+            state.apply(event)
+        }
+
+        /// Checks the end of the records: a checkpoint must have been finished.
+        public func finish() throws(Failure) {
+            if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: nil, reason: "the journal ends inside the checkpoint") }
+        }
+    }
+
+    /// Replays the journal at `path`: the state after its valid prefix. A torn
+    /// tail is read up to the cut (as opening for writing would cut it);
+    /// corruption is a ``Failure/corrupt(_:)``.
+    public static func replay(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> Result {
+        var fold = Fold()
+        let report = try JournalReader(path: path, system: system).scan { record in try fold.fold(record) }
+        if case .corrupt = report.status { throw Failure.corrupt(report.status) }
+        try fold.finish()
+        return Result(state: fold.state, records: fold.records, report: report)
+    }
+}

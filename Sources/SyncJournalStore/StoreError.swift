@@ -1,0 +1,42 @@
+import SyncJournalCore
+
+/// Errors of the local store, with what the app needs to act on them.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The entity kind is empty.
+    case emptyKind
+    /// The record id is empty or longer than 64 UTF-8 bytes.
+    case invalidRecordID(String, reason: String)
+    /// A field name is empty (or the record is too large to journal).
+    case invalidFields(kind: String, id: String, reason: String)
+    /// An update or delete names a record the app cannot see.
+    case recordNotFound(RecordKey)
+    /// A create names a record that already exists.
+    case recordAlreadyExists(RecordKey)
+    /// A page of server data was refused before anything was kept.
+    case invalidServerData(kind: String, index: Int, reason: String)
+    /// The journal cannot be read (corrupt, not a journal, or written by a
+    /// newer version); it was not modified. Salvage is explicit.
+    case unreadable(path: String, reason: String)
+    /// The store was retired (the app switched endpoint or account).
+    case retired
+    /// The store was closed.
+    case closed
+    /// The journal refused the write; nothing changed in the store.
+    case journal(JournalError)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .emptyKind: return "the entity kind is empty"
+        case .invalidRecordID(let id, let reason): return "invalid record id \"\(id)\": \(reason)"
+        case .invalidFields(let kind, let id, let reason): return "invalid fields for \(kind)/\(id): \(reason)"
+        case .recordNotFound(let key): return "no record \(key)"
+        case .recordAlreadyExists(let key): return "record \(key) already exists"
+        case .invalidServerData(let kind, let index, let reason): return "server data for \(kind) refused (row \(index)): \(reason); nothing was kept"
+        case .unreadable(let path, let reason): return "\(path): stored data could not be read (\(reason)); it was kept as it is"
+        case .retired: return "the store was retired"
+        case .closed: return "the store is closed"
+        case .journal(let error): return "could not save: \(error)"
+        }
+    }
+}

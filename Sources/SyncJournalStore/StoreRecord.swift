@@ -1,0 +1,29 @@
+/// A record as the app sees it: the server's copy with the queued edits on top.
+public struct StoreRecord: Sendable, Hashable {
+    /// The entity kind.
+    public var kind: String
+    /// The record id.
+    public var id: String
+    /// The fields the app shows.
+    public var fields: [String: FieldValue]
+    /// The stamp of the server copy underneath, `nil` for a record only this device knows.
+    public var serverUpdatedAt: Int64?
+    /// Whether queued edits are not yet acknowledged by the server.
+    public var hasPendingChanges: Bool
+}
+
+/// The store's condition, as the app shows it.
+public enum StoreStatus: Sendable, Hashable {
+    /// Reads, edits and sync work.
+    case ready
+    /// The journal could not be read; reads say so, edits and sync are refused,
+    /// and the file is never overwritten. ``LocalStore/salvage(to:includeRecordsAfterDamage:)`` is the way out.
+    case unreadable(reason: String)
+    /// Writing failed in a way that needs the journal reopened (a failed
+    /// `fdatasync`); edits are refused until then.
+    case failed(reason: String)
+    /// Retired: every call is refused and nothing more is written.
+    case retired
+    /// Closed by the app.
+    case closed
+}
