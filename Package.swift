@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers point one way, downward:
-//   tools -> JournalTools -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -21,10 +21,13 @@ let package = Package(
         .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC"]),
         // Record payloads of the local store: operations and their field values.
         .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore"]),
+        // The sync engine, the transport protocol and its wire types.
+        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
         // The library product: one import for apps.
-        .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore"]),
-        // Fault-injecting system calls and other test seams.
-        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore"]),
+        .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
+        // Test support apps can use too: fault-injecting system calls and
+        // transport, the in-memory reference server.
+        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore"]),
 
@@ -34,7 +37,8 @@ let package = Package(
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal"]),
-        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore"]),
+        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage"],

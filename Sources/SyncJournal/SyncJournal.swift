@@ -2,3 +2,4 @@
 // every layer it needs.
 @_exported import SyncJournalCore
 @_exported import SyncJournalStore
+@_exported import SyncJournalSync

@@ -274,12 +274,16 @@ public actor LocalStore {
     /// Up to `limit` operations to send next, in queue order: for each record
     /// only its first queued operation, and none of a record that has an
     /// operation in flight (a delete waits for its create's outcome).
-    public func operationsReadyToSend(limit: Int) throws(StoreError) -> [OutboxOperation] {
+    ///
+    /// Operations in `excluding` (say, ones that failed earlier in this sync)
+    /// are skipped, and so is the rest of their record's queue.
+    public func operationsReadyToSend(limit: Int, excluding: Set<OperationID> = []) throws(StoreError) -> [OutboxOperation] {
         try checkWritable()
         var seen = Set<RecordKey>()
         var ready: [OutboxOperation] = []
+        guard limit > 0 else { return [] }
         state.outbox.forEach { entry in
-            if seen.insert(entry.key).inserted, !inFlight.contains(entry.id) { ready.append(entry) }
+            if seen.insert(entry.key).inserted, !inFlight.contains(entry.id), !excluding.contains(entry.id) { ready.append(entry) }
             return ready.count < limit
         }
         return ready
@@ -345,20 +349,61 @@ public actor LocalStore {
     ///   field name, or a cursor behind the current one; the old snapshot and
     ///   cursor are kept.
     public func applyPulledPage(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
-        if kind.isEmpty { throw .emptyKind }
-        var ids = Set<String>()
-        for (index, row) in rows.enumerated() {
-            if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
-            if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
-            if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+        try await applyPulledPages([PulledKindPage(kind: kind, rows: rows, cursor: cursor)])
+    }
+
+    /// One kind's share of a pulled page.
+    public struct PulledKindPage: Sendable, Hashable {
+        /// The kind.
+        public var kind: String
+        /// Its rows in the page.
+        public var rows: [ServerRow]
+        /// Its cursor after the page (`nil`: unchanged).
+        public var cursor: PullCursor?
+
+        /// Creates a kind's page.
+        public init(kind: String, rows: [ServerRow], cursor: PullCursor?) {
+            self.kind = kind
+            self.rows = rows
+            self.cursor = cursor
+        }
+    }
+
+    /// Keeps a pulled page that spans several kinds: one record per kind, all
+    /// in one journal write. Every kind is validated before anything is kept.
+    public func applyPulledPages(_ pages: [PulledKindPage]) async throws(StoreError) {
+        for page in pages {
+            let kind = page.kind
+            if kind.isEmpty { throw .emptyKind }
+            var ids = Set<String>()
+            for (index, row) in page.rows.enumerated() {
+                if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
+                if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+            }
+        }
+        if Set(pages.map(\.kind)).count != pages.count {
+            throw .invalidServerData(kind: pages.first?.kind ?? "", index: 0, reason: "a kind appears twice in one page")
         }
         try await submit { (staged) throws(StoreError) in
-            if let cursor, let current = staged.cursors[kind], cursor < current {
-                throw .invalidServerData(kind: kind, index: rows.count, reason: "cursor \(cursor) is behind \(current)")
+            var events: [StoreEvent] = []
+            for page in pages {
+                if let cursor = page.cursor, let current = staged.cursors[page.kind], cursor < current {
+                    throw .invalidServerData(kind: page.kind, index: page.rows.count, reason: "cursor \(cursor) is behind \(current)")
+                }
+                if page.rows.isEmpty && page.cursor == nil { continue }
+                events.append(.pulled(kind: page.kind, rows: page.rows, cursor: page.cursor))
             }
-            if rows.isEmpty && cursor == nil { return [] }
-            return [.pulled(kind: kind, rows: rows, cursor: cursor)]
+            return events
         }
+    }
+
+    /// The pull cursors of `kinds` (`nil` for a kind never pulled).
+    public func cursors(for kinds: [String]) throws(StoreError) -> [String: PullCursor?] {
+        try checkReadable()
+        var result: [String: PullCursor?] = [:]
+        for kind in kinds { result[kind] = .some(state.cursors[kind]) }
+        return result
     }
 
     static func problem(with row: ServerRow) -> String? {

@@ -1,0 +1,34 @@
+/// How a sync ended. Being offline is a normal outcome, not an error.
+public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// Pushed and pulled everything: operations acknowledged, rows pulled,
+    /// conflicts surfaced.
+    case ok(pushed: Int, pulled: Int, conflicts: Int)
+    /// Nothing was attempted or changed; the view keeps its data.
+    case skipped(SkipReason)
+    /// The sync stopped; what was journaled before the error stays.
+    case error(String)
+
+    /// Why a sync was skipped.
+    public enum SkipReason: String, Sendable, Hashable {
+        /// No connection.
+        case offline
+    }
+
+    /// `ok`, `skipped` or `error`, as the scenario files name them.
+    public var name: String {
+        switch self {
+        case .ok: return "ok"
+        case .skipped: return "skipped"
+        case .error: return "error"
+        }
+    }
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .ok(let pushed, let pulled, let conflicts): return "ok (pushed \(pushed), pulled \(pulled), conflicts \(conflicts))"
+        case .skipped(let reason): return "skipped (\(reason.rawValue))"
+        case .error(let message): return "error: \(message)"
+        }
+    }
+}

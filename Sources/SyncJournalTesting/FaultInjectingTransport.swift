@@ -1,0 +1,134 @@
+import SyncJournalSync
+
+/// Wraps a transport and injects the failures a real network has, for tests
+/// and the simulator: offline, transient and permanent errors, a request lost
+/// before the server, a reply lost after the server applied it, duplicate
+/// delivery, and a request **held** until the test releases it (so a race
+/// is staged deliberately, never with a sleep).
+///
+/// ```swift
+/// let faulty = FaultInjectingTransport(server.transport(user: "u1"))
+/// await faulty.holdNextRequest()
+/// async let outcome = engine.sync()
+/// await faulty.waitUntilHeld()          // the push is open, the server has not seen it
+/// try await store.delete("pin", id: id) // the race of seed 003
+/// await faulty.releaseHeld()
+/// ```
+public actor FaultInjectingTransport: SyncTransport {
+    /// A failure for the next request.
+    public enum Fault: Sendable, Hashable {
+        /// Fails with ``TransportError/offline`` without reaching the server.
+        case offline
+        /// Fails with a transient error without reaching the server.
+        case transient(reason: String, retryAfterMilliseconds: Int64?)
+        /// Fails with a permanent error without reaching the server.
+        case permanent(reason: String)
+        /// The request is lost before the server: a transient timeout.
+        case loseRequest
+        /// The server handles the request, the reply is lost: a transient timeout.
+        case loseReply
+        /// The server receives the request twice; the second reply returns.
+        case duplicate
+        /// The request waits before the server until ``releaseHeld(deliverReply:)``.
+        case hold
+    }
+
+    /// Which requests a fault applies to.
+    public enum RequestKind: Sendable, Hashable {
+        /// Push requests.
+        case push
+        /// Pull requests.
+        case pull
+        /// Either.
+        case any
+    }
+
+    private let base: any SyncTransport
+    private var offline = false
+    private var faults: [(Fault, RequestKind)] = []
+    private var held: [CheckedContinuation<Bool, Never>] = []
+    private var heldWatchers: [CheckedContinuation<Void, Never>] = []
+    private var requests = 0
+
+    /// Wraps `base`.
+    public init(_ base: any SyncTransport) {
+        self.base = base
+    }
+
+    /// While offline, every request fails with ``TransportError/offline``.
+    public func setOffline(_ value: Bool) { offline = value }
+
+    /// Queues `fault` for the next request of `kind` (faults apply in order).
+    public func inject(_ fault: Fault, on kind: RequestKind = .any) { faults.append((fault, kind)) }
+
+    /// Holds the next request of `kind` before it reaches the server.
+    public func holdNextRequest(_ kind: RequestKind = .push) { inject(.hold, on: kind) }
+
+    /// Requests seen (including failed ones).
+    public var requestCount: Int { requests }
+
+    /// Whether a request is being held now.
+    public var isHolding: Bool { !held.isEmpty }
+
+    /// Returns once a request is held (at once if one already is).
+    public func waitUntilHeld() async {
+        if !held.isEmpty { return }
+        await withCheckedContinuation { heldWatchers.append($0) }
+    }
+
+    /// Lets the oldest held request reach the server. With `deliverReply`
+    /// false the server applies it but the reply is lost (a crash or a dropped
+    /// connection): the caller gets a transient error.
+    public func releaseHeld(deliverReply: Bool = true) {
+        guard !held.isEmpty else { return }
+        held.removeFirst().resume(returning: deliverReply)
+    }
+
+    private func nextFault(for kind: RequestKind) -> Fault? {
+        guard let index = faults.firstIndex(where: { $0.1 == .any || $0.1 == kind }) else { return nil }
+        return faults.remove(at: index).0
+    }
+
+    private func perform<T: Sendable>(_ kind: RequestKind, _ send: @Sendable () async throws(TransportError) -> T) async throws(TransportError) -> T {
+        requests += 1
+        if offline { throw .offline }
+        switch nextFault(for: kind) {
+        case nil:
+            return try await send()
+        case .offline?:
+            throw .offline
+        case .transient(let reason, let after)?:
+            throw .transient(reason: reason, retryAfterMilliseconds: after)
+        case .permanent(let reason)?:
+            throw .permanent(reason: reason)
+        case .loseRequest?:
+            throw .transient(reason: "timeout (request lost)", retryAfterMilliseconds: nil)
+        case .loseReply?:
+            _ = try await send()
+            throw .transient(reason: "timeout (reply lost)", retryAfterMilliseconds: nil)
+        case .duplicate?:
+            _ = try await send()
+            return try await send()
+        case .hold?:
+            let deliver = await withCheckedContinuation { continuation in
+                held.append(continuation)
+                let watchers = heldWatchers
+                heldWatchers = []
+                for watcher in watchers { watcher.resume() }
+            }
+            let reply = try await send()
+            guard deliver else { throw .transient(reason: "connection lost (reply lost)", retryAfterMilliseconds: nil) }
+            return reply
+        }
+    }
+
+    public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        let base = self.base
+        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in try await base.push(mutations) }
+    }
+
+    public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
+        let base = self.base
+        return try await perform(.pull) { () async throws(TransportError) -> PullPage in try await base.pull(request) }
+    }
+}
