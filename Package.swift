@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "SyncJournal", targets: ["SyncJournal"]),
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
+        .executable(name: "sync-demo", targets: ["sync-demo"]),
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
         .executable(name: "journal-salvage", targets: ["journal-salvage"]),
@@ -29,8 +30,9 @@ let package = Package(
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore"]),
+        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
 
+        .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
         .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
         .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
@@ -41,7 +43,7 @@ let package = Package(
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage"],
+            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
             resources: [.copy("Expected")]
         ),
     ]

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+@Suite("sync-demo, the binary")
+struct SyncDemoBinaryTests {
+    @Test("sync-demo runs every step, every check holds, it exits 0 and leaves readable journals")
+    func demoPasses() throws {
+        let directory = try TemporaryDirectory()
+        let result = try ToolRunner.run("sync-demo", ["--dir", directory.path("demo")])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("checks held."))
+        #expect(!result.standardOutput.contains("✗"))
+        for step in 1...7 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
+        for device in ["A", "B"] {
+            let dump = try ToolRunner.run("journal-dump", ["--verify", directory.path("demo/device-\(device).journal")])
+            #expect(dump.status == 0, "device \(device): \(dump.standardOutput)")
+        }
+    }
+
+    @Test("sync-demo rejects unknown arguments with exit status 64")
+    func usage() throws {
+        #expect(try ToolRunner.run("sync-demo", ["--bogus"]).status == 64)
+        #expect(try ToolRunner.run("sync-demo", ["--dir"]).status == 64)
+    }
+}
