@@ -11,26 +11,45 @@ public enum SyncDemoCommand {
     /// The usage text.
     public static let usage = """
         usage: sync-demo [--dir DIR]
+               sync-demo --push-benchmark N [--device-only] [--dir DIR]
           runs two devices against an in-memory reference server, narrating and
           checking each step; journals go to DIR (default journals/demo, replaced on each run)
+          --push-benchmark N  queues N creates, pushes them all, reports time and memory
+          --device-only       with --push-benchmark: a stand-in server that keeps nothing
 
         """
 
     /// Runs the demo and returns its exit status.
     public static func run(arguments: [String], output: ToolOutput) async -> Int32 {
         var directory = "journals/demo"
+        var benchmark: Int?
+        var deviceOnly = false
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
             case "--dir":
                 guard let value = rest.popFirst() else { output.error(usage); return ToolExit.usage.rawValue }
                 directory = value
+            case "--push-benchmark":
+                guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { output.error(usage); return ToolExit.usage.rawValue }
+                benchmark = value
+            case "--device-only":
+                deviceOnly = true
             case "--help", "-h":
                 output.standard(usage)
                 return ToolExit.ok.rawValue
             default:
                 output.error(usage)
                 return ToolExit.usage.rawValue
+            }
+        }
+        if let benchmark {
+            do {
+                return try await PushBenchmark.run(operations: benchmark, directory: directory, withReferenceServer: !deviceOnly, output: output)
+                    ? ToolExit.ok.rawValue : ToolExit.damage.rawValue
+            } catch {
+                output.error("sync-demo: \(error)\n")
+                return ToolExit.damage.rawValue
             }
         }
         let demo = Demo(directory: directory, output: output)

@@ -18,7 +18,12 @@ public enum Compactor {
     /// The steps that compact `edit`, just appended to `outbox`, with the
     /// queued operations on the same record.
     public static func steps(for edit: JournalOperation, in outbox: Outbox) -> [CompactionStep] {
-        let earlier = outbox.operations(on: edit.key).filter { $0.id != edit.id }
+        steps(for: edit, after: outbox.operations(on: edit.key).filter { $0.id != edit.id })
+    }
+
+    /// The steps that compact `edit` given `earlier`, the operations queued
+    /// before it on the same record, in order.
+    public static func steps(for edit: JournalOperation, after earlier: [OutboxOperation]) -> [CompactionStep] {
         guard let previous = earlier.last, !previous.sent else { return [] }
         let prior = previous.operation
         switch (prior.kind, edit.kind) {
