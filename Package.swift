@@ -39,7 +39,7 @@ let package = Package(
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal"]),
-        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(
             name: "JournalToolsTests",

@@ -5,18 +5,22 @@
 # afterwards the golden files are fixed and every later version must read them.
 #
 #   tools/make-samples.sh [--golden]
+#
+# SWIFT_SCRATCH_PATH, when set, is passed to `swift build --scratch-path`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-swift build --product journal-crash >/dev/null
-swift build --product journal-dump >/dev/null
-bin="$(swift build --show-bin-path)"
+scratch=()
+if [[ -n "${SWIFT_SCRATCH_PATH:-}" ]]; then scratch=(--scratch-path "$SWIFT_SCRATCH_PATH"); fi
+swift build "${scratch[@]}" --product journal-crash >/dev/null
+swift build "${scratch[@]}" --product journal-dump >/dev/null
+bin="$(swift build "${scratch[@]}" --show-bin-path)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 "$bin/journal-crash" samples "$tmp"
 cp "$tmp"/samples/*.journal journals/samples/
-names=(samples/healthy samples/torn-tail samples/corrupt-middle)
+names=(samples/healthy samples/torn-tail samples/corrupt-middle samples/store samples/store-checkpoint)
 if [[ "${1:-}" == "--golden" ]]; then
   cp "$tmp"/golden/*.journal journals/golden/
 fi
@@ -32,12 +36,14 @@ for p in "${names[@]}" golden/v1-all-types golden/v1-continued; do
   n="$(basename "$p")"
   f="journals/$p.journal"
   modes=(text verify)
-  [[ "$p" == samples/* ]] && modes=(text json verify)
+  [[ "$p" == samples/* ]] && modes=(text json verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;
       json) args=(--json "$f"); out="$expected/$n.jsonl" ;;
       verify) args=(--verify "$f"); out="$expected/$n.verify.txt" ;;
+      state) args=(--state "$f"); out="$expected/$n.state.txt" ;;
+      state-json) args=(--state --json "$f"); out="$expected/$n.state.jsonl" ;;
     esac
     status=0
     "$bin/journal-dump" "${args[@]}" >"$out" || status=$?

@@ -2,11 +2,13 @@ import Foundation
 import SyncJournalCore
 import SyncJournalStore
 
-/// `journal-dump [--json] [--verify] PATH`: shows any journal, healthy or
-/// damaged, without changing it.
+/// `journal-dump [--json] [--verify] [--state] PATH`: shows any journal,
+/// healthy or damaged, without changing it. `--state` adds the state a store
+/// rebuilds by replaying it (``Replayer``).
 ///
-/// Exit status: 0 clean, 1 damage found, 64 usage error, 65 not a journal
-/// (bad magic or unknown major version), 66 the file cannot be opened.
+/// Exit status: 0 clean, 1 damage found (or, with `--state`, a state that
+/// cannot be rebuilt), 64 usage error, 65 not a journal (bad magic or unknown
+/// major version), 66 the file cannot be opened.
 public struct JournalDumpCommand: Sendable {
     /// Parsed command-line options.
     public struct Options: Sendable, Hashable {
@@ -14,16 +16,22 @@ public struct JournalDumpCommand: Sendable {
         public var json = false
         /// Print only the summary.
         public var verifyOnly = false
+        /// Also print the state replay rebuilds.
+        public var state = false
         /// The journal to read.
         public var path: String
     }
 
     /// The usage text.
     public static let usage = """
-        usage: journal-dump [--json] [--verify] PATH
+        usage: journal-dump [--json] [--verify] [--state] PATH
           --json    one JSON object per record, then a {"summary": …} line
           --verify  print only the summary
-        exit status: 0 clean, 1 damage found, 64 usage error, 65 not a journal, 66 cannot open
+          --state   after the summary, the state replay rebuilds: records per kind,
+                    the outbox in order, cursors, conflicts, rejections; with --json
+                    one {"state": …} object, the last line
+        exit status: 0 clean, 1 damage found (or a state that cannot be rebuilt),
+                     64 usage error, 65 not a journal, 66 cannot open
 
         """
 
@@ -31,11 +39,13 @@ public struct JournalDumpCommand: Sendable {
     public static func parse(_ arguments: [String]) -> Options? {
         var json = false
         var verify = false
+        var state = false
         var path: String?
         for argument in arguments {
             switch argument {
             case "--json": json = true
             case "--verify": verify = true
+            case "--state": state = true
             default:
                 if argument.hasPrefix("-") && argument != "-" { return nil }
                 if path != nil { return nil }
@@ -43,7 +53,7 @@ public struct JournalDumpCommand: Sendable {
             }
         }
         guard let path else { return nil }
-        return Options(json: json, verifyOnly: verify, path: path)
+        return Options(json: json, verifyOnly: verify, state: state, path: path)
     }
 
     /// Runs the command and returns its exit status.
@@ -65,6 +75,8 @@ public struct JournalDumpCommand: Sendable {
         var malformed = 0
         var unsupported = 0
         var headerPrinted = false
+        var fold = Replayer.Fold()
+        var foldFailure: Replayer.Failure?
         let report: JournalScanReport
         do {
             let header = try reader.header()
@@ -77,20 +89,27 @@ public struct JournalDumpCommand: Sendable {
                     headerPrinted = true
                     output.standard(tableHeading)
                 }
-                let entry: JournalEntry?
+                if options.state && foldFailure == nil {
+                    do throws(Replayer.Failure) { try fold.fold(record) } catch { foldFailure = error }
+                }
+                var entry: JournalEntry?
+                var event: StoreEvent?
                 var problem: String?
                 do throws(JournalEntry.DecodeError) {
                     entry = try JournalEntry.decode(record)
+                    // The store's own records (sent markers, outcomes, pulled rows, checkpoints): their events.
+                    if case .opaque? = entry { event = try storeEvent(record) }
                 } catch {
                     entry = nil
+                    event = nil
                     problem = error.description
                     if case .unsupportedType = error { unsupported += 1 } else { malformed += 1 }
                 }
                 guard !options.verifyOnly else { return }
                 if options.json {
-                    output.standard(jsonLine(record, entry, problem).serialized + "\n")
+                    output.standard(jsonLine(record, entry, event, problem).serialized + "\n")
                 } else {
-                    output.standard(textLines(record, entry, problem))
+                    output.standard(textLines(record, entry, event, problem))
                 }
             }
         } catch let error as JournalError {
@@ -117,7 +136,22 @@ public struct JournalDumpCommand: Sendable {
         } else {
             output.standard(textSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after))
         }
-        if report.status != .clean || malformed > 0 || unsupported > 0 { return .damage }
+        var stateRebuilt = true
+        if options.state {
+            // As Replayer.replay decides: corruption or an unfinished checkpoint means no state.
+            if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
+            if foldFailure == nil {
+                do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
+            }
+            let state: Result<StoreState, Replayer.Failure> = foldFailure.map { .failure($0) } ?? .success(fold.state)
+            stateRebuilt = foldFailure == nil
+            if options.json {
+                output.standard(jsonState(state).serialized + "\n")
+            } else {
+                output.standard(textState(state, records: fold.records))
+            }
+        }
+        if report.status != .clean || malformed > 0 || unsupported > 0 || !stateRebuilt { return .damage }
         return .ok
     }
 
@@ -132,14 +166,39 @@ public struct JournalDumpCommand: Sendable {
         return right ? fill + text : text + fill
     }
 
-    static func textLines(_ record: JournalRecord, _ entry: JournalEntry?, _ problem: String?) -> String {
+    /// The store event of a record ``JournalEntry`` leaves opaque: `nil` for
+    /// a type the store does not journal (a reserved or skippable one, shown as opaque).
+    static func storeEvent(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
+        do {
+            return try StoreEvent.decode(record)
+        } catch {
+            if case .unsupportedType = error { return nil }
+            throw error
+        }
+    }
+
+    /// The columns of an operation: op, kind, record, base, fields.
+    static func operationColumns(_ op: JournalOperation) -> String {
+        pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
+            + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + FieldSummary.text(op.fields)
+    }
+
+    /// The same columns for a server row: `row` or `deleted`, kind, id, its server stamp, fields.
+    static func rowColumns(_ row: ServerRow) -> String {
+        pad(row.isTombstone ? "deleted" : "row", 7) + pad(row.kind, 10) + pad(row.id, 18) + pad(String(row.updatedAt), 15)
+            + (row.isTombstone ? "deleted at \(row.deletedAt!)" : FieldSummary.text(row.fields))
+    }
+
+    /// The indentation of a record's second and later lines.
+    static let continuation = pad("", 9) + "  " + pad("", 6) + "  " + pad("  ·", 10)
+
+    static func quoted(_ text: String) -> String { JSONText.string(text).serialized }
+
+    static func textLines(_ record: JournalRecord, _ entry: JournalEntry?, _ event: StoreEvent?, _ problem: String?) -> String {
         let prefix = pad(String(record.offset), 9, right: true) + "  " + pad(String(record.sequence), 6, right: true) + "  "
             + pad(record.type.name, 10)
-        func operationColumns(_ op: JournalOperation) -> String {
-            pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
-                + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + FieldSummary.text(op.fields)
-        }
         if let problem { return prefix + "!! " + problem + "\n" }
+        if let event { return prefix + eventText(event) }
         switch entry {
         case .operation(let op)?:
             return prefix + operationColumns(op) + "\n"
@@ -155,6 +214,66 @@ public struct JournalDumpCommand: Sendable {
             return prefix + "\n"
         }
     }
+
+    /// The text of a store event after the record's prefix: its first line and any further lines.
+    static func eventText(_ event: StoreEvent) -> String {
+        func lines(_ first: String, _ more: [String]) -> String {
+            ([first] + more.map { continuation + $0 }).joined(separator: "\n") + "\n"
+        }
+        switch event {
+        case .edit(let op, let steps):
+            return lines(operationColumns(op), steps.map { step in
+                switch step {
+                case .remove(let id): return "compaction: remove \(id)"
+                case .replace(let id, let merged): return "compaction: replace \(id) with " + operationColumns(merged)
+                }
+            })
+        case .editBatch(let ops):
+            return lines("(\(ops.count) operations)", ops.map(operationColumns))
+        case .sent(let ids):
+            return lines("(\(ids.count) operation\(ids.count == 1 ? "" : "s") may have reached the server)", ids.map(\.description))
+        case .withdrawn(let ids):
+            return lines("(\(ids.count) operation\(ids.count == 1 ? "" : "s") never left the device: unsent again)", ids.map(\.description))
+        case .acknowledged(let acks):
+            return lines("(\(acks.count) acknowledged)", acks.map { rowColumns($0.row) + "  for \($0.operationID)" })
+        case .failed(let id, let reason, let permanent):
+            return lines("\(id) " + (permanent ? "rejected for good" : "failed, will be retried") + ": " + quoted(reason), [])
+        case .conflicted(let id, let server):
+            return lines("\(id) conflicts; " + (server == nil ? "the server deleted the record" : "the server's copy wins:"),
+                         server.map { [rowColumns($0)] } ?? [])
+        case .pulled(let kind, let rows, let cursor):
+            return lines("(\(rows.count) \(kind) row\(rows.count == 1 ? "" : "s"), cursor \(cursor.map(\.description) ?? "unchanged"))",
+                         rows.map(rowColumns))
+        case .checkpoint(let part):
+            switch part {
+            case .rows(let rows):
+                return lines("rows: \(rows.count)", rows.map(rowColumns))
+            case .outbox(let entries):
+                return lines("outbox: \(entries.count) operation\(entries.count == 1 ? "" : "s")", entries.map { entry in
+                    operationColumns(entry.operation) + "  " + deliveryText(entry)
+                })
+            case .cursors(let cursors):
+                return lines("cursors: " + cursors.keys.sorted(by: utf8Order).map { "\($0) \(cursors[$0]!)" }.joined(separator: ", "), [])
+            case .conflicts(let conflicts):
+                return lines("conflicts: \(conflicts.count)", conflicts.map { conflict in
+                    operationColumns(conflict.operation) + "  server: " + (conflict.server.map { "\($0.updatedAt) " + FieldSummary.text($0.fields) } ?? "deleted")
+                })
+            case .rejections(let rejections):
+                return lines("rejections: \(rejections.count)", rejections.map { rejection in
+                    operationColumns(rejection.operation) + "  after \(rejection.attempts) attempt\(rejection.attempts == 1 ? "" : "s"): " + quoted(rejection.reason)
+                })
+            case .end(let rows, let operations, let conflicts, let rejections):
+                return lines("end: \(rows) rows, \(operations) operations, \(conflicts) conflicts, \(rejections) rejections", [])
+            }
+        }
+    }
+
+    /// `sent yes, attempts 1, last error "HTTP 503"`.
+    static func deliveryText(_ entry: OutboxOperation) -> String {
+        "sent \(entry.sent ? "yes" : "no"), attempts \(entry.attempts)" + (entry.lastError.map { ", last error " + quoted($0) } ?? "")
+    }
+
+    static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
 
     static func headerText(_ header: JournalHeader) -> String {
         let continues = header.continuesGeneration == 0 ? "-" : hex(header.continuesGeneration)
@@ -195,7 +314,80 @@ public struct JournalDumpCommand: Sendable {
         ]
     }
 
-    static func jsonLine(_ record: JournalRecord, _ entry: JournalEntry?, _ problem: String?) -> JSONText {
+    static func rowJSON(_ row: ServerRow) -> JSONText {
+        .object([
+            ("kind", .string(row.kind)),
+            ("recordId", .string(row.id)),
+            ("updatedAt", .int(row.updatedAt)),
+            ("deletedAt", row.deletedAt.map { .int($0) } ?? .null),
+            ("fields", FieldSummary.json(row.fields)),
+        ])
+    }
+
+    static func cursorJSON(_ cursor: PullCursor) -> JSONText {
+        .object([("updatedAt", .int(cursor.updatedAt)), ("id", .string(cursor.id))])
+    }
+
+    static func cursorsJSON(_ cursors: [String: PullCursor]) -> JSONText {
+        .object(cursors.keys.sorted(by: utf8Order).map { ($0, cursorJSON(cursors[$0]!)) })
+    }
+
+    /// An outbox entry: the operation, then `sent`, `attempts` and `lastError`.
+    static func outboxJSON(_ entry: OutboxOperation) -> JSONText {
+        .object(operationJSON(entry.operation) + [
+            ("sent", .bool(entry.sent)),
+            ("attempts", .int(Int64(entry.attempts))),
+            ("lastError", entry.lastError.map { .string($0) } ?? .null),
+        ])
+    }
+
+    static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
+        .object([("operation", .object(operationJSON(conflict.operation))), ("server", conflict.server.map(rowJSON) ?? .null)])
+    }
+
+    static func rejectionJSON(_ rejection: RejectionRecord) -> JSONText {
+        .object([("operation", .object(operationJSON(rejection.operation))), ("reason", .string(rejection.reason)),
+                 ("attempts", .int(Int64(rejection.attempts)))])
+    }
+
+    /// The members a store event adds to its record's JSON object.
+    static func eventJSON(_ event: StoreEvent) -> [(String, JSONText)] {
+        switch event {
+        case .edit(let op, let steps):
+            return operationJSON(op) + [("compaction", .array(steps.map { step in
+                switch step {
+                case .remove(let id): return .object([("step", .string("remove")), ("opId", .string(id.description))])
+                case .replace(let id, let merged):
+                    return .object([("step", .string("replace")), ("opId", .string(id.description)), ("with", .object(operationJSON(merged)))])
+                }
+            }))]
+        case .editBatch(let ops):
+            return [("operations", .array(ops.map { .object(operationJSON($0)) }))]
+        case .sent(let ids), .withdrawn(let ids):
+            return [("opIds", .array(ids.map { .string($0.description) }))]
+        case .acknowledged(let acks):
+            return [("acknowledgements", .array(acks.map { .object([("opId", .string($0.operationID.description)), ("row", rowJSON($0.row))]) }))]
+        case .failed(let id, let reason, let permanent):
+            return [("opId", .string(id.description)), ("permanent", .bool(permanent)), ("reason", .string(reason))]
+        case .conflicted(let id, let server):
+            return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null)]
+        case .pulled(let kind, let rows, let cursor):
+            return [("kind", .string(kind)), ("cursor", cursor.map(cursorJSON) ?? .null), ("rows", .array(rows.map(rowJSON)))]
+        case .checkpoint(let part):
+            switch part {
+            case .rows(let rows): return [("part", .string("rows")), ("rows", .array(rows.map(rowJSON)))]
+            case .outbox(let entries): return [("part", .string("outbox")), ("outbox", .array(entries.map(outboxJSON)))]
+            case .cursors(let cursors): return [("part", .string("cursors")), ("cursors", cursorsJSON(cursors))]
+            case .conflicts(let conflicts): return [("part", .string("conflicts")), ("conflicts", .array(conflicts.map(conflictJSON)))]
+            case .rejections(let rejections): return [("part", .string("rejections")), ("rejections", .array(rejections.map(rejectionJSON)))]
+            case .end(let rows, let operations, let conflicts, let rejections):
+                return [("part", .string("end")), ("rows", .int(Int64(rows))), ("operations", .int(Int64(operations))),
+                        ("conflicts", .int(Int64(conflicts))), ("rejections", .int(Int64(rejections)))]
+            }
+        }
+    }
+
+    static func jsonLine(_ record: JournalRecord, _ entry: JournalEntry?, _ event: StoreEvent?, _ problem: String?) -> JSONText {
         var members: [(String, JSONText)] = [
             ("offset", .int(record.offset)),
             ("length", .int(Int64(record.length))),
@@ -203,6 +395,7 @@ public struct JournalDumpCommand: Sendable {
             ("type", .string(record.type.name)),
         ]
         if let problem { members.append(("error", .string(problem))) }
+        if let event { return .object(members + eventJSON(event)) }
         switch entry {
         case .operation(let op)?: members += operationJSON(op)
         case .batch(let ops)?: members.append(("operations", .array(ops.map { .object(operationJSON($0)) })))
@@ -242,6 +435,115 @@ public struct JournalDumpCommand: Sendable {
             summary.append(("header", .null))
         }
         return .object([("summary", .object(summary))])
+    }
+
+    // MARK: State
+
+    /// A record as the app sees it (what ``LocalStore/records(_:)`` returns).
+    struct VisibleRecord {
+        var key: RecordKey
+        var fields: [String: FieldValue]
+        var serverUpdatedAt: Int64?
+        var pending: Bool
+    }
+
+    /// The visible records of `state`, ordered by kind and id, as the store orders them.
+    static func visibleRecords(_ state: StoreState) -> [VisibleRecord] {
+        var keys = Set(state.snapshot.keys)
+        keys.formUnion(state.outbox.keys)
+        return keys.sorted().compactMap { key in
+            guard let fields = state.visibleFields(of: key) else { return nil }
+            return VisibleRecord(key: key, fields: fields, serverUpdatedAt: state.snapshot[key]?.updatedAt,
+                                 pending: !state.outbox.operations(on: key).isEmpty)
+        }
+    }
+
+    static func textState(_ result: Result<StoreState, Replayer.Failure>, records: Int) -> String {
+        let state: StoreState
+        switch result {
+        case .failure(let failure): return "state:    cannot be rebuilt: \(failure)\n"
+        case .success(let value): state = value
+        }
+        var text = "state:    as replay rebuilds it from \(records) record\(records == 1 ? "" : "s")\n"
+        let visible = visibleRecords(state)
+        if visible.isEmpty {
+            text += "records:  none\n"
+        } else {
+            var perKind: [String: Int] = [:]
+            for record in visible { perKind[record.key.kind, default: 0] += 1 }
+            text += "records:  " + perKind.keys.sorted().map { "\($0) \(perKind[$0]!)" }.joined(separator: ", ") + "\n"
+            text += "  " + pad("kind", 10) + pad("record", 18) + pad("server", 15) + pad("pending", 9) + "fields\n"
+            for record in visible {
+                text += "  " + pad(record.key.kind, 10) + pad(record.key.id, 18) + pad(record.serverUpdatedAt.map { String($0) } ?? "-", 15)
+                    + pad(record.pending ? "yes" : "no", 9) + FieldSummary.text(record.fields) + "\n"
+            }
+        }
+        let outbox = state.outbox.operations
+        if outbox.isEmpty {
+            text += "outbox:   empty\n"
+        } else {
+            text += "outbox:   \(outbox.count) operation\(outbox.count == 1 ? "" : "s"), in the order they are sent\n"
+            text += "  " + pad("opId", 38) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + pad("sent", 6)
+                + pad("attempts", 10) + "last error\n"
+            for entry in outbox {
+                let op = entry.operation
+                text += "  " + pad(op.id.description, 38) + pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
+                    + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.sent ? "yes" : "no", 6)
+                    + pad(String(entry.attempts), 10) + (entry.lastError.map(quoted) ?? "-") + "\n"
+            }
+        }
+        if state.cursors.isEmpty {
+            text += "cursors:  none\n"
+        } else {
+            text += "cursors:\n"
+            for kind in state.cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + state.cursors[kind]!.description + "\n" }
+        }
+        if state.conflicts.isEmpty {
+            text += "conflicts: none\n"
+        } else {
+            text += "conflicts: \(state.conflicts.count)\n"
+            for conflict in state.conflicts {
+                text += "  " + pad(conflict.operation.id.description, 38) + operationColumns(conflict.operation) + "\n"
+                text += "  " + pad("", 38) + (conflict.server.map { "server: " + rowColumns($0) } ?? "server: deleted the record") + "\n"
+            }
+        }
+        if state.rejections.isEmpty {
+            text += "rejections: none\n"
+        } else {
+            text += "rejections: \(state.rejections.count)\n"
+            for rejection in state.rejections {
+                text += "  " + pad(rejection.operation.id.description, 38) + operationColumns(rejection.operation) + "\n"
+                text += "  " + pad("", 38) + "after \(rejection.attempts) attempt\(rejection.attempts == 1 ? "" : "s"): " + quoted(rejection.reason) + "\n"
+            }
+        }
+        return text
+    }
+
+    /// `{"state": {"records": …, "outbox": […], "cursors": …, "conflicts": […], "rejections": […]}}`, or
+    /// `{"state": null, "stateError": "…"}` when replay cannot rebuild one.
+    static func jsonState(_ result: Result<StoreState, Replayer.Failure>) -> JSONText {
+        let state: StoreState
+        switch result {
+        case .failure(let failure): return .object([("state", .null), ("stateError", .string(failure.description))])
+        case .success(let value): state = value
+        }
+        var kinds: [(String, [JSONText])] = []
+        for record in visibleRecords(state) {
+            let json = JSONText.object([
+                ("recordId", .string(record.key.id)),
+                ("serverUpdatedAt", record.serverUpdatedAt.map { .int($0) } ?? .null),
+                ("pending", .bool(record.pending)),
+                ("fields", FieldSummary.json(record.fields)),
+            ])
+            if kinds.last?.0 == record.key.kind { kinds[kinds.count - 1].1.append(json) } else { kinds.append((record.key.kind, [json])) }
+        }
+        return .object([("state", .object([
+            ("records", .object(kinds.map { ($0.0, .array($0.1)) })),
+            ("outbox", .array(state.outbox.operations.map(outboxJSON))),
+            ("cursors", cursorsJSON(state.cursors)),
+            ("conflicts", .array(state.conflicts.map(conflictJSON))),
+            ("rejections", .array(state.rejections.map(rejectionJSON))),
+        ]))])
     }
 
     // MARK: Formatting

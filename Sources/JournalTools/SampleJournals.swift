@@ -19,6 +19,8 @@ public enum SampleJournals {
         File(relativePath: "samples/healthy.journal", purpose: "a clean journal of pin and note edits"),
         File(relativePath: "samples/torn-tail.journal", purpose: "the healthy journal plus the first 40 bytes of one more record: a crash mid-append"),
         File(relativePath: "samples/corrupt-middle.journal", purpose: "the healthy journal with one payload bit of record 3 flipped"),
+        File(relativePath: "samples/store.journal", purpose: "a local store's journal: pulled pages, edits the compactor merged, sent markers, a withdrawn hand-over, an acknowledgement, failures, a rejection, conflicts"),
+        File(relativePath: "samples/store-checkpoint.journal", purpose: "the store journal checkpointed into its next generation, then one more edit, sent"),
         File(relativePath: "golden/v1-all-types.journal", purpose: "every v1 operation kind and field type, a batch, a skippable unknown type, a salvaged record"),
         File(relativePath: "golden/v1-continued.journal", purpose: "a journal that continues an earlier generation from sequence 1001"),
     ]
@@ -53,6 +55,97 @@ public enum SampleJournals {
             (.operation, op(.delete, "pin", "p-old", base: serverStamp + 42, at: 6).encoded()),
         ]
         return ops
+    }
+
+    /// Events as a ``LocalStore`` journals them, with the compaction each
+    /// edit causes and the base it takes, made from a fixed seed so the
+    /// operation ids are the same on every run.
+    struct StoreEventRecorder {
+        var state = StoreState()
+        var events: [StoreEvent] = []
+        var generator = SeededGenerator(seed: 7)
+
+        /// Journals an edit: the base the store would give it, and the compactor's steps.
+        @discardableResult
+        mutating func edit(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
+                           at minute: Int64) -> OperationID {
+            let key = RecordKey(kind: entity, id: id)
+            let operation = JournalOperation(id: .random(using: &generator), kind: kind, entity: entity, recordID: id, fields: fields,
+                                             baseUpdatedAt: kind == .create ? nil : state.base(for: key),
+                                             queuedAt: SampleJournals.baseTime + minute * 60_000)
+            var probe = state
+            probe.apply(.edit(operation, compaction: []))
+            record(.edit(operation, compaction: Compactor.steps(for: operation, in: probe.outbox)))
+            return operation.id
+        }
+
+        mutating func record(_ event: StoreEvent) {
+            state.apply(event)
+            events.append(event)
+        }
+
+        var records: [(RecordType, [UInt8])] { events.map { ($0.recordType, $0.encodedPayload()) } }
+    }
+
+    static let storeServerStamp: Int64 = 1_763_990_000_000
+
+    /// The store sample: what a day of one device's sync journals.
+    static func storeEvents() -> StoreEventRecorder {
+        let s = storeServerStamp
+        var store = StoreEventRecorder()
+        store.record(.pulled(kind: "pin", rows: [
+            ServerRow(kind: "pin", id: "p-cafe", fields: ["name": .string("Café Kranz"), "lat": .double(48.1371), "lon": .double(11.5754)], updatedAt: s + 10),
+            ServerRow(kind: "pin", id: "p-museum", fields: ["name": .string("Museum")], updatedAt: s + 11),
+            ServerRow(kind: "pin", id: "p-old", updatedAt: s + 12, deletedAt: s + 12),
+        ], cursor: PullCursor(updatedAt: s + 12, id: "p-old")))
+        store.record(.pulled(kind: "note", rows: [
+            ServerRow(kind: "note", id: "n-0", fields: ["text": .string("Tram 18")], updatedAt: s + 20),
+        ], cursor: PullCursor(updatedAt: s + 20, id: "n-0")))
+        // Two updates, neither sent: merged into the first, with its base.
+        let visit = store.edit(.update, "pin", "p-cafe", ["visited": .bool(true)], at: 1)
+        store.edit(.update, "pin", "p-cafe", ["rating": .int(5)], at: 2)
+        // A create and an update, neither sent: one create.
+        let note = store.edit(.create, "note", "n-1", ["text": .string("Bring the walking map")], at: 3)
+        store.edit(.update, "note", "n-1", ["pinned": .bool(true)], at: 3)
+        // A create never sent, then a delete: both vanish.
+        store.edit(.create, "pin", "p-tapas", ["name": .string("Tapas Bar Sol")], at: 4)
+        store.edit(.delete, "pin", "p-tapas", at: 5)
+        store.record(.sent([visit, note]))
+        // The create is sent: this update queues behind it.
+        store.edit(.update, "note", "n-1", ["rank": .int(3)], at: 6)
+        store.record(.acknowledged([Acknowledgement(operationID: note, row: ServerRow(kind: "note", id: "n-1", fields: [
+            "text": .string("Bring the walking map"), "pinned": .bool(true)], updatedAt: s + 30))]))
+        store.record(.failed(visit, reason: "HTTP 503", permanent: false))
+        let rename = store.edit(.update, "pin", "p-museum", ["name": .string("Deutsches Museum")], at: 7)
+        // A create sent, then a delete: the delete stays queued behind it (seed 003).
+        let bar = store.edit(.create, "pin", "p-bar", ["name": .string("Bar Centrale")], at: 8)
+        store.record(.sent([rename, bar]))
+        store.edit(.delete, "pin", "p-bar", at: 9)
+        store.record(.conflicted(rename, server: ServerRow(kind: "pin", id: "p-museum", fields: ["name": .string("Museum (closed)")], updatedAt: s + 40)))
+        let tram = store.edit(.update, "note", "n-0", ["text": .string("Tram 18 from Sendlinger Tor")], at: 10)
+        store.record(.sent([tram]))
+        store.record(.failed(tram, reason: "HTTP 403: not your note", permanent: true))
+        let gone = store.edit(.delete, "note", "n-0", at: 11)
+        store.record(.sent([gone]))
+        store.record(.conflicted(gone, server: nil))
+        // Handed to a transport that turned out to be offline: withdrawn, unsent again.
+        let offline = store.edit(.update, "pin", "p-museum", ["note": .string("closed on Mondays")], at: 12)
+        store.record(.sent([offline]))
+        store.record(.withdrawn([offline]))
+        store.record(.pulled(kind: "pin", rows: [
+            ServerRow(kind: "pin", id: "p-new", fields: ["name": .string("Viktualienmarkt"), "tags": .stringSet(["market", "food"])], updatedAt: s + 50),
+        ], cursor: PullCursor(updatedAt: s + 50, id: "p-new")))
+        return store
+    }
+
+    /// The checkpoint of the store sample's state, then one more edit, sent.
+    static func storeCheckpointRecords() -> [(RecordType, [UInt8])] {
+        var store = storeEvents()
+        let parts = store.state.checkpointParts().map { StoreEvent.checkpoint($0) }
+        store.events = []
+        let visit = store.edit(.update, "pin", "p-new", ["visited": .bool(true)], at: 13)
+        store.record(.sent([visit]))
+        return parts.map { ($0.recordType, $0.encodedPayload()) } + store.records
     }
 
     static func goldenRecords() -> [(RecordType, [UInt8])] {
@@ -117,6 +210,14 @@ public enum SampleJournals {
         let target = Int(third.offset) + JournalFormat.recordHeaderLength + 20
         corrupt[target] ^= 0x10
         try replace(directory + "/samples/corrupt-middle.journal", with: corrupt)
+
+        let storeRecords = storeEvents().records
+        let storeHeader = header(seed: 6)
+        try await writeJournal(directory + "/samples/store.journal", header: storeHeader, records: storeRecords)
+        // A checkpoint keeps the journal id and continues the generation and the sequence numbers.
+        var checkpointHeader = header(seed: 8, continues: storeHeader.generation, firstSequence: UInt64(storeRecords.count + 1))
+        checkpointHeader.journalID = storeHeader.journalID
+        try await writeJournal(directory + "/samples/store-checkpoint.journal", header: checkpointHeader, records: storeCheckpointRecords())
 
         let golden = header(seed: 4)
         try await writeJournal(directory + "/golden/v1-all-types.journal", header: golden, records: goldenRecords())

@@ -33,7 +33,7 @@ public enum JournalEntry: Sendable, Hashable {
     static let known: Set<RecordType> = [.operation, .operationBatch, .salvaged]
 
     /// Record types this version knows the meaning of, even if it does not decode them yet.
-    static let reserved: Set<RecordType> = [.sentMarker, .acknowledgement, .rejection, .conflict, .compaction,
+    static let reserved: Set<RecordType> = [.sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict, .compaction,
                                              .pulledRows, .pullCursors, .checkpoint]
 
     /// Decodes a verified record.

@@ -256,7 +256,11 @@ public actor LocalStore {
 
     /// The edit event for `operation`, with the compaction it causes.
     static func edit(_ operation: JournalOperation, in staged: StoreState) -> StoreEvent {
-        .edit(operation, compaction: Compactor.steps(for: operation, after: staged.outbox.operations(on: operation.key)))
+        let compacted = StoreEvent.edit(operation, compaction: Compactor.steps(for: operation, after: staged.outbox.operations(on: operation.key)))
+        // Compaction only saves work; when a merge would not fit in one
+        // record, both edits stay queued as they are.
+        if compacted.encodedPayload().count > JournalFormat.maximumPayloadLength { return .edit(operation, compaction: []) }
+        return compacted
     }
 
     static func validate(kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) {
@@ -294,14 +298,81 @@ public actor LocalStore {
     }
 
     /// Records durably that `ids` may reach the server, then marks them in
-    /// flight. Call before handing them to a transport.
-    public func beginSending(_ ids: [OperationID]) async throws(StoreError) {
-        let known = ids.filter { state.outbox[$0] != nil }
+    /// flight, and returns the operations to hand to the transport: those of
+    /// `ids` still queued. One the user cancelled meanwhile (a create never
+    /// sent, then deleted) is left out, so it is never sent.
+    @discardableResult
+    public func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation] {
         try await submit { (staged) throws(StoreError) in
-            let unsent = known.filter { staged.outbox[$0].map { !$0.sent } ?? false }
+            let unsent = ids.filter { staged.outbox[$0].map { !$0.sent } ?? false }
             return unsent.isEmpty ? [] : [.sent(unsent)]
         }
-        inFlight.formUnion(known)
+        // Decided against the state after this call's batch: an operation
+        // removed earlier in the batch is gone, every other one is now sent.
+        let accepted = ids.compactMap { id in state.outbox[id].flatMap { $0.sent ? $0 : nil } }
+        inFlight.formUnion(accepted.map(\.id))
+        return accepted
+    }
+
+    /// The transport reported `ids` never left the device (it was offline):
+    /// they stop being in flight, and those this hand-over had newly marked
+    /// sent are unsent again, so the state is as it was before the attempt.
+    public func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
+        inFlight.subtract(ids)
+        let revert = ids.filter { newlyMarked.contains($0) }
+        try await submit { (staged) throws(StoreError) in
+            let sent = revert.filter { staged.outbox[$0]?.sent == true }
+            return sent.isEmpty ? [] : [.withdrawn(sent)]
+        }
+    }
+
+    /// What the server said of one operation, as the store keeps it.
+    public enum DeliveryOutcome: Sendable, Hashable {
+        /// Applied; the row is the server's copy afterwards.
+        case acknowledged(ServerRow)
+        /// Refused: the server's copy changed (`nil`: it was deleted).
+        case conflicted(server: ServerRow?)
+        /// Refused; permanent failures leave the queue for the rejections.
+        case failed(reason: String, permanent: Bool)
+    }
+
+    /// Keeps the outcomes of one push reply together: every outcome is
+    /// checked first (rows of the right record, valid ids and fields), and
+    /// only then are they all journaled, in one write. A reply with any
+    /// malformed part is refused whole.
+    ///
+    /// - Returns: the number of conflicts kept.
+    @discardableResult
+    public func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
+        for (index, (id, outcome)) in outcomes.enumerated() {
+            guard let entry = staged.outbox[id] else { continue }
+            let row: ServerRow?
+            switch outcome {
+            case .acknowledged(let applied): row = applied
+            case .conflicted(let server): row = server
+            case .failed: row = nil
+            }
+            if let row {
+                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
+                if row.key != entry.key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
+            }
+        }
+        var conflicts = 0
+        try await submit { (staged) throws(StoreError) in
+            var events: [StoreEvent] = []
+            var acks: [Acknowledgement] = []
+            for (id, outcome) in outcomes where staged.outbox[id] != nil {
+                switch outcome {
+                case .acknowledged(let row): acks.append(Acknowledgement(operationID: id, row: row))
+                case .conflicted(let server): events.append(.conflicted(id, server: server))
+                case .failed(let reason, let permanent): events.append(.failed(id, reason: reason, permanent: permanent))
+                }
+            }
+            if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }
+            return events
+        }
+        conflicts = outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
+        return conflicts
     }
 
     /// The transport answered (or failed) for `ids`: they are no longer in flight.
@@ -396,10 +467,35 @@ public actor LocalStore {
                     throw .invalidServerData(kind: page.kind, index: page.rows.count, reason: "cursor \(cursor) is behind \(current)")
                 }
                 if page.rows.isEmpty && page.cursor == nil { continue }
-                events.append(.pulled(kind: page.kind, rows: page.rows, cursor: page.cursor))
+                events += Self.pulledEvents(kind: page.kind, rows: page.rows, cursor: page.cursor)
             }
             return events
         }
+    }
+
+    /// A page as journal events: one record, or several when its rows would
+    /// not fit in one, with the cursor in the last (all in one write; a crash
+    /// between them keeps rows without the cursor, which the next pull fetches again).
+    static func pulledEvents(kind: String, rows: [ServerRow], cursor: PullCursor?) -> [StoreEvent] {
+        let whole = StoreEvent.pulled(kind: kind, rows: rows, cursor: cursor)
+        let budget = JournalFormat.maximumPayloadLength / 2
+        guard rows.count > 1, whole.encodedPayload().count > budget else { return [whole] }
+        var events: [StoreEvent] = []
+        var chunk: [ServerRow] = []
+        var bytes = 0
+        for row in rows {
+            var writer = ByteWriter()
+            row.encode(into: &writer)
+            if !chunk.isEmpty && bytes + writer.bytes.count > budget {
+                events.append(.pulled(kind: kind, rows: chunk, cursor: nil))
+                chunk = []
+                bytes = 0
+            }
+            chunk.append(row)
+            bytes += writer.bytes.count
+        }
+        events.append(.pulled(kind: kind, rows: chunk, cursor: cursor))
+        return events
     }
 
     /// The pull cursors of `kinds` (`nil` for a kind never pulled).
@@ -410,7 +506,8 @@ public actor LocalStore {
         return result
     }
 
-    static func problem(with row: ServerRow) -> String? {
+    /// Why a server row cannot be kept, or `nil` when it can.
+    public static func problem(with row: ServerRow) -> String? {
         if row.kind.isEmpty { return "empty kind" }
         if row.id.isEmpty { return "missing or empty id" }
         if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
@@ -513,17 +610,24 @@ public actor LocalStore {
             }
             var events: [StoreEvent] = []
             var results: [Result<Void, StoreError>] = []
+            var records: [(type: RecordType, payload: [UInt8])] = []
             for request in batch {
                 do throws(StoreError) {
                     let decided = try request.compute(staged)
+                    let encoded = decided.map { (type: $0.recordType, payload: $0.encodedPayload()) }
+                    // Checked per request, so one oversized change fails alone
+                    // instead of failing everything written with it.
+                    if let large = encoded.first(where: { $0.payload.count > JournalFormat.maximumPayloadLength }) {
+                        throw .tooLarge(bytes: large.payload.count, maximum: JournalFormat.maximumPayloadLength)
+                    }
                     for event in decided { staged.apply(event) }
                     events += decided
+                    records += encoded
                     results.append(.success(()))
                 } catch {
                     results.append(.failure(error))
                 }
             }
-            let records = events.map { (type: $0.recordType, payload: $0.encodedPayload()) }
             if !records.isEmpty {
                 do {
                     try await writer.append(records: records)

@@ -7,6 +7,8 @@ extension RecordType {
     public static let operationBatch = RecordType(rawValue: 0x0002)
     /// Reserved: operations that may have reached the server.
     public static let sentMarker = RecordType(rawValue: 0x0003)
+    /// Operations whose hand-over failed before they left the device (offline).
+    public static let sendWithdrawn = RecordType(rawValue: 0x0008)
     /// Reserved: operations the server applied.
     public static let acknowledgement = RecordType(rawValue: 0x0004)
     /// Reserved: operations the server rejected.
@@ -27,6 +29,7 @@ extension RecordType {
         case .operation: return "operation"
         case .operationBatch: return "batch"
         case .sentMarker: return "sent"
+        case .sendWithdrawn: return "unsent"
         case .acknowledgement: return "ack"
         case .rejection: return "rejection"
         case .conflict: return "conflict"

@@ -74,6 +74,7 @@ public enum Replayer {
                         throw .incompleteCheckpoint(sequence: record.sequence, reason: "parts hold \(counted) but the end names \((rows, operations, conflicts, rejections))")
                     }
                     phase = .body
+                    completedCheckpoint = true
                 }
             } else {
                 if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: record.sequence, reason: "ordinary record before the end part") }
@@ -82,9 +83,16 @@ public enum Replayer {
             state.apply(event)
         }
 
-        /// Checks the end of the records: a checkpoint must have been finished.
-        public func finish() throws(Failure) {
+        /// Whether a checkpoint started the records and was finished.
+        public private(set) var completedCheckpoint = false
+
+        /// Checks the end of the records: a checkpoint must have been finished,
+        /// and a file that continues an earlier generation (`header`) must start with one.
+        public func finish(header: JournalHeader? = nil) throws(Failure) {
             if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: nil, reason: "the journal ends inside the checkpoint") }
+            if let header, header.continuesGeneration != 0, !completedCheckpoint {
+                throw .incompleteCheckpoint(sequence: nil, reason: "the file continues generation \(header.continuesGeneration) but does not start with a complete checkpoint")
+            }
         }
     }
 
@@ -95,7 +103,7 @@ public enum Replayer {
         var fold = Fold()
         let report = try JournalReader(path: path, system: system).scan { record in try fold.fold(record) }
         if case .corrupt = report.status { throw Failure.corrupt(report.status) }
-        try fold.finish()
+        try fold.finish(header: report.header)
         return Result(state: fold.state, records: fold.records, report: report)
     }
 }

@@ -12,6 +12,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case recordNotFound(RecordKey)
     /// A create names a record that already exists.
     case recordAlreadyExists(RecordKey)
+    /// A change would not fit in one journal record.
+    case tooLarge(bytes: Int, maximum: Int)
     /// A page of server data was refused before anything was kept.
     case invalidServerData(kind: String, index: Int, reason: String)
     /// The journal cannot be read (corrupt, not a journal, or written by a
@@ -32,6 +34,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidFields(let kind, let id, let reason): return "invalid fields for \(kind)/\(id): \(reason)"
         case .recordNotFound(let key): return "no record \(key)"
         case .recordAlreadyExists(let key): return "record \(key) already exists"
+        case .tooLarge(let bytes, let maximum): return "the change takes \(bytes) bytes, more than a journal record holds (\(maximum))"
         case .invalidServerData(let kind, let index, let reason): return "server data for \(kind) refused (row \(index)): \(reason); nothing was kept"
         case .unreadable(let path, let reason): return "\(path): stored data could not be read (\(reason)); it was kept as it is"
         case .retired: return "the store was retired"

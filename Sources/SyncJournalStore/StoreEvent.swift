@@ -10,6 +10,9 @@ public enum StoreEvent: Sendable, Hashable {
     case editBatch([JournalOperation])
     /// These operations may reach the server from now on.
     case sent([OperationID])
+    /// The transport reported these never left the device (offline): they
+    /// are unsent again, so a create among them can still be cancelled locally.
+    case withdrawn([OperationID])
     /// The server applied these operations.
     case acknowledged([Acknowledgement])
     /// An attempt failed; a permanent failure takes the operation out of the queue.
@@ -34,6 +37,7 @@ extension StoreEvent {
         case .edit(_, let steps): return steps.isEmpty ? .operation : .compactedEdit
         case .editBatch: return .operationBatch
         case .sent: return .sentMarker
+        case .withdrawn: return .sendWithdrawn
         case .acknowledged: return .acknowledgement
         case .failed: return .rejection
         case .conflicted: return .conflict
@@ -54,7 +58,7 @@ extension StoreEvent {
             }
         case .editBatch(let operations):
             return JournalOperation.encodeBatch(operations)
-        case .sent(let ids):
+        case .sent(let ids), .withdrawn(let ids):
             writer.writeVarint(UInt64(ids.count))
             for id in ids { writer.writeRaw(id.bytes) }
         case .acknowledged(let acks):
@@ -90,7 +94,7 @@ extension StoreEvent {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }
-        let known: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .acknowledgement,
+        let known: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement,
                                       .rejection, .conflict, .pulledRows, .checkpoint]
         if !known.contains(record.type) {
             if record.type.isSkippable || record.type == .salvaged { return nil }
@@ -111,11 +115,11 @@ extension StoreEvent {
                 event = .edit(operation, compaction: steps)
             case .operationBatch:
                 return .editBatch(try JournalOperation.decodeBatch(record.payload))
-            case .sentMarker:
+            case .sentMarker, .sendWithdrawn:
                 let count = try reader.readCount(minimumItemSize: 16)
                 var ids: [OperationID] = []
                 for _ in 0..<count { ids.append(OperationID(bytes: try reader.readRaw(16))!) }
-                event = .sent(ids)
+                event = record.type == .sentMarker ? .sent(ids) : .withdrawn(ids)
             case .acknowledgement:
                 let count = try reader.readCount(minimumItemSize: 20)
                 var acks: [Acknowledgement] = []

@@ -35,6 +35,8 @@ public struct StoreState: Sendable, Hashable {
             for operation in operations { outbox.append(OutboxOperation(operation: operation)) }
         case .sent(let ids):
             for id in ids { outbox.update(id) { $0.sent = true } }
+        case .withdrawn(let ids):
+            for id in ids { outbox.update(id) { $0.sent = false } }
         case .acknowledged(let acks):
             for ack in acks { acknowledge(ack) }
         case .failed(let id, let reason, let permanent):

@@ -67,12 +67,17 @@ public actor SyncEngine {
     /// Runs one sync, or waits for the one running and returns its outcome.
     public func sync() async -> SyncOutcome {
         if let running { return await running.value }
-        let task = Task { await self.run() }
+        let task = Task {
+            let outcome = await self.run()
+            // Cleared by the sync itself, so a call after it ended starts a new one.
+            self.finishRun()
+            return outcome
+        }
         running = task
-        let outcome = await task.value
-        running = nil
-        return outcome
+        return await task.value
     }
+
+    private func finishRun() { running = nil }
 
     private func run() async -> SyncOutcome {
         var pushed = 0
@@ -86,20 +91,30 @@ public actor SyncEngine {
                 return .error(error.description)
             }
             if ready.isEmpty { break }
-            let ids = ready.map(\.id)
-            do { try await store.beginSending(ids) } catch { return .error(error.description) }
+            // Only what the store accepted as sent goes out: an operation the
+            // user cancelled since `operationsReadyToSend` must not be sent.
+            let sending: [OutboxOperation]
+            do { sending = try await store.beginSending(ready.map(\.id)) } catch { return .error(error.description) }
+            if sending.isEmpty { continue }
+            let ids = sending.map(\.id)
+            let newlyMarked = Set(ready.filter { !$0.sent }.map(\.id))
             let results: [MutationResult]
             do {
-                results = try await transport.push(ready.map { Mutation($0.operation) })
+                results = try await transport.push(sending.map { Mutation($0.operation) })
             } catch {
-                await store.finishSending(ids)
                 switch error {
                 case .offline:
+                    // Nothing left the device: undo this attempt's sent marks, so
+                    // a skipped sync leaves the state as it was (and a create
+                    // deleted later can still vanish without reaching the server).
+                    do { try await store.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .error(error.description) }
                     return .skipped(.offline)
                 case .transient(let reason, _):
+                    await store.finishSending(ids)
                     for id in ids { try? await store.recordFailure(id, reason: reason, permanent: false) }
                     return .error(error.description)
                 case .permanent:
+                    await store.finishSending(ids)
                     return .error(error.description)
                 }
             }
@@ -109,28 +124,24 @@ public actor SyncEngine {
                 await store.finishSending(ids)
                 return .error("malformed push reply: \(results.count) results for \(ids.count) mutations")
             }
-            var acks: [Acknowledgement] = []
-            do {
-                for result in results {
-                    switch result.outcome {
-                    case .applied(let row):
-                        acks.append(Acknowledgement(operationID: result.operationID, row: row))
-                    case .conflict(let server):
-                        try await store.recordConflict(result.operationID, server: server)
-                        conflicts += 1
-                        attempted.insert(result.operationID)
-                    case .rejected(let reason, let permanent):
-                        try await store.recordFailure(result.operationID, reason: reason, permanent: permanent)
-                        attempted.insert(result.operationID)
-                    }
+            // The store checks every outcome before it keeps any, in one write.
+            let outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = results.map { result in
+                switch result.outcome {
+                case .applied(let row): return (result.operationID, .acknowledged(row))
+                case .conflict(let server): return (result.operationID, .conflicted(server: server))
+                case .rejected(let reason, let permanent): return (result.operationID, .failed(reason: reason, permanent: permanent))
                 }
-                try await store.acknowledge(acks)
+            }
+            do {
+                conflicts += try await store.recordOutcomes(outcomes)
             } catch {
                 await store.finishSending(ids)
-                return .error(error.description)
+                return .error("malformed push reply: \(error)")
             }
             await store.finishSending(ids)
-            pushed += acks.count
+            for (id, outcome) in outcomes {
+                if case .acknowledged = outcome { pushed += 1 } else { attempted.insert(id) }
+            }
         }
 
         var pulled = 0

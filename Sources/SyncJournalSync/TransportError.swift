@@ -1,6 +1,8 @@
 /// Why a request did not get an answer, classified so the engine knows what to do.
 public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No connection: a normal state, not a failure. The sync is skipped.
+    /// No connection: the request did not leave the device. A normal state,
+    /// not a failure: the sync is skipped. (A request that may have left,
+    /// then lost its connection, is ``transient(reason:retryAfterMilliseconds:)``.)
     case offline
     /// Worth retrying later: a timeout, an overloaded or failing server (5xx),
     /// or too many requests (429), with the server's retry-after if it gave one.

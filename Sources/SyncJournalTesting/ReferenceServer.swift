@@ -29,7 +29,11 @@ public actor ReferenceServer {
     }
 
     private var table: [RecordKey: Stored] = [:]
-    private var remembered: [OperationID: MutationResult] = [:]
+    private struct Remembered: Hashable {
+        var user: String
+        var operationID: OperationID
+    }
+    private var remembered: [Remembered: MutationResult] = [:]
     private var clock: Int64
     private var lastIssued: Int64 = .min
     /// The largest stamp a pull has handed out; later writes go above it.
@@ -69,18 +73,20 @@ public actor ReferenceServer {
     public func push(user: String, _ mutations: [Mutation]) -> [MutationResult] {
         pushCount += 1
         return mutations.map { mutation in
-            if let first = remembered[mutation.operationID] { return first }
+            let key = Remembered(user: user, operationID: mutation.operationID)
+            if let first = remembered[key] { return first }
             let result = MutationResult(operationID: mutation.operationID, outcome: apply(mutation, user: user))
-            remembered[mutation.operationID] = result
+            remembered[key] = result
             return result
         }
     }
 
     private func apply(_ mutation: Mutation, user: String) -> MutationOutcome {
         if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.count > 64 {
-            return .rejected(reason: "record id must be 1 to 64 characters", permanent: true)
+        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
+            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
         }
+        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
         let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
         let existing = table[key]
         if let existing, existing.owner != user {
@@ -204,7 +210,7 @@ public actor ReferenceServer {
     }
 
     /// How many times the server applied an operation with this id (0 or 1).
-    public func remembers(_ id: OperationID) -> Bool { remembered[id] != nil }
+    public func remembers(_ id: OperationID, user: String) -> Bool { remembered[Remembered(user: user, operationID: id)] != nil }
 }
 
 extension PullCursor {

@@ -14,6 +14,8 @@ struct DumpCase: Sendable, CustomStringConvertible {
         switch mode {
         case "json": return ["--json", journalPath]
         case "verify": return ["--verify", journalPath]
+        case "state": return ["--state", journalPath]
+        case "state-json": return ["--state", "--json", journalPath]
         default: return [journalPath]
         }
     }
@@ -22,6 +24,8 @@ struct DumpCase: Sendable, CustomStringConvertible {
         switch mode {
         case "json": return expected.appendingPathComponent("\(name).jsonl")
         case "verify": return expected.appendingPathComponent("\(name).verify.txt")
+        case "state": return expected.appendingPathComponent("\(name).state.txt")
+        case "state-json": return expected.appendingPathComponent("\(name).state.jsonl")
         default: return expected.appendingPathComponent("\(name).txt")
         }
     }
@@ -42,9 +46,9 @@ struct DumpCase: Sendable, CustomStringConvertible {
 struct JournalDumpBinaryTests {
     @Test("the expected-output manifest covers every sample in every mode")
     func manifestIsComplete() {
-        #expect(DumpCase.all.count == 13)
-        for name in ["healthy", "torn-tail", "corrupt-middle"] {
-            for mode in ["text", "json", "verify"] {
+        #expect(DumpCase.all.count == 29)
+        for name in ["healthy", "torn-tail", "corrupt-middle", "store", "store-checkpoint"] {
+            for mode in ["text", "json", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
         }
@@ -87,6 +91,7 @@ struct JournalDumpBinaryTests {
         let result = try ToolRunner.run("journal-crash", ["samples", directory.url.path])
         #expect(result.status == 0, "\(result.standardError)")
         for relative in ["samples/healthy.journal", "samples/torn-tail.journal", "samples/corrupt-middle.journal",
+                         "samples/store.journal", "samples/store-checkpoint.journal",
                          "golden/v1-all-types.journal", "golden/v1-continued.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))
             let committed = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/" + relative))

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+import Synchronization
+import SyncJournalCore
+import SyncJournalStore
+import Testing
+
+// Shared fixtures of the LocalStore*Tests and Compactor*Tests files (issue 3's
+// store rules). Everything lives under `StoreRulesKit` so that it cannot
+// collide with helpers other test files of this target declare.
+
+enum StoreRulesKit {
+    /// The time every fixed clock reports; it must never show up as a base.
+    static let clockTime: Int64 = 4_242_424_242
+
+    /// A directory of its own under `/tmp` for one test.
+    struct Scratch: Sendable {
+        let directory: String
+
+        init() throws {
+            var template = Array("/tmp/store-rules-XXXXXX".utf8CString)
+            let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
+            guard made != nil else { throw CocoaError(.fileWriteUnknown) }
+            directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+
+        /// The store's journal.
+        var journal: String { directory + "/store.journal" }
+
+        func file(_ name: String) -> String { directory + "/" + name }
+
+        func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Runs `body` with a fresh scratch directory, removed afterwards whether
+    /// `body` returns or throws.
+    static func withScratch<T>(isolation: isolated (any Actor)? = #isolation,
+                              _ body: (Scratch) async throws -> T) async throws -> T {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        return try await body(scratch)
+    }
+
+    /// A clock that always reports ``clockTime``.
+    struct FixedClock: TimeSource {
+        func nowMilliseconds() -> Int64 { StoreRulesKit.clockTime }
+    }
+
+    /// Options with a fixed clock and automatic checkpoints off (so record
+    /// counts in the journal only change when the test writes).
+    static func options(system: any SystemCalls = PosixSystemCalls(),
+                        makeRecordID: (@Sendable () -> String)? = nil) -> LocalStore.Options {
+        if let makeRecordID {
+            return LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: 0, makeRecordID: makeRecordID)
+        }
+        return LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: 0)
+    }
+
+    static func open(_ path: String, system: any SystemCalls = PosixSystemCalls()) async throws -> LocalStore {
+        try await LocalStore.open(path: path, options: options(system: system))
+    }
+
+    /// A server row of kind `pin` (or `kind`).
+    static func row(_ id: String, at updatedAt: Int64, _ fields: [String: FieldValue] = [:], kind: String = "pin",
+                    deletedAt: Int64? = nil) -> ServerRow {
+        ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
+    }
+
+    /// A tombstone row.
+    static func tombstone(_ id: String, at updatedAt: Int64, kind: String = "pin") -> ServerRow {
+        ServerRow(kind: kind, id: id, fields: [:], updatedAt: updatedAt, deletedAt: updatedAt)
+    }
+
+    /// The error `body` throws, or `nil` when it returns. A non-store error is recorded as an issue.
+    static func storeError(sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: () async throws -> Void) async -> StoreError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as StoreError {
+            return error
+        } catch {
+            Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
+            return nil
+        }
+    }
+
+    /// The verified records of the journal at `path`.
+    static func records(_ path: String) throws -> [JournalRecord] {
+        try JournalReader(path: path).readAll().records
+    }
+
+    /// The number of verified records in the journal at `path`.
+    static func recordCount(_ path: String) throws -> Int {
+        try JournalReader(path: path).scan().recordCount
+    }
+
+    /// The file's bytes.
+    static func bytes(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
+    static func copySample(_ name: String, to destination: String) throws {
+        let source = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("journals/samples/\(name)").path
+        try FileManager.default.copyItem(atPath: source, toPath: destination)
+    }
+}
+
+extension StoreError {
+    /// The case's name (`journal.io`, `journal.writerFailed`, `journal.locked` for the
+    /// journal's own errors), to check the case without its explanatory strings.
+    var caseName: String {
+        switch self {
+        case .emptyKind: return "emptyKind"
+        case .invalidRecordID: return "invalidRecordID"
+        case .invalidFields: return "invalidFields"
+        case .recordNotFound: return "recordNotFound"
+        case .recordAlreadyExists: return "recordAlreadyExists"
+        case .invalidServerData: return "invalidServerData"
+        case .tooLarge: return "tooLarge"
+        case .unreadable: return "unreadable"
+        case .retired: return "retired"
+        case .closed: return "closed"
+        case .journal(let error):
+            switch error {
+            case .io: return "journal.io"
+            case .notAJournal: return "journal.notAJournal"
+            case .unsupportedVersion: return "journal.unsupportedVersion"
+            case .corrupt: return "journal.corrupt"
+            case .locked: return "journal.locked"
+            case .writerFailed: return "journal.writerFailed"
+            case .closed: return "journal.closed"
+            case .recordTooLarge: return "journal.recordTooLarge"
+            case .alreadyExists: return "journal.alreadyExists"
+            }
+        }
+    }
+}
+
+/// A clock that reports ``StoreRulesKit/clockTime`` and signals every
+/// reading. The store reads the clock on its actor right before it queues an
+/// edit for the journal, with no suspension in between, so a reading tells
+/// the test that the edit is queued.
+final class StoreRulesSignallingClock: TimeSource, Sendable {
+    private let readings: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let count = Mutex(0)
+
+    init() { (readings, continuation) = AsyncStream.makeStream(of: Void.self) }
+
+    func nowMilliseconds() -> Int64 {
+        count.withLock { $0 += 1 }
+        continuation.yield()
+        return StoreRulesKit.clockTime
+    }
+
+    /// Readings so far.
+    var calls: Int { count.withLock { $0 } }
+
+    /// Returns once the clock has been read at least `n` times in all.
+    func waitUntilRead(times n: Int) async {
+        if calls >= n { return }
+        for await _ in readings where calls >= n { return }
+    }
+}
+
+/// Real system calls, except that while armed the next `fdatasync` blocks
+/// (on the writer's Dispatch queue, never on the Swift pool) until the test
+/// calls ``release()``: a journal write held at a known point, without sleeping.
+final class StoreRulesHeldSync: SystemCalls, Sendable {
+    private let base = PosixSystemCalls()
+    private let armed = Mutex(false)
+    private let gate = DispatchSemaphore(value: 0)
+    private let entered: AsyncStream<Void>
+    private let enteredContinuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Makes the next `fdatasync` wait for ``release()``.
+    func holdNextSync() { armed.withLock { $0 = true } }
+
+    /// Returns once a held `fdatasync` is waiting.
+    func waitUntilHeld() async {
+        for await _ in entered { return }
+    }
+
+    /// Lets the held `fdatasync` go on.
+    func release() { gate.signal() }
+
+    func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+        let hold = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+        if hold {
+            enteredContinuation.yield()
+            gate.wait()
+        }
+        try base.fdatasync(fd)
+    }
+
+    func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
+    func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
+    func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
+    func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
+    func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
+    func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
+    func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
+    func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
+    func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
+    func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
+}

@@ -1,0 +1,587 @@
+import Foundation
+import Synchronization
+import SyncJournalCore
+import SyncJournalStore
+import Testing
+
+// Issue 3, rule 5 (replay): for random histories of edits and sync outcomes,
+// the state rebuilt from every prefix of the journal equals the live state at
+// that point.
+//
+// Each history drives a real `LocalStore` through its app- and engine-facing
+// API. After every call it records the journal file's bytes and the live
+// `currentState()`. A checkpoint replaces the file (a new generation); the
+// system-call layer below the store keeps a copy of each file just before it
+// is renamed over, so the prefixes of every generation can be replayed. Then
+// every prefix of every generation is replayed with `Replayer.replay(path:)`
+// from a truncated copy: at each record boundary it must give the live state
+// recorded there; cut inside a record it must give the state at the boundary
+// before (a torn tail). Inside a checkpoint (before its end part) replay must
+// refuse rather than return a smaller state.
+
+
+/// Reopens a store after `close()`. A process spawned at that moment by a
+/// concurrently running test (the tool tests run the binaries) shares the
+/// closed journal's lock between its fork and its exec (the descriptor is
+/// O_CLOEXEC, so exec drops it): `flock` reports the journal locked for that
+/// instant. This retries only that error, a bounded number of times; a real
+/// second writer keeps the lock and the last attempt throws.
+fileprivate func reopenForReplay(path: String, options: LocalStore.Options) async throws -> LocalStore {
+    var attempt = 0
+    while true {
+        let result: Result<LocalStore, StoreError>
+        do { result = .success(try await LocalStore.open(path: path, options: options)) } catch { result = .failure(error) }
+        switch result {
+        case .success(let store):
+            return store
+        case .failure(.journal(.locked(_))) where attempt < 20_000:
+            attempt += 1
+            await Task.yield()
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+/// Passes calls to the real system calls and keeps a copy of the file a
+/// `rename` is about to replace, so a test can read an old generation after a
+/// checkpoint renamed the new one over it.
+private final class ReplacedFileArchive: SystemCalls, Sendable {
+    private let base = PosixSystemCalls()
+    private let replaced = Mutex<[[UInt8]]>([])
+
+    /// The copies kept since the last call, oldest first.
+    func takeReplaced() -> [[UInt8]] {
+        replaced.withLock { list in
+            defer { list = [] }
+            return list
+        }
+    }
+
+    func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
+        try base.open(path, options, mode)
+    }
+    func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
+    func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        try base.pread(fd, into: buffer, at: offset)
+    }
+    func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        try base.pwrite(fd, from: buffer, at: offset)
+    }
+    func fdatasync(_ fd: FileDescriptor) throws(SystemError) { try base.fdatasync(fd) }
+    func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
+    func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
+    func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
+    func rename(_ from: String, _ to: String) throws(SystemError) {
+        if let data = FileManager.default.contents(atPath: to) {
+            replaced.withLock { $0.append([UInt8](data)) }
+        }
+        try base.rename(from, to)
+    }
+    func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
+    func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
+}
+
+/// A clock that ticks one second per reading, from a fixed start.
+private final class TickingClock: TimeSource, Sendable {
+    private let now = Mutex<Int64>(1_764_000_000_000)
+    func nowMilliseconds() -> Int64 {
+        now.withLock { value in
+            value += 1000
+            return value
+        }
+    }
+}
+
+/// One journal file (generation) of a history, with the states seen live.
+private struct ObservedGeneration {
+    /// The file's bytes: its last copy (replaced by a checkpoint, or at the end).
+    var bytes: [UInt8] = []
+    /// File length after a call, and the live state then.
+    var observations: [(length: Int, state: StoreState)] = []
+}
+
+/// What checking one history's prefixes found.
+private struct PrefixTally {
+    var histories = 0
+    var calls = 0
+    var refusedCalls = 0
+    var checkpoints = 0
+    var reopens = 0
+    var withdrawals = 0
+    var batchReplies = 0
+    var generations = 0
+    var boundaryPrefixes = 0
+    var tornPrefixes = 0
+    var insideCheckpointPrefixes = 0
+    /// Record boundaries no call ended at (a batch reply journals its acknowledgements
+    /// and its other outcomes as separate records, in one write): replayed, not compared.
+    var unobservedBoundaries = 0
+    /// Cuts before the first complete part of a checkpoint file.
+    var headerOnlyCheckpointCuts = 0
+
+    mutating func add(_ other: PrefixTally) {
+        histories += other.histories
+        calls += other.calls
+        refusedCalls += other.refusedCalls
+        checkpoints += other.checkpoints
+        reopens += other.reopens
+        withdrawals += other.withdrawals
+        batchReplies += other.batchReplies
+        generations += other.generations
+        boundaryPrefixes += other.boundaryPrefixes
+        tornPrefixes += other.tornPrefixes
+        insideCheckpointPrefixes += other.insideCheckpointPrefixes
+        unobservedBoundaries += other.unobservedBoundaries
+        headerOnlyCheckpointCuts += other.headerOnlyCheckpointCuts
+    }
+}
+
+/// Drives one random history through a store and records what it saw.
+private struct HistoryRun {
+    let seed: UInt64
+    let steps: Int
+    var rng: SplitMix64
+    let directory: String
+    let path: String
+    let archive: ReplacedFileArchive
+    let options: LocalStore.Options
+    var store: LocalStore
+    var generations: [ObservedGeneration] = [ObservedGeneration()]
+    var inFlight: Set<OperationID> = []
+    /// Operations the last hand-over marked sent (a withdrawal unmarks them).
+    var newlyMarked: Set<OperationID> = []
+    var serverClock: Int64 = 1_700_000_000_000
+    var tally = PrefixTally()
+
+    static let kinds = ["pin", "note"]
+    static let ids = ["a", "b", "c"]
+
+    static func make(seed: UInt64, steps: Int) async throws -> HistoryRun {
+        var rng = SplitMix64(seed: seed)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-property-\(seed)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/store.journal"
+        let archive = ReplacedFileArchive()
+        // Small thresholds checkpoint often; 0 leaves only the explicit ones.
+        let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
+        let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
+                                         makeRecordID: { "generated" })
+        let store = try await LocalStore.open(path: path, options: options)
+        return HistoryRun(seed: seed, steps: steps, rng: rng, directory: directory, path: path, archive: archive,
+                          options: options, store: store)
+    }
+
+    func fileBytes() -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
+
+    // MARK: Random values
+
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &rng)] }
+
+    mutating func randomFields() -> [String: FieldValue] {
+        var fields: [String: FieldValue] = [:]
+        for name in ["n", "s", "t", "set"] where chance(45) {
+            switch name {
+            case "n": fields[name] = .int(Int64.random(in: -5...5, using: &rng))
+            case "s": fields[name] = .string(pick(["", "x", "Café", "日本"]))
+            case "t": fields[name] = chance(50) ? .bool(true) : .null
+            default: fields[name] = .stringSet(Set(["p", "q", "r"].filter { _ in chance(50) }))
+            }
+        }
+        return fields
+    }
+
+    mutating func nextStamp() -> Int64 {
+        serverClock += Int64.random(in: 1...3, using: &rng)
+        return serverClock
+    }
+
+    // MARK: Observing
+
+    /// Waits until the store has journaled everything queued, including an
+    /// automatic checkpoint a call started (a call returns before it ends):
+    /// an empty acknowledgement is journaled in order behind it and writes nothing.
+    func settle() async throws {
+        try await store.acknowledge([])
+    }
+
+    /// Records the file and the live state after a call that may have written.
+    mutating func observe() async throws {
+        try await settle()
+        let state = try await store.currentState()
+        let bytes = fileBytes()
+        for replaced in archive.takeReplaced() {
+            // A checkpoint replaced the file: the old one ends here, at the
+            // state the checkpoint holds (a checkpoint never changes the state).
+            generations[generations.count - 1].bytes = replaced
+            generations[generations.count - 1].observations.append((replaced.count, state))
+            generations.append(ObservedGeneration())
+            tally.checkpoints += 1
+        }
+        var current = generations[generations.count - 1]
+        if let last = current.observations.last {
+            #expect(bytes.count >= last.length, "seed \(seed): the journal shrank without a checkpoint")
+            #expect(Array(bytes.prefix(current.bytes.count)) == current.bytes, "seed \(seed): bytes already written changed")
+        }
+        current.bytes = bytes
+        current.observations.append((bytes.count, state))
+        generations[generations.count - 1] = current
+    }
+
+    /// Runs a call that must be refused, and checks it changed neither the journal nor the state.
+    mutating func expectRefused(_ what: String, _ call: (LocalStore) async throws -> Void) async throws {
+        let bytesBefore = fileBytes()
+        let stateBefore = try await store.currentState()
+        var refused = false
+        do { try await call(store) } catch { refused = true }
+        #expect(refused, "seed \(seed): \(what) was accepted")
+        try await settle()
+        #expect(fileBytes() == bytesBefore, "seed \(seed): refused \(what) changed the journal")
+        #expect(try await store.currentState() == stateBefore, "seed \(seed): refused \(what) changed the state")
+        #expect(archive.takeReplaced().isEmpty, "seed \(seed): refused \(what) checkpointed")
+        tally.refusedCalls += 1
+    }
+
+    // MARK: The history
+
+    mutating func run() async throws {
+        tally.histories = 1
+        try await observe()  // the empty journal: just a header
+        for _ in 0..<steps {
+            try await step()
+            tally.calls += 1
+        }
+        try await store.close()
+        generations[generations.count - 1].bytes = fileBytes()
+        #expect(archive.takeReplaced().isEmpty)
+    }
+
+    mutating func step() async throws {
+        let state = try await store.currentState()
+        let roll = Int.random(in: 0..<100, using: &rng)
+        let kind = pick(Self.kinds)
+        let id = pick(Self.ids)
+        let key = RecordKey(kind: kind, id: id)
+        let visible = state.visibleFields(of: key) != nil
+        switch roll {
+        case 0..<18:  // create
+            let fields = randomFields()
+            if visible {
+                try await expectRefused("create of visible \(key)") { try await $0.create(kind, id: id, fields: fields) }
+            } else {
+                try await store.create(kind, id: id, fields: fields)
+                try await observe()
+            }
+        case 18..<32:  // update
+            let changes = randomFields()
+            if visible {
+                try await store.update(kind, id: id, changes: changes)
+                try await observe()
+            } else {
+                try await expectRefused("update of missing \(key)") { try await $0.update(kind, id: id, changes: changes) }
+            }
+        case 32..<41:  // delete
+            if visible {
+                try await store.delete(kind, id: id)
+                try await observe()
+            } else {
+                try await expectRefused("delete of missing \(key)") { try await $0.delete(kind, id: id) }
+            }
+        case 41..<53:  // hand operations to a transport
+            let ready = try await store.operationsReadyToSend(limit: Int.random(in: 1...3, using: &rng))
+            let ids = ready.map(\.id).filter { _ in chance(85) }
+            let accepted = try await store.beginSending(ids)
+            inFlight.formUnion(accepted.map(\.id))
+            newlyMarked.formUnion(ready.filter { !$0.sent && ids.contains($0.id) }.map(\.id))
+            try await observe()
+        case 53..<70:  // an outcome for an operation (usually one in flight)
+            let pending = state.outbox.operations
+            guard !pending.isEmpty else { return try await observe() }
+            let candidates = pending.filter { inFlight.contains($0.id) }
+            if candidates.count > 1 && chance(25) {
+                // One push reply for several operations: kept together (one write, possibly several records).
+                let replied = Array(candidates.prefix(3))
+                var outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = []
+                for entry in replied { outcomes.append((entry.id, deliveryOutcome(for: entry, in: state))) }
+                try await store.recordOutcomes(outcomes)
+                await store.finishSending(replied.map(\.id))
+                inFlight.subtract(replied.map(\.id))
+                newlyMarked.subtract(replied.map(\.id))
+                tally.batchReplies += 1
+                return try await observe()
+            }
+            let entry = (!candidates.isEmpty && chance(85)) ? pick(candidates) : pick(pending)
+            if inFlight.contains(entry.id) && chance(12) {
+                // The transport was offline: the operation never left the device.
+                try await store.withdrawSending([entry.id], newlyMarked: newlyMarked)
+                inFlight.remove(entry.id)
+                newlyMarked.remove(entry.id)
+                tally.withdrawals += 1
+                return try await observe()
+            }
+            try await outcome(for: entry, in: state)
+            newlyMarked.remove(entry.id)
+            if chance(90) {
+                await store.finishSending([entry.id])
+                inFlight.remove(entry.id)
+            }
+            try await observe()
+        case 70..<73:  // a late reply for an operation the store no longer has
+            try await store.acknowledge([Acknowledgement(operationID: .random(using: &rng),
+                                                         row: ServerRow(kind: kind, id: id, updatedAt: nextStamp()))])
+            try await store.recordFailure(.random(using: &rng), reason: "late", permanent: chance(50))
+            try await observe()
+        case 73..<85:  // a pulled page
+            var rows: [ServerRow] = []
+            for rowID in Self.ids where chance(40) {
+                let stamp = nextStamp()
+                rows.append(chance(25) ? ServerRow(kind: kind, id: rowID, updatedAt: stamp, deletedAt: stamp)
+                                       : ServerRow(kind: kind, id: rowID, fields: randomFields(), updatedAt: stamp))
+            }
+            let cursor: PullCursor? = chance(15) ? nil : rows.last.map { PullCursor(updatedAt: $0.updatedAt, id: $0.id) }
+                ?? PullCursor(updatedAt: nextStamp(), id: "z")
+            try await store.applyPulledPage(kind: kind, rows: rows, cursor: cursor)
+            try await observe()
+        case 85..<91:  // invalid calls: refused before anything is kept
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0:
+                try await expectRefused("a page with a duplicate id") {
+                    try await $0.applyPulledPage(kind: kind, rows: [ServerRow(kind: kind, id: "a", updatedAt: 1), ServerRow(kind: kind, id: "a", updatedAt: 2)],
+                                                 cursor: nil)
+                }
+            case 1:
+                if state.cursors[kind] != nil {
+                    try await expectRefused("a cursor behind the current one") {
+                        try await $0.applyPulledPage(kind: kind, rows: [], cursor: PullCursor(updatedAt: 0, id: "a"))
+                    }
+                } else {
+                    try await expectRefused("a row with an empty id") {
+                        try await $0.applyPulledPage(kind: kind, rows: [ServerRow(kind: kind, id: "", updatedAt: 1)], cursor: nil)
+                    }
+                }
+            case 2:
+                try await expectRefused("an id of 65 bytes") { try await $0.create(kind, id: String(repeating: "x", count: 65), fields: [:]) }
+            case 3:
+                try await expectRefused("an empty kind") { try await $0.update("", id: id, changes: [:]) }
+            default:
+                if let entry = state.outbox.operations.first {
+                    let other = RecordKey(kind: entry.key.kind, id: entry.key.id + "-other")
+                    try await expectRefused("an acknowledgement with another record's row") {
+                        try await $0.acknowledge([Acknowledgement(operationID: entry.id, row: ServerRow(kind: other.kind, id: other.id, updatedAt: 5))])
+                    }
+                } else {
+                    try await expectRefused("an empty field name") { try await $0.create(kind, id: id, fields: ["": .null]) }
+                }
+            }
+        case 91..<95:  // an explicit checkpoint
+            try await store.checkpoint()
+            try await observe()
+        default:  // close and reopen: replay must rebuild the live state
+            try await store.close()
+            store = try await reopenForReplay(path: path, options: options)
+            inFlight = []
+            newlyMarked = []
+            #expect(try await store.currentState() == state, "seed \(seed): reopening changed the state")
+            tally.reopens += 1
+            try await observe()
+        }
+    }
+
+    /// What the server says about `entry`.
+    mutating func outcome(for entry: OutboxOperation, in state: StoreState) async throws {
+        let operation = entry.operation
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<45:
+            let stamp = nextStamp()
+            let row: ServerRow
+            switch operation.kind {
+            case .create:
+                row = ServerRow(kind: operation.entity, id: operation.recordID, fields: operation.fields, updatedAt: stamp)
+            case .update:
+                var fields = state.snapshot[operation.key]?.fields ?? [:]
+                fields.merge(operation.fields) { _, new in new }
+                row = ServerRow(kind: operation.entity, id: operation.recordID, fields: fields, updatedAt: stamp)
+            case .delete:
+                row = ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp)
+            }
+            try await store.acknowledge([Acknowledgement(operationID: entry.id, row: row)])
+        case 45..<70:
+            try await store.recordFailure(entry.id, reason: pick(["timeout", "HTTP 503", "offline"]), permanent: false)
+        case 70..<80:
+            try await store.recordFailure(entry.id, reason: pick(["HTTP 403", "invalid value"]), permanent: true)
+        case 80..<95:
+            let server: ServerRow? = chance(70) ? ServerRow(kind: operation.entity, id: operation.recordID, fields: randomFields(),
+                                                            updatedAt: nextStamp()) : nil
+            try await store.recordConflict(entry.id, server: server)
+        default:
+            break  // the reply was lost
+        }
+    }
+
+    /// A server reply for `entry` as one outcome of a batch reply.
+    mutating func deliveryOutcome(for entry: OutboxOperation, in state: StoreState) -> LocalStore.DeliveryOutcome {
+        let operation = entry.operation
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<50:
+            let stamp = nextStamp()
+            switch operation.kind {
+            case .create:
+                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, fields: operation.fields, updatedAt: stamp))
+            case .update:
+                var fields = state.snapshot[operation.key]?.fields ?? [:]
+                fields.merge(operation.fields) { _, new in new }
+                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, fields: fields, updatedAt: stamp))
+            case .delete:
+                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp))
+            }
+        case 50..<70:
+            return .conflicted(server: chance(70) ? ServerRow(kind: operation.entity, id: operation.recordID, fields: randomFields(),
+                                                              updatedAt: nextStamp()) : nil)
+        default:
+            return .failed(reason: pick(["timeout", "HTTP 409", "HTTP 403"]), permanent: chance(40))
+        }
+    }
+
+    // MARK: Checking every prefix
+
+    /// Replays prefixes of every generation; `everyByte` cuts at every byte
+    /// offset, otherwise at every record boundary and one offset inside each record.
+    mutating func checkPrefixes(everyByte: Bool) throws {
+        tally.generations = generations.count
+        let copy = directory + "/prefix.journal"
+        for (index, generation) in generations.enumerated() {
+            let bytes = generation.bytes
+            #expect(generation.observations.last?.length == bytes.count, "seed \(seed): generation \(index) ends unobserved")
+            let header = try #require(try? JournalHeader.decode(bytes), "seed \(seed): generation \(index) has no header")
+            #expect((header.continuesGeneration != 0) == (index > 0), "seed \(seed): generation \(index) continues \(header.continuesGeneration)")
+            // Record boundaries, from the frames' length fields.
+            var boundaries = [header.headerLength]
+            var offset = header.headerLength
+            while offset + JournalFormat.recordHeaderLength <= bytes.count {
+                let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+                offset += JournalFormat.recordHeaderLength + length
+                boundaries.append(offset)
+            }
+            #expect(offset == bytes.count, "seed \(seed): generation \(index) does not end at a record boundary")
+            // A checkpoint file is complete once its parts are: at its first observation.
+            let checkpointEnd = index == 0 ? header.headerLength : generation.observations[0].length
+            var stateAt: [Int: StoreState] = [:]
+            for observation in generation.observations {
+                if let earlier = stateAt[observation.length] {
+                    #expect(earlier == observation.state, "seed \(seed): two states at one length \(observation.length)")
+                }
+                stateAt[observation.length] = observation.state
+            }
+            var cuts = Set(boundaries)
+            if everyByte {
+                cuts.formUnion(header.headerLength...bytes.count)
+            } else {
+                for (start, end) in zip(boundaries, boundaries.dropFirst()) where end - start > 1 {
+                    cuts.insert(start + Int.random(in: 1..<(end - start), using: &rng))
+                }
+            }
+            _ = FileManager.default.createFile(atPath: copy, contents: Data(bytes))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+            defer { try? handle.close() }
+            var boundaryIndex = boundaries.count - 1
+            for cut in cuts.sorted(by: >) {
+                try handle.truncate(atOffset: UInt64(cut))
+                while boundaries[boundaryIndex] > cut { boundaryIndex -= 1 }
+                let boundary = boundaries[boundaryIndex]
+                try checkPrefix(copy, cut: cut, boundary: boundary, checkpointEnd: checkpointEnd, headerLength: header.headerLength,
+                                expected: stateAt[boundary], generation: index)
+            }
+        }
+    }
+
+    mutating func checkPrefix(_ copy: String, cut: Int, boundary: Int, checkpointEnd: Int, headerLength: Int,
+                              expected: StoreState?, generation: Int) throws {
+        let label = "seed \(seed), generation \(generation), cut at \(cut) (record boundary \(boundary))"
+        if boundary < checkpointEnd {
+            // Inside a checkpoint, before its end part: never a smaller state.
+            // Also with no complete part at all: a file that continues a generation starts with a checkpoint.
+            if boundary == headerLength { tally.headerOnlyCheckpointCuts += 1 }
+            tally.insideCheckpointPrefixes += 1
+            do {
+                let result = try Replayer.replay(path: copy)
+                Issue.record("\(label): a cut checkpoint replayed as a state of \(result.records) records")
+            } catch let failure as Replayer.Failure {
+                guard case .incompleteCheckpoint = failure else {
+                    Issue.record("\(label): \(failure)" as Comment)
+                    return
+                }
+            }
+            return
+        }
+        let result = try Replayer.replay(path: copy)
+        if cut == boundary {
+            tally.boundaryPrefixes += 1
+            #expect(result.report.status == .clean, "\(label): \(result.report.status)")
+        } else {
+            tally.tornPrefixes += 1
+            #expect(result.report.status.name == "torn-tail", "\(label): \(result.report.status)")
+            #expect(result.report.validBytes == Int64(boundary), "\(label)")
+        }
+        guard let expected else {
+            // A call that appended several records: no live state between them.
+            if cut == boundary { tally.unobservedBoundaries += 1 }
+            return
+        }
+        if result.state != expected {
+            Issue.record("\(label): replay differs from the live state\n replayed: \(describe(result.state))\n live:     \(describe(expected))")
+        }
+    }
+
+    func describe(_ state: StoreState) -> String {
+        "rows \(state.snapshot.keys.sorted()), outbox \(state.outbox.operations.map { "\($0.operation.kind) \($0.key) sent=\($0.sent) attempts=\($0.attempts)" }), "
+            + "cursors \(state.cursors), conflicts \(state.conflicts.count), rejections \(state.rejections.count)"
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+@Suite("Replay of every journal prefix (issue 3, rule 5)")
+struct ReplayPropertyTests {
+    /// Shards of histories, so the two cores share the work.
+    static let shards = 0..<8
+    static let historiesPerShard = 80
+    static let stepsPerHistory = 60
+
+    fileprivate static func runHistories(seeds: [UInt64], steps: Int, everyByte: Bool) async throws -> PrefixTally {
+        var total = PrefixTally()
+        for seed in seeds {
+            var run = try await HistoryRun.make(seed: seed, steps: steps)
+            defer { run.removeFiles() }
+            try await run.run()
+            try run.checkPrefixes(everyByte: everyByte)
+            total.add(run.tally)
+        }
+        return total
+    }
+
+    @Test("rule 5: replay of every record-boundary prefix (and one torn cut per record) equals the live state",
+          arguments: shards)
+    func everyBoundaryPrefix(shard: Int) async throws {
+        let seeds = (0..<Self.historiesPerShard).map { UInt64(1_000 + shard * Self.historiesPerShard + $0) }
+        let tally = try await Self.runHistories(seeds: seeds, steps: Self.stepsPerHistory, everyByte: false)
+        #expect(tally.histories == Self.historiesPerShard)
+        #expect(tally.boundaryPrefixes > tally.histories * 10)
+        #expect(tally.checkpoints > 0)
+        #expect(tally.insideCheckpointPrefixes > 0)
+        #expect(tally.headerOnlyCheckpointCuts > 0)
+        #expect(tally.batchReplies > 0)
+        print("replay property, shard \(shard): \(tally)")
+    }
+
+    @Test("rule 5: replay of the journal cut at every byte offset equals the live state at the record boundary before the cut",
+          arguments: 0..<4)
+    func everyBytePrefix(shard: Int) async throws {
+        let seeds = (0..<6).map { UInt64(90_000 + shard * 6 + $0) }
+        let tally = try await Self.runHistories(seeds: seeds, steps: 40, everyByte: true)
+        #expect(tally.tornPrefixes > tally.boundaryPrefixes * 10)
+        print("replay property, every byte, shard \(shard): \(tally)")
+    }
+}

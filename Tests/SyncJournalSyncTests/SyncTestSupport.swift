@@ -1,0 +1,156 @@
+import Foundation
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalTesting
+import Testing
+
+// Shared helpers of the sync engine tests. Races are staged with
+// FaultInjectingTransport.holdNextRequest / waitUntilHeld / releaseHeld,
+// never with sleeps or polling.
+
+/// A directory for one test's journals; remove it with `cleanUp()` (in a `defer`).
+struct ScratchDirectory {
+    let url: URL
+
+    init(_ label: String = #function) throws {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sync-engine-tests-\(safe.prefix(40))-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A clock that never moves: a device clock far from the server's.
+struct FixedClock: TimeSource {
+    let milliseconds: Int64
+    func nowMilliseconds() -> Int64 { milliseconds }
+}
+
+/// Year 2100 in milliseconds: far ahead of the reference server's clock (late 2025).
+let farFutureMilliseconds: Int64 = 4_102_444_800_000
+
+/// The size of a file in bytes.
+func fileSize(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.size] as? NSNumber)?.intValue ?? -1
+}
+
+/// Records every request that passes through it (and the pages pulled), in order.
+actor RecordingTransport: SyncTransport {
+    enum Request: Sendable, Hashable {
+        case push([Mutation])
+        case pull(PullRequest)
+
+        var isPush: Bool { if case .push = self { return true } else { return false } }
+    }
+
+    private let base: any SyncTransport
+    private(set) var requests: [Request] = []
+    private(set) var pages: [PullPage] = []
+    /// The replies of the push requests that returned, in order.
+    private(set) var pushReplies: [[MutationResult]] = []
+
+    init(_ base: any SyncTransport) { self.base = base }
+
+    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        requests.append(.push(mutations))
+        let results = try await base.push(mutations)
+        pushReplies.append(results)
+        return results
+    }
+
+    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
+        requests.append(.pull(request))
+        let page = try await base.pull(request)
+        pages.append(page)
+        return page
+    }
+
+    /// `push` or `pull`, one per request.
+    var order: [String] { requests.map { $0.isPush ? "push" : "pull" } }
+
+    /// The mutations of each push request.
+    var pushBatches: [[Mutation]] {
+        requests.compactMap { if case .push(let batch) = $0 { return batch } else { return nil } }
+    }
+
+    /// Every pull request.
+    var pullRequests: [PullRequest] {
+        requests.compactMap { if case .pull(let request) = $0 { return request } else { return nil } }
+    }
+
+    /// Every row pulled, in order.
+    var pulledRows: [ServerRow] { pages.flatMap(\.rows) }
+}
+
+/// A transport whose answers the test writes.
+struct ScriptedTransport: SyncTransport {
+    var onPush: @Sendable ([Mutation]) async throws(TransportError) -> [MutationResult]
+    var onPull: @Sendable (PullRequest) async throws(TransportError) -> PullPage
+
+    init(onPush: @escaping @Sendable ([Mutation]) async throws(TransportError) -> [MutationResult] = { _ throws(TransportError) in
+             throw .permanent(reason: "no push expected")
+         },
+         onPull: @escaping @Sendable (PullRequest) async throws(TransportError) -> PullPage = { _ throws(TransportError) in
+             PullPage(rows: [], nextCursors: [:], hasMore: false)
+         }) {
+        self.onPush = onPush
+        self.onPull = onPull
+    }
+
+    /// Answers every mutation with `outcome(mutation)`.
+    static func answering(_ outcome: @escaping @Sendable (Mutation) -> MutationOutcome) -> ScriptedTransport {
+        ScriptedTransport(onPush: { mutations throws(TransportError) in
+            mutations.map { MutationResult(operationID: $0.operationID, outcome: outcome($0)) }
+        })
+    }
+
+    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] { try await onPush(mutations) }
+    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage { try await onPull(request) }
+}
+
+/// One device: a store on a journal, a fault-injecting transport to the
+/// reference server (with a recorder behind it that sees only what reached
+/// the server), and an engine.
+struct Device {
+    let path: String
+    let store: LocalStore
+    let faulty: FaultInjectingTransport
+    let recorder: RecordingTransport
+    let engine: SyncEngine
+
+    static func open(_ path: String, server: ReferenceServer, user: String = "u1",
+                     kinds: [String] = ["pin"], batchSize: Int = 100, pullLimit: Int = 500,
+                     clock: any TimeSource = FixedClock(milliseconds: farFutureMilliseconds)) async throws -> Device {
+        let store = try await LocalStore.open(path: path, options: .init(clock: clock))
+        let recorder = RecordingTransport(server.transport(user: user))
+        let faulty = FaultInjectingTransport(recorder)
+        let engine = SyncEngine(store: store, transport: faulty,
+                                options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit))
+        return Device(path: path, store: store, faulty: faulty, recorder: recorder, engine: engine)
+    }
+
+    func sync() async -> SyncOutcome { await engine.sync() }
+}
+
+/// Opens a store with a fixed clock.
+func openStore(_ path: String, clock: Int64 = farFutureMilliseconds) async throws -> LocalStore {
+    try await LocalStore.open(path: path, options: .init(clock: FixedClock(milliseconds: clock)))
+}
+
+/// A row as a server would send it.
+func serverRow(_ id: String, at updatedAt: Int64, kind: String = "pin", _ fields: [String: FieldValue] = [:]) -> ServerRow {
+    ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt)
+}
+
+/// The cursor right after `row`.
+func cursor(after row: ServerRow) -> PullCursor { PullCursor(updatedAt: row.updatedAt, id: row.id) }
+
+extension SyncOutcome {
+    var isError: Bool { if case .error = self { return true } else { return false } }
+    var errorMessage: String? { if case .error(let message) = self { return message } else { return nil } }
+}
