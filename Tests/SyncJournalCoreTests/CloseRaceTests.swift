@@ -6,8 +6,8 @@ import Testing
 struct CloseRaceTests {
     /// Holds the writer's queue inside an `fdatasync`: in bulk mode the one of
     /// an explicit `sync()`, in durable mode the one of an append (record 2).
-    private static func holdQueue(_ writer: JournalWriter, _ pausing: PausingSystemCalls) async -> Task<Void, any Error> {
-        pausing.pauseNextSync()
+    private static func holdQueue(_ writer: JournalWriter, _ pausing: SyncHoldingSystemCalls) async -> Task<Void, any Error> {
+        pausing.holdNextSync()
         let task: Task<Void, any Error>
         if writer.mode == .bulk {
             task = Task { try await writer.sync() }
@@ -17,7 +17,7 @@ struct CloseRaceTests {
                 #expect(sequence == 2)
             }
         }
-        await pausing.waitUntilPaused()
+        await pausing.waitUntilHeld()
         return task
     }
 
@@ -26,7 +26,7 @@ struct CloseRaceTests {
     func appendRacingCloseNeverUsesTheClosedDescriptor(mode: JournalWriter.Mode) async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("closing.journal")
-            let pausing = PausingSystemCalls()
+            let pausing = SyncHoldingSystemCalls()
             let faults = FaultInjectingSystemCalls(wrapping: pausing)
             let writer = try await JournalWriter.open(path: path, options: SampleJournal.options(mode: mode, system: faults))
             #expect(try await writer.append(type: RecordType(rawValue: 1), payload: [1]) == 1)
@@ -39,7 +39,7 @@ struct CloseRaceTests {
             for _ in 0..<100 { await Task.yield() }
             let late = Task { try await writer.append(type: RecordType(rawValue: 1), payload: [3]) }
             for _ in 0..<100 { await Task.yield() }
-            pausing.resume()
+            pausing.release()
             try await holding.value
             try await closing.value
             let appended = await late.result

@@ -8,6 +8,7 @@ import Foundation
 import Synchronization
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 import Testing
 
 // Shared fixtures of the LocalStore*Tests and Compactor*Tests files (issue 3's
@@ -171,51 +172,3 @@ final class StoreRulesSignallingClock: TimeSource, Sendable {
     }
 }
 
-/// Real system calls, except that while armed the next `fdatasync` blocks
-/// (on the writer's Dispatch queue, never on the Swift pool) until the test
-/// calls ``release()``: a journal write held at a known point, without sleeping.
-final class StoreRulesHeldSync: SystemCalls, Sendable {
-    private let base = PosixSystemCalls()
-    private let armed = Mutex(false)
-    private let gate = DispatchSemaphore(value: 0)
-    private let entered: AsyncStream<Void>
-    private let enteredContinuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-    }
-
-    /// Makes the next `fdatasync` wait for ``release()``.
-    func holdNextSync() { armed.withLock { $0 = true } }
-
-    /// Returns once a held `fdatasync` is waiting.
-    func waitUntilHeld() async {
-        for await _ in entered { return }
-    }
-
-    /// Lets the held `fdatasync` go on.
-    func release() { gate.signal() }
-
-    func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
-        let hold = armed.withLock { armed in
-            defer { armed = false }
-            return armed
-        }
-        if hold {
-            enteredContinuation.yield()
-            gate.wait()
-        }
-        try base.fdatasync(fd)
-    }
-
-    func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
-    func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
-    func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
-    func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
-    func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
-    func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
-    func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
-    func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
-    func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
-    func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
-}

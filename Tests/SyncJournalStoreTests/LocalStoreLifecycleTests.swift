@@ -224,7 +224,7 @@ struct LocalStoreLifecycleTests {
     @Test("lifecycle: retirement: a journal write held when retire() is called completes before the journal is released; its caller and every queued call get .retired, and a later reply cannot undo a removal made through the reopened store")
     func retireDuringHeldWrite() async throws {
         try await Kit.withScratch { scratch in
-            let held = StoreRulesHeldSync()
+            let held = SyncHoldingSystemCalls()
             let faults = FaultInjectingSystemCalls(wrapping: held)
             let storeA = try await Kit.open(scratch.journal, system: faults)
             try await storeA.applyPulledPage(kind: "pin", rows: [Kit.row("p", at: 100, ["name": .string("Tapas bar")])], cursor: nil)

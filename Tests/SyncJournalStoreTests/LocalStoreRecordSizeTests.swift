@@ -1,5 +1,6 @@
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 import Testing
 
 // Input validation limits an operation to half a journal record
@@ -44,7 +45,7 @@ struct LocalStoreRecordSizeTests {
     @Test("disk before screen: an edit that fails to journal on its own does not fail unrelated edits written in the same group commit")
     func oversizedCompactionDoesNotFailItsBatch() async throws {
         try await Kit.withScratch { scratch in
-            let held = StoreRulesHeldSync()
+            let held = SyncHoldingSystemCalls()
             let clock = StoreRulesSignallingClock()
             let options = LocalStore.Options(system: held, clock: clock, checkpointThreshold: 0)
             let store = try await LocalStore.open(path: scratch.journal, options: options)

@@ -23,7 +23,7 @@ struct LocalStoreSendingTests {
     @Test("in flight vs sent: beginSending journals a sent marker durably BEFORE the operation is in flight")
     func sentMarkerIsDurableBeforeInFlight() async throws {
         try await Kit.withScratch { scratch in
-            let held = StoreRulesHeldSync()
+            let held = SyncHoldingSystemCalls()
             let store = try await Kit.open(scratch.journal, system: held)
             try await store.create("pin", id: "a", fields: ["name": .string("Cafe")])
             let op = try #require(try await store.pendingOperations().first)
@@ -156,7 +156,7 @@ struct LocalStoreSendingTests {
     @Test("in flight vs sent: a delete queued just before beginSending cancels the unsent create, and the create is then not reported in flight")
     func concurrentDeleteAndBeginSending() async throws {
         try await Kit.withScratch { scratch in
-            let held = StoreRulesHeldSync()
+            let held = SyncHoldingSystemCalls()
             let store = try await Kit.open(scratch.journal, system: held)
             try await store.create("pin", id: "a", fields: ["name": .string("Tapas bar")])
             let create = try #require(try await store.operationsReadyToSend(limit: 10).first)

@@ -1,0 +1,65 @@
+import Dispatch
+import Synchronization
+import SyncJournalCore
+
+/// Real system calls, except that while armed the next `fdatasync` blocks
+/// until the test calls ``release()``: a journal write held at a known point,
+/// so a race is staged without sleeping. The block happens on the writer's
+/// Dispatch queue, never on the Swift concurrency pool.
+///
+/// ```swift
+/// let held = SyncHoldingSystemCalls()
+/// let store = try await LocalStore.open(path: path, options: .init(system: held))
+/// held.holdNextSync()
+/// let edit = Task { try await store.create("pin", fields: [:]) }
+/// await held.waitUntilHeld()     // the append is written, its sync is held
+/// // … stage the race …
+/// held.release()
+/// ```
+public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
+    private let base: any SystemCalls
+    private let armed = Mutex(false)
+    private let gate = DispatchSemaphore(value: 0)
+    private let entered: AsyncStream<Void>
+    private let enteredContinuation: AsyncStream<Void>.Continuation
+
+    /// Wraps `base` (the real system calls by default).
+    public init(_ base: any SystemCalls = PosixSystemCalls()) {
+        self.base = base
+        (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Makes the next `fdatasync` wait for ``release()``.
+    public func holdNextSync() { armed.withLock { $0 = true } }
+
+    /// Returns once a held `fdatasync` is waiting.
+    public func waitUntilHeld() async {
+        for await _ in entered { return }
+    }
+
+    /// Lets the held `fdatasync` go on.
+    public func release() { gate.signal() }
+
+    public func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+        let hold = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+        if hold {
+            enteredContinuation.yield()
+            gate.wait()
+        }
+        try base.fdatasync(fd)
+    }
+
+    public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
+    public func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
+    public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
+    public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
+    public func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
+    public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
+    public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
+    public func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
+    public func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
+    public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
+}
