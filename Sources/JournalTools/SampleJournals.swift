@@ -22,7 +22,7 @@ public enum SampleJournals {
         File(relativePath: "samples/store.journal", purpose: "a local store's journal: pulled pages, edits the compactor merged, sent markers, a withdrawn hand-over, an acknowledgement, failures, a rejection, conflicts"),
         File(relativePath: "samples/store-checkpoint.journal", purpose: "the store journal checkpointed into its next generation, then one more edit, sent"),
         File(relativePath: "golden/v1-all-types.journal", purpose: "every v1 operation kind and field type, a batch, a skippable unknown type, a salvaged record"),
-        File(relativePath: "golden/v1-continued.journal", purpose: "a journal that continues an earlier generation from sequence 1001"),
+        File(relativePath: "golden/v1-continued.journal", purpose: "a checkpoint file: continues an earlier generation from sequence 1001 with a checkpoint, then two edits"),
     ]
 
     static let baseTime: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
@@ -223,7 +223,25 @@ public enum SampleJournals {
         try await writeJournal(directory + "/golden/v1-all-types.journal", header: golden, records: goldenRecords())
         try await writeJournal(directory + "/golden/v1-continued.journal",
                                header: header(seed: 5, continues: golden.generation, firstSequence: 1001),
-                               records: Array(healthyRecords().prefix(2)))
+                               records: continuedRecords())
+    }
+
+    /// A next-generation file: a checkpoint of a small state (two server rows,
+    /// one queued operation marked sent, a cursor), then two edits.
+    static func continuedRecords() -> [(RecordType, [UInt8])] {
+        var generator = SeededGenerator(seed: 6)
+        let rows = [
+            ServerRow(kind: "pin", id: "p-cafe", fields: ["name": .string("Café Kranz")], updatedAt: 1_763_990_000_000),
+            ServerRow(kind: "pin", id: "p-tapas", fields: ["name": .string("Tapas Bar Sol"), "visited": .bool(true)], updatedAt: 1_763_990_000_005),
+        ]
+        let queued = OutboxOperation(operation: JournalOperation(id: .random(using: &generator), kind: .update, entity: "pin", recordID: "p-cafe",
+                                                                 fields: ["tags": .stringSet(["coffee"])], baseUpdatedAt: 1_763_990_000_000,
+                                                                 queuedAt: baseTime), sent: true, attempts: 1, lastError: "timeout")
+        let parts: [CheckpointPart] = [
+            .rows(rows), .outbox([queued]), .cursors(["pin": PullCursor(updatedAt: 1_763_990_000_005, id: "p-tapas")]),
+            .end(rows: 2, operations: 1, conflicts: 0, rejections: 0),
+        ]
+        return parts.map { (RecordType.checkpoint, StoreEvent.checkpoint($0).encodedPayload()) } + Array(healthyRecords()[1...2])
     }
 
     private static func replace(_ path: String, with data: Data) throws {

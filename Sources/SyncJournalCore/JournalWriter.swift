@@ -70,6 +70,7 @@ public final class JournalWriter: Sendable {
 
     private let io: FileIO
     private let lockFD: FileDescriptor
+    private let lockKey: String
     /// The open journal file. Changed only on the writer's queue (by a rewrite).
     private var fd: FileDescriptor { state.withLock { $0.fd } }
     private let queue: DispatchQueue
@@ -104,7 +105,8 @@ public final class JournalWriter: Sendable {
     }
 
     private init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
-                 fd: FileDescriptor, lockFD: FileDescriptor, nextSequence: UInt64, endOffset: Int64) {
+                 fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String, nextSequence: UInt64, endOffset: Int64) {
+        self.lockKey = lockKey
         self.path = path
         self.recovery = recovery
         self.mode = mode
@@ -119,6 +121,7 @@ public final class JournalWriter: Sendable {
         if !closed {
             try? io.system.close(fd)
             try? io.system.close(lockFD)
+            LockRegistry.release(lockKey)
         }
     }
 
@@ -148,22 +151,31 @@ public final class JournalWriter: Sendable {
         let lockPath = path + ".lock"
         let lockFD: FileDescriptor
         do { lockFD = try system.open(lockPath, [.readWrite, .create], 0o600) } catch { throw .io(error.at(lockPath)) }
+        // Within this process the registry excludes a second writer; across
+        // processes the file lock does.
+        let key = LockRegistry.key(for: lockPath)
+        guard LockRegistry.claim(key) else {
+            try? system.close(lockFD)
+            throw .locked(path: path)
+        }
         do {
             try system.lockExclusive(lockFD)
         } catch {
             try? system.close(lockFD)
-            if error.errno == 11 /* EWOULDBLOCK */ { throw .locked(path: path) }
+            LockRegistry.release(key)
+            if error.errno == 11 /* EAGAIN */ || error.errno == 13 /* EACCES */ { throw .locked(path: path) }
             throw .io(error.at(lockPath))
         }
         do {
-            return try openLocked(path: path, options: options, io: io, lockFD: lockFD)
+            return try openLocked(path: path, options: options, io: io, lockFD: lockFD, lockKey: key)
         } catch {
             try? system.close(lockFD)
+            LockRegistry.release(key)
             throw error
         }
     }
 
-    private static func openLocked(path: String, options: Options, io: FileIO, lockFD: FileDescriptor) throws(JournalError) -> JournalWriter {
+    private static func openLocked(path: String, options: Options, io: FileIO, lockFD: FileDescriptor, lockKey: String) throws(JournalError) -> JournalWriter {
         let system = options.system
         var created = false
         var fd: FileDescriptor
@@ -206,7 +218,7 @@ public final class JournalWriter: Sendable {
             let recovery = JournalRecovery(statusFound: report.status, created: created, bytesCut: bytesCut,
                                            sideFile: sideFile, recordCount: report.recordCount)
             return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io, fd: fd,
-                                 lockFD: lockFD, nextSequence: report.nextSequence, endOffset: report.validBytes)
+                                 lockFD: lockFD, lockKey: lockKey, nextSequence: report.nextSequence, endOffset: report.validBytes)
         } catch let error as JournalError {
             try? system.close(fd)
             throw error
@@ -587,6 +599,7 @@ public final class JournalWriter: Sendable {
             }
             try? self.io.system.close(self.fd)
             try? self.io.system.close(self.lockFD)
+            LockRegistry.release(self.lockKey)
             if let syncError { throw syncError }
         }
     }

@@ -4,27 +4,9 @@ import SyncJournalStore
 import Testing
 
 
-/// Reopens a store after `close()`. A process spawned at that moment (this
-/// suite runs the binaries, concurrently with others) shares the
-/// closed journal's lock between its fork and its exec (the descriptor is
-/// O_CLOEXEC, so exec drops it): `flock` reports the journal locked for that
-/// instant. This retries only that error, a bounded number of times; a real
-/// second writer keeps the lock and the last attempt throws.
+/// Reopens a store after `close()`.
 fileprivate func reopenAfterDump(path: String, options: LocalStore.Options) async throws -> LocalStore {
-    var attempt = 0
-    while true {
-        let result: Result<LocalStore, StoreError>
-        do { result = .success(try await LocalStore.open(path: path, options: options)) } catch { result = .failure(error) }
-        switch result {
-        case .success(let store):
-            return store
-        case .failure(.journal(.locked(_))) where attempt < 20_000:
-            attempt += 1
-            await Task.yield()
-        case .failure(let error):
-            throw error
-        }
-    }
+    try await LocalStore.open(path: path, options: options)
 }
 
 /// `journal-dump --state` (issue 3): the state replay rebuilds, shown from a

@@ -48,22 +48,17 @@ struct WriterLockTests {
     }
 }
 
-/// Takes `flock` locks from a separate process: `flock(1)` from util-linux when
-/// it is installed, else `python3` with `fcntl.flock`.
+/// Takes the journal's lock (a POSIX record lock, `fcntl(F_SETLK)`) from a
+/// separate process: `python3` with `fcntl.lockf`.
 enum LockProbe {
-    private static let flockTool = "/usr/bin/flock"
-
     /// The process that runs `command` while holding the lock on `lockPath`
     /// (without waiting for it: exit status 1 when it is taken).
     private static func command(_ lockPath: String, thenRun command: [String]) -> (String, [String]) {
-        if FileManager.default.isExecutableFile(atPath: flockTool) {
-            return (flockTool, ["-n", lockPath] + command)
-        }
         let script = """
             import fcntl, subprocess, sys
             f = open(sys.argv[1], "a")
             try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 sys.exit(1)
             sys.exit(subprocess.call(sys.argv[2:]))

@@ -80,9 +80,22 @@ public struct PosixSystemCalls: SystemCalls {
     }
 
     public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
-        _ = try retryingEINTR(.flock) { systemFlock(fd.rawValue, LOCK_EX | LOCK_NB) }
+        // A POSIX record lock on the whole file, not flock(2): flock locks
+        // belong to the open file description, which a child process spawned
+        // at that moment inherits until it execs, so a journal just closed
+        // could still look locked. Record locks are not inherited. They do not
+        // exclude a second open in the same process; JournalWriter keeps its
+        // own registry for that.
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        _ = try retryingEINTR(.flock) { withUnsafeMutablePointer(to: &lock) { systemFcntl(fd.rawValue, F_SETLK, $0) } }
     }
 }
 
-/// `flock(2)`, outside the type so the name is not shadowed by the method.
-private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+/// `fcntl(2)` with a lock argument, outside the type so no method shadows it.
+private func systemFcntl(_ fd: Int32, _ command: Int32, _ lock: UnsafeMutablePointer<flock>) -> Int32 {
+    fcntl(fd, command, lock)
+}

@@ -25,6 +25,7 @@ public protocol SystemCalls: Sendable {
     func rename(_ from: String, _ to: String) throws(SystemError)
     /// `unlink(2)`.
     func unlink(_ path: String) throws(SystemError)
-    /// `flock(fd, LOCK_EX | LOCK_NB)`: throws `EWOULDBLOCK` if another open file holds it.
+    /// An exclusive, non-blocking lock on the whole file (`fcntl(F_SETLK)`):
+    /// throws `EAGAIN` or `EACCES` if another process holds it.
     func lockExclusive(_ fd: FileDescriptor) throws(SystemError)
 }
