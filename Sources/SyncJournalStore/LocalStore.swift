@@ -56,6 +56,8 @@ public actor LocalStore {
     /// after a restart nothing is in flight.
     private var inFlight: Set<OperationID> = []
     private var currentStatus: StoreStatus
+    /// The journal error that failed the store, given to every later write.
+    private var writerFailure: JournalError?
     /// Records in the journal file, to decide when a checkpoint pays off.
     private var journalRecords: Int
     private var pending: [Request] = []
@@ -146,7 +148,7 @@ public actor LocalStore {
     private func checkWritable() throws(StoreError) {
         switch currentStatus {
         case .ready: return
-        case .failed(let reason): throw .journal(.writerFailed(path: path, cause: SystemError(call: .fdatasync, errno: 5, path: reason)))
+        case .failed: throw .journal(writerFailure ?? .closed(path: path))
         case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
         case .retired: throw .retired
         case .closed: throw .closed
@@ -634,7 +636,10 @@ public actor LocalStore {
                 } catch {
                     // Nothing was appended: the view and the outbox stay as they were.
                     staged = state
-                    if case .writerFailed = error { currentStatus = .failed(reason: error.description) }
+                    if case .writerFailed = error {
+                        currentStatus = .failed(reason: error.description)
+                        writerFailure = error
+                    }
                     for (request, result) in zip(batch, results) {
                         if case .success = result { request.continuation.resume(returning: .failure(.journal(error))) } else {
                             request.continuation.resume(returning: result)
@@ -670,7 +675,10 @@ public actor LocalStore {
             journalRecords = records.count
             request?.continuation.resume(returning: .success(()))
         } catch {
-            if case .writerFailed = error { currentStatus = .failed(reason: error.description) }
+            if case .writerFailed = error {
+                currentStatus = .failed(reason: error.description)
+                writerFailure = error
+            }
             request?.continuation.resume(returning: .failure(.journal(error)))
         }
     }
