@@ -32,13 +32,17 @@ public struct JournalReader: Sendable {
     /// damage), and whatever `visit` throws. Damage is not thrown: it is the
     /// report's ``JournalScanReport/status``.
     public func scan(_ visit: (JournalRecord) throws -> Void = { _ in }) throws -> JournalScanReport {
-        let io = FileIO(system)
+        try withScanner { scanner in try scanner.run(visit) }
+    }
+
+    /// Opens the file read-only and runs `body` with a scanner over it.
+    private func withScanner<T>(_ body: (inout JournalScanner) throws -> T) throws -> T {
         let fd: FileDescriptor
         do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
         defer { try? system.close(fd) }
         var scanner: JournalScanner
-        do { scanner = try JournalScanner(io: io, fd: fd, path: path) } catch { throw JournalError.io(error) }
-        return try scanner.run(visit)
+        do { scanner = try JournalScanner(io: FileIO(system), fd: fd, path: path) } catch { throw JournalError.io(error) }
+        return try body(&scanner)
     }
 
     /// Reads and verifies only the file header: `nil` when the header is
@@ -74,15 +78,11 @@ public struct JournalReader: Sendable {
     /// torn or corrupt journal (each verified on its own), for salvage and
     /// inspection. Empty for a clean journal.
     public func recordsAfterDamage() throws -> [JournalRecord] {
-        let io = FileIO(system)
-        let fd: FileDescriptor
-        do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
-        defer { try? system.close(fd) }
-        var scanner: JournalScanner
-        do { scanner = try JournalScanner(io: io, fd: fd, path: path) } catch { throw JournalError.io(error) }
-        let report = try scanner.run { _ in }
-        guard let offset = report.status.damageOffset, let header = report.header else { return [] }
-        return try scanner.validRecords(after: offset, generation: header.generation)
+        try withScanner { scanner in
+            let report = try scanner.run { _ in }
+            guard let offset = report.status.damageOffset, let header = report.header else { return [] }
+            return try scanner.validRecords(after: offset, generation: header.generation)
+        }
     }
 }
 
