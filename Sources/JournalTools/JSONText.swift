@@ -1,13 +1,21 @@
 /// A JSON value with object keys kept in the order they were added, so tool
 /// output is stable and diffable.
 public indirect enum JSONText: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A signed integer.
     case int(Int64)
+    /// An unsigned integer (sequence numbers).
     case uint(UInt64)
+    /// A number; non-finite values become the strings `NaN`, `Infinity`, `-Infinity`.
     case double(Double)
+    /// A string, escaped as JSON requires.
     case string(String)
+    /// An array.
     case array([JSONText])
+    /// An object whose members keep their order.
     case object([(String, JSONText)])
 
     /// The compact serialization (no spaces), one line.
