@@ -1,0 +1,98 @@
+/// How long to wait before syncing again: after a local edit (coalescing a
+/// burst of edits into one attempt) and after transient failures
+/// (exponential backoff with full jitter, capped).
+///
+/// Full jitter draws each delay uniformly from `0...bound`, where the bound
+/// doubles with every consecutive failure up to a cap. Spreading retries this
+/// way keeps a fleet of devices from hammering a recovering server in step.
+///
+/// ```swift
+/// let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000)
+/// var generator = SystemRandomNumberGenerator()
+/// let wait = policy.backoffDelay(afterFailures: 3, using: &generator)  // 0...4_000
+/// ```
+public struct RetryPolicy: Sendable, Hashable {
+    /// The backoff bound after the first failure, in milliseconds; the bound
+    /// doubles with each further consecutive failure. A negative value acts as 0.
+    ///
+    /// ```swift
+    /// var policy = RetryPolicy()
+    /// policy.baseDelayMilliseconds = 250
+    /// ```
+    public var baseDelayMilliseconds: Int64
+
+    /// The cap on the backoff bound, in milliseconds: no delay is ever drawn
+    /// above it, however many failures came before. A negative value acts as 0.
+    ///
+    /// ```swift
+    /// let policy = RetryPolicy(maximumDelayMilliseconds: 30_000)  // never wait more than 30 s
+    /// ```
+    public var maximumDelayMilliseconds: Int64
+
+    /// How long after a local edit the sync attempt happens, in milliseconds,
+    /// so that a burst of edits goes out in one attempt. A negative value acts as 0.
+    ///
+    /// ```swift
+    /// let policy = RetryPolicy(editCoalescingMilliseconds: 200)
+    /// ```
+    public var editCoalescingMilliseconds: Int64
+
+    /// A policy with the given delays, in milliseconds.
+    ///
+    /// ```swift
+    /// let standard = RetryPolicy()  // 1 s base, 5 min cap, 0.5 s edit coalescing
+    /// let eager = RetryPolicy(baseDelayMilliseconds: 100, maximumDelayMilliseconds: 5_000)
+    /// ```
+    public init(
+        baseDelayMilliseconds: Int64 = 1_000,
+        maximumDelayMilliseconds: Int64 = 300_000,
+        editCoalescingMilliseconds: Int64 = 500
+    ) {
+        self.baseDelayMilliseconds = baseDelayMilliseconds
+        self.maximumDelayMilliseconds = maximumDelayMilliseconds
+        self.editCoalescingMilliseconds = editCoalescingMilliseconds
+    }
+
+    /// The largest delay ``backoffDelay(afterFailures:using:)`` can draw after
+    /// `n` consecutive failures: `min(cap, base * 2^(n-1))` for `n >= 1`,
+    /// computed without overflow for any `n`; 0 for `n <= 0`.
+    ///
+    /// ```swift
+    /// RetryPolicy().backoffBound(afterFailures: 1)    // 1_000
+    /// RetryPolicy().backoffBound(afterFailures: 4)    // 8_000
+    /// RetryPolicy().backoffBound(afterFailures: 100)  // 300_000 (the cap)
+    /// ```
+    public func backoffBound(afterFailures n: Int) -> Int64 {
+        guard n >= 1 else { return 0 }
+        let base = max(0, baseDelayMilliseconds)
+        let cap = max(0, maximumDelayMilliseconds)
+        guard base > 0, cap > 0 else { return 0 }
+        let shift = n - 1
+        // base << shift exceeds cap exactly when base > cap >> shift; checking
+        // that first keeps the shift from overflowing.
+        if shift >= Int64.bitWidth - 1 || base > cap >> Int64(shift) {
+            return cap
+        }
+        return min(cap, base << Int64(shift))
+    }
+
+    /// A backoff delay in milliseconds after `n` consecutive transient
+    /// failures, with full jitter: uniform in
+    /// `0...min(maximumDelayMilliseconds, baseDelayMilliseconds * 2^(n-1))`
+    /// for `n >= 1` (no overflow however large `n` is), and 0 for `n <= 0`.
+    ///
+    /// Pass a seeded generator to make delays reproducible in tests.
+    ///
+    /// ```swift
+    /// var generator = SystemRandomNumberGenerator()
+    /// let policy = RetryPolicy()
+    /// policy.backoffDelay(afterFailures: 0, using: &generator)   // 0
+    /// policy.backoffDelay(afterFailures: 2, using: &generator)   // 0...2_000
+    /// policy.backoffDelay(afterFailures: 50, using: &generator)  // 0...300_000
+    /// ```
+    public func backoffDelay(afterFailures n: Int, using generator: inout some RandomNumberGenerator) -> Int64 {
+        let bound = backoffBound(afterFailures: n)
+        guard bound > 0 else { return 0 }
+        return Int64.random(in: 0...bound, using: &generator)
+    }
+}
