@@ -1,6 +1,7 @@
 import Foundation
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 
 /// The sample and golden journals under `journals/`, made deterministically
 /// (fixed ids, generations and clocks) by `journal-crash samples DIR`, so the

@@ -1,6 +1,7 @@
 import Testing
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 
 /// Bad payloads throw a typed `ByteReader.Failure` naming the position; none of them traps.
 ///
@@ -49,7 +50,7 @@ struct MalformedPayloadTests {
 
     @Test("a batch cut at every byte offset throws, and so does its JournalEntry")
     func batchTruncatedAtEveryOffsetThrows() {
-        var rng = SplitMix64(seed: 0xC07)
+        var rng = SeededGenerator(seed: 0xC07)
         let operations = [Self.richOperation] + (0..<3).map { _ in randomOperation(using: &rng) }
         let bytes = JournalOperation.encodeBatch(operations)
         for cut in 0..<bytes.count {

@@ -1,6 +1,7 @@
 import Testing
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 
 @Suite("OperationID")
 struct OperationIDTests {
@@ -21,8 +22,8 @@ struct OperationIDTests {
 
     @Test("seeded random ids are reproducible, distinct and version 4")
     func seededRandomIDsAreReproducible() {
-        var first = SplitMix64(seed: 42)
-        var second = SplitMix64(seed: 42)
+        var first = SeededGenerator(seed: 42)
+        var second = SeededGenerator(seed: 42)
         let a = (0..<1_000).map { _ in OperationID.random(using: &first) }
         let b = (0..<1_000).map { _ in OperationID.random(using: &second) }
         #expect(a == b)
@@ -53,7 +54,7 @@ struct OperationIDTests {
 
     @Test("description parses back to the same id")
     func descriptionParsesBack() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         for _ in 0..<1_000 {
             let id = OperationID.random(using: &rng)
             #expect(OperationID(id.description) == id)

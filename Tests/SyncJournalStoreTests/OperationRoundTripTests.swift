@@ -1,6 +1,7 @@
 import Testing
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 
 @Suite("Operations, batches and journal entries round-trip")
 struct OperationRoundTripTests {
@@ -49,7 +50,7 @@ struct OperationRoundTripTests {
 
     @Test("random operations round-trip")
     func randomOperationsRoundTrip() throws {
-        var rng = SplitMix64(seed: 0x0FE2)
+        var rng = SeededGenerator(seed: 0x0FE2)
         for _ in 0..<1_000 {
             let operation = randomOperation(using: &rng)
             #expect(try JournalOperation.decode(operation.encoded()) == operation)
@@ -58,7 +59,7 @@ struct OperationRoundTripTests {
 
     @Test("decode(from:) leaves the reader after the operation, so operations can be read back to back")
     func decodeFromReaderConsumesExactlyOneOperation() throws {
-        var rng = SplitMix64(seed: 77)
+        var rng = SeededGenerator(seed: 77)
         let operations = (0..<5).map { _ in randomOperation(using: &rng) }
         var writer = ByteWriter()
         for operation in operations { operation.encode(into: &writer) }
@@ -79,7 +80,7 @@ struct OperationRoundTripTests {
 
     @Test("a batch of many operations round-trips in order", arguments: [2, 127, 128, 500])
     func batchOfManyRoundTrips(count: Int) throws {
-        var rng = SplitMix64(seed: UInt64(count))
+        var rng = SeededGenerator(seed: UInt64(count))
         let operations = (0..<count).map { _ in randomOperation(using: &rng) }
         let payload = JournalOperation.encodeBatch(operations)
         #expect(try JournalOperation.decodeBatch(payload) == operations)
@@ -100,7 +101,7 @@ struct OperationRoundTripTests {
 
     @Test("JournalEntry decodes an operation batch record")
     func entryDecodesBatch() throws {
-        var rng = SplitMix64(seed: 5)
+        var rng = SeededGenerator(seed: 5)
         let operations = (0..<3).map { _ in randomOperation(using: &rng) }
         #expect(try JournalEntry.decode(record(.operationBatch, JournalOperation.encodeBatch(operations))) == .batch(operations))
     }

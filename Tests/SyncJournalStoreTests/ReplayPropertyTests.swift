@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 import Testing
 
 // Issue 3, rule 5 (replay): for random histories of edits and sync outcomes,
@@ -123,7 +124,7 @@ private struct PrefixTally {
 private struct HistoryRun {
     let seed: UInt64
     let steps: Int
-    var rng: SplitMix64
+    var rng: SeededGenerator
     let directory: String
     let path: String
     let archive: ReplacedFileArchive
@@ -140,7 +141,7 @@ private struct HistoryRun {
     static let ids = ["a", "b", "c"]
 
     static func make(seed: UInt64, steps: Int) async throws -> HistoryRun {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-property-\(seed)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store.journal"

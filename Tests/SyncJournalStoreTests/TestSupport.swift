@@ -1,20 +1,7 @@
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 
-/// SplitMix64: a tiny deterministic generator so that every random test is reproducible from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A fixed id `00 01 02 … 0f`, so expected bytes can be written by hand.
 let fixedID = OperationID(bytes: Array(0..<16))!

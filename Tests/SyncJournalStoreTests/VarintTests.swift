@@ -1,3 +1,4 @@
+import SyncJournalTesting
 import Testing
 import SyncJournalCore
 
@@ -69,7 +70,7 @@ struct VarintTests {
 
     @Test("random varints and zigzags round-trip and use the minimal number of bytes")
     func randomValuesRoundTrip() throws {
-        var rng = SplitMix64(seed: 0x7A81)
+        var rng = SeededGenerator(seed: 0x7A81)
         for _ in 0..<5_000 {
             let raw = rng.next() >> UInt64.random(in: 0...63, using: &rng)
             let encoded = varint(raw)

@@ -1,21 +1,7 @@
 import SyncJournalSync
+import SyncJournalTesting
 import Testing
 
-/// SplitMix64: a tiny deterministic generator, so every randomized schedule
-/// test fails the same way on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The scheduler of issue 5, item 4, driven by a virtual clock: backoff with
 /// full jitter and a cap, retry-after, coalescing, connectivity, and the
@@ -41,7 +27,7 @@ struct SyncScheduleTests {
 
     @Test("backoff bound doubles from the base and stops at the cap")
     func backoffGrowsAndIsCapped() {
-        var generator = SplitMix64(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         for n in 1...30 {
             let bound = min(Self.policy.maximumDelayMilliseconds, Self.policy.baseDelayMilliseconds << Int64(n - 1))
             #expect(Self.policy.backoffBound(afterFailures: n) == bound)
@@ -64,7 +50,7 @@ struct SyncScheduleTests {
     @Test("full jitter draws across the whole range, down to 0 and up to the bound")
     func fullJitterCoversZeroToBound() {
         let policy = RetryPolicy(baseDelayMilliseconds: 4, maximumDelayMilliseconds: 1_000)
-        var generator = SplitMix64(seed: 2)
+        var generator = SeededGenerator(seed: 2)
         var seen = Set<Int64>()
         for _ in 0..<2_000 { seen.insert(policy.backoffDelay(afterFailures: 1, using: &generator)) }
         #expect(seen == [0, 1, 2, 3, 4])
@@ -81,7 +67,7 @@ struct SyncScheduleTests {
 
     @Test("no failures means no delay")
     func noFailuresNoDelay() {
-        var generator = SplitMix64(seed: 3)
+        var generator = SeededGenerator(seed: 3)
         for n in [Int.min, -5, -1, 0] {
             #expect(Self.policy.backoffDelay(afterFailures: n, using: &generator) == 0)
             #expect(Self.policy.backoffBound(afterFailures: n) == 0)
@@ -90,7 +76,7 @@ struct SyncScheduleTests {
 
     @Test("a huge failure count does not overflow: the bound is the cap")
     func hugeFailureCountDoesNotOverflow() {
-        var generator = SplitMix64(seed: 4)
+        var generator = SeededGenerator(seed: 4)
         let huge = RetryPolicy(baseDelayMilliseconds: Int64.max / 2, maximumDelayMilliseconds: Int64.max)
         for n in [62, 63, 64, 65, 1_000, Int.max] {
             #expect(Self.policy.backoffBound(afterFailures: n) == Self.policy.maximumDelayMilliseconds)
@@ -114,7 +100,7 @@ struct SyncScheduleTests {
 
     @Test("a transient failure backs off; the server's retry-after is honoured")
     func retryAfterIsHonoured() {
-        var generator = SplitMix64(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         for trial in 0..<200 {
             var schedule = SyncSchedule(policy: Self.policy, hasPendingWork: true, at: 0)
             let now: Int64 = 10_000 + Int64(trial)
@@ -147,7 +133,7 @@ struct SyncScheduleTests {
 
     @Test("failures grow the backoff; a success resets it")
     func successResetsBackoff() {
-        var generator = SplitMix64(seed: 6)
+        var generator = SeededGenerator(seed: 6)
         var schedule = SyncSchedule(policy: Self.policy, hasPendingWork: true, at: 0)
         var now: Int64 = 0
         for failures in 1...12 {
@@ -187,7 +173,7 @@ struct SyncScheduleTests {
 
     @Test("being offline is not a failure: the backoff does not grow")
     func offlineIsNotAFailure() {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         var schedule = SyncSchedule(policy: Self.policy, hasPendingWork: true, at: 0)
         schedule.handle(.syncStarted, at: 0, using: &generator)
         schedule.handle(.syncFinished(.offline, outboxEmpty: false), at: 10, using: &generator)
@@ -204,7 +190,7 @@ struct SyncScheduleTests {
 
     @Test("an edit while offline schedules nothing; connectivity returning schedules an attempt at once")
     func editOfflineThenAttemptWhenOnline() {
-        var generator = SplitMix64(seed: 8)
+        var generator = SeededGenerator(seed: 8)
         var schedule = SyncSchedule(policy: Self.policy, isOnline: false)
         schedule.handle(.localEdit, at: 1_000, using: &generator)
         #expect(schedule.hasPendingWork)
@@ -229,7 +215,7 @@ struct SyncScheduleTests {
 
     @Test("a burst of 100 edits in the coalescing window schedules exactly one attempt at first edit + window")
     func burstOfEditsCoalesces() {
-        var generator = SplitMix64(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         var schedule = SyncSchedule(policy: Self.policy)
         let first: Int64 = 5_000
         let window = Self.policy.editCoalescingMilliseconds
@@ -256,7 +242,7 @@ struct SyncScheduleTests {
 
     @Test("a 503 storm of 20 transient failures: every attempt waits for its backoff, then recovery empties the outbox")
     func noAttemptStorm() {
-        var generator = SplitMix64(seed: 10)
+        var generator = SeededGenerator(seed: 10)
         var schedule = SyncSchedule(policy: Self.policy)
         let tick: Int64 = 10  // the virtual clock's resolution
         let requestTime: Int64 = 50
@@ -308,7 +294,7 @@ struct SyncScheduleTests {
 
     @Test("property: after any event, pending work online and idle always has an attempt scheduled, never before the backoff")
     func promiseHoldsOverRandomEventSequences() {
-        var generator = SplitMix64(seed: 0x5C4E_D01E)
+        var generator = SeededGenerator(seed: 0x5C4E_D01E)
         let policies = [
             Self.policy,
             RetryPolicy(baseDelayMilliseconds: 10, maximumDelayMilliseconds: 1_000, editCoalescingMilliseconds: 0),
@@ -342,7 +328,7 @@ struct SyncScheduleTests {
 
     /// Mostly plausible events (a sync starts when due, finishes after it
     /// started), with some implausible ones mixed in.
-    private static func randomEvent(for schedule: SyncSchedule, now: Int64, using generator: inout SplitMix64) -> SyncSchedule.Event {
+    private static func randomEvent(for schedule: SyncSchedule, now: Int64, using generator: inout SeededGenerator) -> SyncSchedule.Event {
         let results: [SyncSchedule.Result] = [
             .succeeded, .offline, .failed,
             .transientFailure(retryAfterMilliseconds: nil),
