@@ -39,9 +39,10 @@ public enum JournalSalvage {
                                 system: any SystemCalls) throws -> Result {
         let io = FileIO(system)
         let reader = JournalReader(path: source, system: system)
-        let probe = try reader.scan()
-        guard let sourceHeader = probe.header else {
-            throw JournalError.corrupt(path: source, offset: 0, damage: probe.status.damage ?? .checksumMismatch)
+        // Only the header is needed before copying; the copy itself is the one full scan.
+        guard let sourceHeader = try reader.header() else {
+            let damage = (try? reader.scan().status.damage) ?? nil
+            throw JournalError.corrupt(path: source, offset: 0, damage: damage ?? .checksumMismatch)
         }
         if let existing = try? system.open(destination, .readOnly, 0) {
             try? system.close(existing)

@@ -48,14 +48,21 @@ public final class JournalWriter: Sendable {
         public var createIfMissing: Bool
         /// The header to use when creating (tests and samples fix ids and times).
         public var headerForNewJournal: (@Sendable () -> JournalHeader)?
+        /// Called with each valid record, in order, by the scan that opening
+        /// does anyway, so a caller that rebuilds state from the journal does
+        /// not read the file a second time. (A corrupt journal still fails the
+        /// open after some records were visited.)
+        public var visitRecord: (@Sendable (JournalRecord) -> Void)?
 
         /// Default options: durable appends, real system calls, create if missing.
         public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
-                    headerForNewJournal: (@Sendable () -> JournalHeader)? = nil) {
+                    headerForNewJournal: (@Sendable () -> JournalHeader)? = nil,
+                    visitRecord: (@Sendable (JournalRecord) -> Void)? = nil) {
             self.mode = mode
             self.system = system
             self.createIfMissing = createIfMissing
             self.headerForNewJournal = headerForNewJournal
+            self.visitRecord = visitRecord
         }
     }
 
@@ -195,7 +202,7 @@ public final class JournalWriter: Sendable {
             let report: JournalScanReport
             do {
                 var scanner = try JournalScanner(io: io, fd: fd, path: path)
-                report = try scanner.run { _ in }
+                report = try scanner.run { record in options.visitRecord?(record) }
             } catch let error as JournalError {
                 throw error
             } catch let error as SystemError {

@@ -89,9 +89,12 @@ public actor LocalStore {
     /// - Throws: ``StoreError/journal(_:)`` when the journal is locked by
     ///   another store or cannot be opened at all.
     public static func open(path: String, options: Options = Options()) async throws(StoreError) -> LocalStore {
+        // Replay folds the records the writer's recovery scan reads: one pass over the file.
+        let replay = ReplayDuringOpen()
         let writer: JournalWriter
         do {
-            writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system))
+            writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system,
+                                                                             visitRecord: { replay.fold($0) }))
         } catch {
             switch error {
             case .corrupt, .notAJournal, .unsupportedVersion:
@@ -101,19 +104,13 @@ public actor LocalStore {
                 throw .journal(error)
             }
         }
-        let replayed: Replayer.Result
+        let replayed: (state: StoreState, records: Int)
         do {
-            replayed = try Replayer.replay(path: path, system: options.system)
-        } catch let problem as Replayer.Failure {
-            try? await writer.close()
-            return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
-                              status: .unreadable(reason: problem.description), journalRecords: 0, recovery: nil)
-        } catch let error as JournalError {
-            try? await writer.close()
-            throw .journal(error)
+            replayed = try replay.finish(header: writer.header)
         } catch {
             try? await writer.close()
-            throw .unreadable(path: path, reason: "\(error)")
+            return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
+                              status: .unreadable(reason: error.description), journalRecords: 0, recovery: nil)
         }
         return LocalStore(path: path, options: options, writer: writer, state: replayed.state, status: .ready,
                           journalRecords: replayed.records, recovery: writer.recovery)
@@ -258,10 +255,12 @@ public actor LocalStore {
 
     /// The edit event for `operation`, with the compaction it causes.
     static func edit(_ operation: JournalOperation, in staged: StoreState) -> StoreEvent {
-        let compacted = StoreEvent.edit(operation, compaction: Compactor.steps(for: operation, after: staged.outbox.operations(on: operation.key)))
+        let steps = Compactor.steps(for: operation, after: staged.outbox.operations(on: operation.key))
         // Compaction only saves work; when a merge would not fit in one
-        // record, both edits stay queued as they are.
-        if compacted.encodedPayload().count > JournalFormat.maximumPayloadLength { return .edit(operation, compaction: []) }
+        // record, both edits stay queued as they are. (Without steps the edit
+        // was already checked against the limit by `validate`.)
+        let compacted = StoreEvent.edit(operation, compaction: steps)
+        if !steps.isEmpty, compacted.encodedPayload().count > JournalFormat.maximumPayloadLength { return .edit(operation, compaction: []) }
         return compacted
     }
 
@@ -346,35 +345,33 @@ public actor LocalStore {
     /// - Returns: the number of conflicts kept.
     @discardableResult
     public func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
-        for (index, (id, outcome)) in outcomes.enumerated() {
-            guard let entry = staged.outbox[id] else { continue }
-            let row: ServerRow?
-            switch outcome {
-            case .acknowledged(let applied): row = applied
-            case .conflicted(let server): row = server
-            case .failed: row = nil
-            }
-            if let row {
-                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
-                if row.key != entry.key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
-            }
-        }
-        var conflicts = 0
         try await submit { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             var acks: [Acknowledgement] = []
-            for (id, outcome) in outcomes where staged.outbox[id] != nil {
+            // Outcomes of operations no longer queued (a late duplicate reply) are ignored.
+            for (index, (id, outcome)) in outcomes.enumerated() {
+                guard let entry = staged.outbox[id] else { continue }
                 switch outcome {
-                case .acknowledged(let row): acks.append(Acknowledgement(operationID: id, row: row))
-                case .conflicted(let server): events.append(.conflicted(id, server: server))
-                case .failed(let reason, let permanent): events.append(.failed(id, reason: reason, permanent: permanent))
+                case .acknowledged(let row):
+                    try Self.check(row, for: entry, index: index)
+                    acks.append(Acknowledgement(operationID: id, row: row))
+                case .conflicted(let server):
+                    if let server { try Self.check(server, for: entry, index: index) }
+                    events.append(.conflicted(id, server: server))
+                case .failed(let reason, let permanent):
+                    events.append(.failed(id, reason: reason, permanent: permanent))
                 }
             }
             if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }
             return events
         }
-        conflicts = outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
-        return conflicts
+        return outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
+    }
+
+    /// Throws unless `row` is a valid server copy of `entry`'s record.
+    private static func check(_ row: ServerRow, for entry: OutboxOperation, index: Int) throws(StoreError) {
+        if let problem = problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
+        if row.key != entry.key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
     }
 
     /// The transport answered (or failed) for `ids`: they are no longer in flight.
@@ -385,37 +382,18 @@ public actor LocalStore {
     /// The server applied these operations (see ``StoreEvent/acknowledged(_:)``).
     /// Unknown ids (a late duplicate reply) are ignored.
     public func acknowledge(_ acks: [Acknowledgement]) async throws(StoreError) {
-        try await submit { (staged) throws(StoreError) in
-            let known = acks.filter { staged.outbox[$0.operationID] != nil }
-            for (index, ack) in known.enumerated() {
-                let row = ack.row
-                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
-                if row.key != staged.outbox[ack.operationID]!.key {
-                    throw .invalidServerData(kind: row.kind, index: index, reason: "acknowledgement for another record (\(row.key))")
-                }
-            }
-            return known.isEmpty ? [] : [.acknowledged(known)]
-        }
+        try await recordOutcomes(acks.map { ($0.operationID, .acknowledged($0.row)) })
     }
 
     /// An attempt to send `id` failed; a permanent failure moves it to the rejections.
     public func recordFailure(_ id: OperationID, reason: String, permanent: Bool) async throws(StoreError) {
-        try await submit { (staged) throws(StoreError) in
-            staged.outbox[id] == nil ? [] : [.failed(id, reason: reason, permanent: permanent)]
-        }
+        try await recordOutcomes([(id, .failed(reason: reason, permanent: permanent))])
     }
 
     /// The server refused `id` because its copy changed; its copy (`nil` if it
     /// deleted the record) replaces the snapshot and the conflict is kept for the app.
     public func recordConflict(_ id: OperationID, server: ServerRow?) async throws(StoreError) {
-        try await submit { (staged) throws(StoreError) in
-            guard let entry = staged.outbox[id] else { return [] }
-            if let server {
-                if let problem = Self.problem(with: server) { throw .invalidServerData(kind: server.kind, index: 0, reason: problem) }
-                if server.key != entry.key { throw .invalidServerData(kind: server.kind, index: 0, reason: "conflict copy of another record") }
-            }
-            return [.conflicted(id, server: server)]
-        }
+        try await recordOutcomes([(id, .conflicted(server: server))])
     }
 
     /// Keeps a page of pulled rows of `kind` and the cursor after it, together.

@@ -1,3 +1,4 @@
+import Synchronization
 import SyncJournalCore
 
 /// Rebuilds a store's state from its journal: the same fold the live store
@@ -105,5 +106,28 @@ public enum Replayer {
         if case .corrupt = report.status { throw Failure.corrupt(report.status) }
         try fold.finish(header: report.header)
         return Result(state: fold.state, records: fold.records, report: report)
+    }
+}
+
+/// A ``Replayer/Fold`` fed from the writer's recovery scan while a store
+/// opens (on the writer's I/O queue), read back once opening has returned.
+final class ReplayDuringOpen: Sendable {
+    private let state = Mutex<(fold: Replayer.Fold, failure: Replayer.Failure?)>((Replayer.Fold(), nil))
+
+    /// Folds one record; after the first failure the rest are ignored.
+    func fold(_ record: JournalRecord) {
+        state.withLock { state in
+            guard state.failure == nil else { return }
+            do throws(Replayer.Failure) { try state.fold.fold(record) } catch { state.failure = error }
+        }
+    }
+
+    /// The state rebuilt, or the first failure; checks the checkpoint framing against `header`.
+    func finish(header: JournalHeader) throws(Replayer.Failure) -> (state: StoreState, records: Int) {
+        try state.withLock { (state) throws(Replayer.Failure) -> (state: StoreState, records: Int) in
+            if let failure = state.failure { throw failure }
+            try state.fold.finish(header: header)
+            return (state.fold.state, state.fold.records)
+        }
     }
 }

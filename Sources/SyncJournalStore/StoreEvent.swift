@@ -87,6 +87,10 @@ extension StoreEvent {
         return writer.bytes
     }
 
+    /// The record types that carry store events (built once: replay decodes every record).
+    static let decodedTypes: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn,
+                                                .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint]
+
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).
@@ -94,9 +98,7 @@ extension StoreEvent {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }
-        let known: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement,
-                                      .rejection, .conflict, .pulledRows, .checkpoint]
-        if !known.contains(record.type) {
+        if !decodedTypes.contains(record.type) {
             if record.type.isSkippable || record.type == .salvaged { return nil }
             throw .unsupportedType(sequence: record.sequence, offset: record.offset, type: record.type)
         }

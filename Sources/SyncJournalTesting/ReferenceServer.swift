@@ -225,8 +225,8 @@ extension PullCursor {
         self.init(updatedAt: updatedAt, id: id)
     }
 
-    /// The wire form `updatedAt:id`.
-    public var wire: String { "\(updatedAt):\(id)" }
+    /// The wire form `updatedAt:id` (the same as ``description``).
+    public var wire: String { description }
 }
 
 /// The transport to a ``ReferenceServer`` in the same process.

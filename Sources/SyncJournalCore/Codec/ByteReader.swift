@@ -109,7 +109,7 @@ public struct ByteReader: Sendable {
     public mutating func readCount(minimumItemSize: Int = 1) throws(Failure) -> Int {
         let start = position
         let raw = try readVarint()
-        guard raw <= UInt64(remaining / max(minimumItemSize, 1)) || (raw == 0) else {
+        guard raw <= UInt64(remaining / max(minimumItemSize, 1)) else {
             throw .invalid("count \(raw) larger than the remaining payload", at: start)
         }
         return Int(raw)
