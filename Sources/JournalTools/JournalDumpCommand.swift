@@ -244,8 +244,23 @@ public struct JournalDumpCommand: Sendable {
         case .pulled(let kind, let rows, let cursor):
             return lines("(\(rows.count) \(kind) row\(rows.count == 1 ? "" : "s"), cursor \(cursor.map(\.description) ?? "unchanged"))",
                          rows.map(rowColumns))
+        case .attemptFailed(let id, let kind, let reason, let quarantine):
+            return lines("\(id) failed (\(kind))" + (quarantine ? ", quarantined" : ", stays queued") + ": " + quoted(reason), [])
+        case .released(let id):
+            return lines("\(id) released from quarantine by the app", [])
+        case .discarded(let id):
+            return lines("\(id) discarded by the app", [])
+        case .conflictDismissed(let id):
+            return lines("conflict \(id) dismissed by the app", [])
+        case .conflictResolved(let id, let server, let base, let resolution):
+            return lines("\(id) conflicts; \(resolution.strategy): " + resolutionText(resolution),
+                         ["server: " + (server.map(rowColumns) ?? "deleted"), "base:   " + (base.map(rowColumns) ?? "unknown")])
+        case .forgotten(let kind, let ids):
+            return lines("(\(ids.count) \(kind) row\(ids.count == 1 ? "" : "s") the server no longer has)", ids)
         case .checkpoint(let part):
             switch part {
+            case .baseRows(let rows):
+                return lines("base rows: \(rows.count)", rows.map(rowColumns))
             case .rows(let rows):
                 return lines("rows: \(rows.count)", rows.map(rowColumns))
             case .outbox(let entries):
@@ -257,6 +272,7 @@ public struct JournalDumpCommand: Sendable {
             case .conflicts(let conflicts):
                 return lines("conflicts: \(conflicts.count)", conflicts.map { conflict in
                     operationColumns(conflict.operation) + "  server: " + (conflict.server.map { "\($0.updatedAt) " + FieldSummary.text($0.fields) } ?? "deleted")
+                        + "  \(conflict.resolution.strategy): " + resolutionText(conflict.resolution)
                 })
             case .rejections(let rejections):
                 return lines("rejections: \(rejections.count)", rejections.map { rejection in
@@ -268,9 +284,18 @@ public struct JournalDumpCommand: Sendable {
         }
     }
 
-    /// `sent yes, attempts 1, last error "HTTP 503"`.
+    /// `sent yes, attempts 1, last error "HTTP 503"` (and the permanent failures and quarantine when there are any).
     static func deliveryText(_ entry: OutboxOperation) -> String {
-        "sent \(entry.sent ? "yes" : "no"), attempts \(entry.attempts)" + (entry.lastError.map { ", last error " + quoted($0) } ?? "")
+        "sent \(entry.sent ? "yes" : "no"), attempts \(entry.attempts)"
+            + (entry.permanentFailures > 0 ? ", permanent failures \(entry.permanentFailures)" : "")
+            + (entry.quarantined ? ", quarantined" : "")
+            + (entry.lastError.map { ", last error " + quoted($0) } ?? "")
+    }
+
+    /// `requeued <op> as update …; lost: name, note` or `server copy kept`.
+    static func resolutionText(_ resolution: ConflictResolution) -> String {
+        let kept = resolution.replacement.map { "requeued " + operationColumns($0) } ?? "server copy kept"
+        return kept + (resolution.lostFields.isEmpty ? "" : "; lost: " + resolution.lostFields.joined(separator: ", "))
     }
 
     static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
@@ -334,15 +359,29 @@ public struct JournalDumpCommand: Sendable {
 
     /// An outbox entry: the operation, then `sent`, `attempts` and `lastError`.
     static func outboxJSON(_ entry: OutboxOperation) -> JSONText {
-        .object(operationJSON(entry.operation) + [
+        // The 1.1 members appear only when set, so 1.0 journals dump as they always did.
+        let extended: [(String, JSONText)] = entry.permanentFailures == 0 && entry.lastFailure == nil && !entry.quarantined ? [] : [
+            ("permanentFailures", .int(Int64(entry.permanentFailures))),
+            ("lastFailure", entry.lastFailure.map { .string($0.description) } ?? .null),
+            ("quarantined", .bool(entry.quarantined)),
+        ]
+        return .object(operationJSON(entry.operation) + [
             ("sent", .bool(entry.sent)),
             ("attempts", .int(Int64(entry.attempts))),
             ("lastError", entry.lastError.map { .string($0) } ?? .null),
-        ])
+        ] + extended)
     }
 
     static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
-        .object([("operation", .object(operationJSON(conflict.operation))), ("server", conflict.server.map(rowJSON) ?? .null)])
+        .object([("operation", .object(operationJSON(conflict.operation))), ("server", conflict.server.map(rowJSON) ?? .null),
+                 ("base", conflict.baseRow.map(rowJSON) ?? .null), ("shape", .string(conflict.shape.rawValue)),
+                 ("resolution", resolutionJSON(conflict.resolution))])
+    }
+
+    static func resolutionJSON(_ resolution: ConflictResolution) -> JSONText {
+        .object([("strategy", .string(resolution.strategy.description)),
+                 ("replacement", resolution.replacement.map { .object(operationJSON($0)) } ?? .null),
+                 ("lostFields", .array(resolution.lostFields.map { .string($0) }))])
     }
 
     static func rejectionJSON(_ rejection: RejectionRecord) -> JSONText {
@@ -373,8 +412,19 @@ public struct JournalDumpCommand: Sendable {
             return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null)]
         case .pulled(let kind, let rows, let cursor):
             return [("kind", .string(kind)), ("cursor", cursor.map(cursorJSON) ?? .null), ("rows", .array(rows.map(rowJSON)))]
+        case .attemptFailed(let id, let kind, let reason, let quarantine):
+            return [("opId", .string(id.description)), ("failure", .string(kind.description)), ("quarantine", .bool(quarantine)),
+                    ("reason", .string(reason))]
+        case .released(let id), .discarded(let id), .conflictDismissed(let id):
+            return [("opId", .string(id.description))]
+        case .conflictResolved(let id, let server, let base, let resolution):
+            return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null), ("base", base.map(rowJSON) ?? .null),
+                    ("resolution", resolutionJSON(resolution))]
+        case .forgotten(let kind, let ids):
+            return [("kind", .string(kind)), ("recordIds", .array(ids.map { .string($0) }))]
         case .checkpoint(let part):
             switch part {
+            case .baseRows(let rows): return [("part", .string("baseRows")), ("rows", .array(rows.map(rowJSON)))]
             case .rows(let rows): return [("part", .string("rows")), ("rows", .array(rows.map(rowJSON)))]
             case .outbox(let entries): return [("part", .string("outbox")), ("outbox", .array(entries.map(outboxJSON)))]
             case .cursors(let cursors): return [("part", .string("cursors")), ("cursors", cursorsJSON(cursors))]

@@ -1,12 +1,19 @@
 import SyncJournalCore
 
 extension OutboxOperation {
-    /// Appends the entry's encoding: the operation, a sent flag, attempts and the last error.
+    /// Appends the entry's encoding: the operation, flags, attempts, the
+    /// last error, and (1.1) the permanent failures, last failure kind and
+    /// quarantine. Entries without 1.1 state encode as in 1.0.
     public func encode(into writer: inout ByteWriter) {
         operation.encode(into: &writer)
-        writer.writeUInt8((sent ? 1 : 0) | (lastError == nil ? 0 : 2))
+        let extended = permanentFailures > 0 || lastFailure != nil
+        writer.writeUInt8((sent ? 1 : 0) | (lastError == nil ? 0 : 2) | (quarantined ? 4 : 0) | (extended ? 8 : 0))
         writer.writeVarint(UInt64(attempts))
         if let lastError { writer.writeString(lastError) }
+        if extended {
+            writer.writeVarint(UInt64(permanentFailures))
+            writer.writeUInt8(lastFailure.map { $0.rawValue + 1 } ?? 0)
+        }
     }
 
     /// Reads one entry.
@@ -14,11 +21,25 @@ extension OutboxOperation {
         let operation = try JournalOperation.decode(from: &reader)
         let flagsAt = reader.position
         let flags = try reader.readUInt8()
-        if flags & ~3 != 0 { throw .invalid("unknown outbox flags", at: flagsAt) }
+        if flags & ~15 != 0 { throw .invalid("unknown outbox flags", at: flagsAt) }
         let attempts = try reader.readVarint()
         if attempts > UInt64(Int32.max) { throw .invalid("attempts \(attempts)", at: flagsAt + 1) }
         let lastError: String? = flags & 2 != 0 ? try reader.readString() : nil
-        return OutboxOperation(operation: operation, sent: flags & 1 != 0, attempts: Int(attempts), lastError: lastError)
+        var permanentFailures: UInt64 = 0
+        var lastFailure: FailureKind?
+        if flags & 8 != 0 {
+            let countAt = reader.position
+            permanentFailures = try reader.readVarint()
+            if permanentFailures > UInt64(Int32.max) { throw .invalid("permanent failures \(permanentFailures)", at: countAt) }
+            let kindAt = reader.position
+            let kind = try reader.readUInt8()
+            if kind > 0 {
+                guard let value = FailureKind(rawValue: kind - 1) else { throw .invalid("unknown failure kind", at: kindAt) }
+                lastFailure = value
+            }
+        }
+        return OutboxOperation(operation: operation, sent: flags & 1 != 0, attempts: Int(attempts), lastError: lastError,
+                               permanentFailures: Int(permanentFailures), lastFailure: lastFailure, quarantined: flags & 4 != 0)
     }
 }
 
@@ -43,13 +64,19 @@ extension CheckpointPart {
                 cursors[kind]!.encode(into: &writer)
             }
         case .conflicts(let conflicts):
-            writer.writeUInt8(4)
+            writer.writeUInt8(6)
             writer.writeVarint(UInt64(conflicts.count))
             for conflict in conflicts {
                 conflict.operation.encode(into: &writer)
-                writer.writeUInt8(conflict.server == nil ? 0 : 1)
+                writer.writeUInt8((conflict.server == nil ? 0 : 1) | (conflict.baseRow == nil ? 0 : 2))
                 conflict.server?.encode(into: &writer)
+                conflict.baseRow?.encode(into: &writer)
+                conflict.resolution.encode(into: &writer)
             }
+        case .baseRows(let rows):
+            writer.writeUInt8(7)
+            writer.writeVarint(UInt64(rows.count))
+            for row in rows { row.encode(into: &writer) }
         case .rejections(let rejections):
             writer.writeUInt8(5)
             writer.writeVarint(UInt64(rejections.count))
@@ -95,6 +122,25 @@ extension CheckpointPart {
                 conflicts.append(ConflictRecord(operation: operation, server: flag == 1 ? try ServerRow.decode(from: &reader) : nil))
             }
             return .conflicts(conflicts)
+        case 6:
+            let count = try reader.readCount(minimumItemSize: 26)
+            var conflicts: [ConflictRecord] = []
+            for _ in 0..<count {
+                let operation = try JournalOperation.decode(from: &reader)
+                let flagsAt = reader.position
+                let flags = try reader.readUInt8()
+                if flags & ~3 != 0 { throw .invalid("unknown conflict flags", at: flagsAt) }
+                let server = flags & 1 != 0 ? try ServerRow.decode(from: &reader) : nil
+                let base = flags & 2 != 0 ? try ServerRow.decode(from: &reader) : nil
+                conflicts.append(ConflictRecord(operation: operation, server: server, baseRow: base,
+                                                resolution: try ConflictResolution.decode(from: &reader)))
+            }
+            return .conflicts(conflicts)
+        case 7:
+            let count = try reader.readCount(minimumItemSize: 5)
+            var rows: [ServerRow] = []
+            for _ in 0..<count { rows.append(try ServerRow.decode(from: &reader)) }
+            return .baseRows(rows)
         case 5:
             let count = try reader.readCount(minimumItemSize: 24)
             var rejections: [RejectionRecord] = []

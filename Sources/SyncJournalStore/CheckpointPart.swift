@@ -11,6 +11,8 @@ public enum CheckpointPart: Sendable, Hashable {
     case cursors([String: PullCursor])
     /// Conflicts waiting for the app.
     case conflicts([ConflictRecord])
+    /// Base copies of rows with queued edits made on an older copy (1.1).
+    case baseRows([ServerRow])
     /// Rejections waiting for the app.
     case rejections([RejectionRecord])
     /// The last part: the counts the parts must add up to, so an incomplete

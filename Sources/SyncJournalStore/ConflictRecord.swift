@@ -1,23 +1,40 @@
 /// A local edit the server refused because its copy had changed since the
-/// edit's base. Surfaced to the app, never silent.
+/// edit's base, with what the store did about it. Surfaced to the app, never
+/// silent: it stays in ``LocalStore/conflicts()`` until the app dismisses or
+/// resolves it.
 public struct ConflictRecord: Sendable, Hashable {
     /// The local edit.
     public var operation: JournalOperation
-    /// The server's copy when the conflict was found; `nil` if the server deleted the record.
+    /// The server's copy when the conflict was found; `nil` (or a tombstone)
+    /// if the server deleted the record.
     public var server: ServerRow?
+    /// The server's copy the device had edited, when the device knew it.
+    public var baseRow: ServerRow?
+    /// What the policy did.
+    public var resolution: ConflictResolution
 
-    /// Creates a conflict value.
-    public init(operation: JournalOperation, server: ServerRow?) {
+    /// Creates a conflict value. Without a resolution, the server's copy won
+    /// (how conflicts journaled before policies existed are read).
+    public init(operation: JournalOperation, server: ServerRow?, baseRow: ServerRow? = nil, resolution: ConflictResolution? = nil) {
         self.operation = operation
         self.server = server
+        self.baseRow = baseRow
+        self.resolution = resolution ?? ConflictResolution(
+            strategy: .serverWins, replacement: nil,
+            lostFields: operation.kind == .delete ? [] : operation.fields.keys.sorted())
     }
 
+    /// The conflict's id: the refused operation's id.
+    public var id: OperationID { operation.id }
     /// The base the device had: the operation's `baseUpdatedAt`.
     public var base: Int64? { operation.baseUpdatedAt }
+    /// Which kind of conflict this is.
+    public var shape: ConflictShape { ConflictShape(operation: operation.kind, server: server) }
 }
 
-/// A local edit the server refused for good (another user's record, an invalid
-/// value): it left the outbox and waits here for the app.
+/// A local edit the server refused for good, journaled by versions before
+/// quarantine existed (failure records with the permanent flag). Kept so
+/// those journals replay; new refusals are quarantined instead.
 public struct RejectionRecord: Sendable, Hashable {
     /// The refused edit.
     public var operation: JournalOperation

@@ -30,21 +30,34 @@ public actor LocalStore {
         public var checkpointThreshold: Int
         /// Makes ids for records created without one.
         public var makeRecordID: @Sendable () -> String
+        /// The conflict policy of each kind; kinds not named use ``defaultConflictPolicy``.
+        public var conflictPolicies: [String: ConflictPolicy]
+        /// The policy of kinds without one of their own (server wins).
+        public var defaultConflictPolicy: ConflictPolicy
+        /// Permanent failures an operation may have before it is quarantined
+        /// (at least 1). Transient failures never count.
+        public var maximumPermanentFailures: Int
 
-        /// Default options: real system calls and clock, checkpoint past 10,000 dead records.
+        /// Default options: real system calls and clock, checkpoint past
+        /// 10,000 dead records, server wins, quarantine after 3 permanent failures.
         public init(system: any SystemCalls = PosixSystemCalls(), clock: any TimeSource = SystemTimeSource(),
                     checkpointThreshold: Int = 10_000,
-                    makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description }) {
+                    makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
+                    conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
+                    maximumPermanentFailures: Int = 3) {
             self.system = system
             self.clock = clock
             self.checkpointThreshold = checkpointThreshold
             self.makeRecordID = makeRecordID
+            self.conflictPolicies = conflictPolicies
+            self.defaultConflictPolicy = defaultConflictPolicy
+            self.maximumPermanentFailures = max(1, maximumPermanentFailures)
         }
     }
 
     /// The journal's path.
     public nonisolated let path: String
-    private let options: Options
+    private var options: Options
     private var writer: JournalWriter?
     /// The durable state: what the app sees.
     private var state: StoreState
@@ -64,6 +77,22 @@ public actor LocalStore {
     private var flushing = false
     /// What opening found: a repaired torn tail, the records replayed.
     public nonisolated let recovery: JournalRecovery?
+    /// Callers of ``outcome(of:)`` waiting per operation.
+    private var outcomeWaiters: [OperationID: [CheckedContinuation<SettledOutcome, Never>]] = [:]
+    /// Outcomes of operations that left the queue recently (memory only), so
+    /// a caller that asks just after the outcome still gets it.
+    private var recentOutcomes: [OperationID: SettledOutcome] = [:]
+    private var recentOrder: [OperationID] = []
+    private var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+    private var nextObserver = 0
+    private var editObserver: (@Sendable () async -> Void)?
+
+    /// How an operation left the queue, as the store remembers it.
+    private enum SettledOutcome {
+        case final(OperationOutcome)
+        /// Merged into another queued operation by compaction: its outcome is that one's.
+        case coalesced(into: OperationID)
+    }
 
     private init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
                  journalRecords: Int, recovery: JournalRecovery?) {
@@ -178,6 +207,14 @@ public actor LocalStore {
         return state.outbox.operations
     }
 
+    /// The outbox in queue order with each operation's delivery state
+    /// (queued, in flight, sent, quarantined), attempts and last error. Next
+    /// attempt times are the engine's (``SyncEngine/outboxStatus()``).
+    public func outboxStatus() throws(StoreError) -> [OutboxEntryStatus] {
+        try checkReadable()
+        return state.outbox.operations.map { OutboxEntryStatus($0, inFlight: inFlight.contains($0.id)) }
+    }
+
     /// Whether `id` is handed to a transport right now (memory only).
     public func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
 
@@ -187,7 +224,26 @@ public actor LocalStore {
         return state.conflicts
     }
 
-    /// Rejections waiting for the app.
+    /// Quarantined operations, in queue order: each waits for
+    /// ``retryQuarantined(_:)`` or ``discardQuarantined(_:)``, and later
+    /// operations on its record wait behind it.
+    public func quarantinedOperations() throws(StoreError) -> [OutboxOperation] {
+        try checkReadable()
+        var result: [OutboxOperation] = []
+        state.outbox.forEach { entry in
+            if entry.quarantined { result.append(entry) }
+            return true
+        }
+        return result
+    }
+
+    /// The queued operations on one record, in order (a create's id is here, to await its outcome).
+    public func pendingOperations(kind: String, id: String) throws(StoreError) -> [OutboxOperation] {
+        try checkReadable()
+        return state.outbox.operations(on: RecordKey(kind: kind, id: id))
+    }
+
+    /// Rejections journaled by versions before quarantine existed.
     public func rejections() throws(StoreError) -> [RejectionRecord] {
         try checkReadable()
         return state.rejections
@@ -224,33 +280,44 @@ public actor LocalStore {
                                              fields: fields, baseUpdatedAt: nil, queuedAt: now)
             return [Self.edit(operation, in: staged)]
         }
+        await notifyEditObserver()
         return recordID
     }
 
-    /// Changes some fields of a visible record.
-    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) {
+    /// Changes some fields of a visible record and returns the operation's
+    /// id (to await with ``outcome(of:)``).
+    @discardableResult
+    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> OperationID {
         try Self.validate(kind: kind, id: id, fields: changes)
         let now = options.clock.nowMilliseconds()
+        let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
             guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
-            let operation = JournalOperation(id: .random(), kind: .update, entity: kind, recordID: id, fields: changes,
+            let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now)
             return [Self.edit(operation, in: staged)]
         }
+        await notifyEditObserver()
+        return operationID
     }
 
-    /// Deletes a visible record. Only a record the app can see can be deleted.
-    public func delete(_ kind: String, id: String) async throws(StoreError) {
+    /// Deletes a visible record and returns the operation's id. Only a record
+    /// the app can see can be deleted.
+    @discardableResult
+    public func delete(_ kind: String, id: String) async throws(StoreError) -> OperationID {
         try Self.validate(kind: kind, id: id, fields: [:])
         let now = options.clock.nowMilliseconds()
+        let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
             guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
-            let operation = JournalOperation(id: .random(), kind: .delete, entity: kind, recordID: id,
+            let operation = JournalOperation(id: operationID, kind: .delete, entity: kind, recordID: id,
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now)
             return [Self.edit(operation, in: staged)]
         }
+        await notifyEditObserver()
+        return operationID
     }
 
     /// The edit event for `operation`, with the compaction it causes.
@@ -292,7 +359,11 @@ public actor LocalStore {
         var ready: [OutboxOperation] = []
         guard limit > 0 else { return [] }
         state.outbox.forEach { entry in
-            if seen.insert(entry.key).inserted, !inFlight.contains(entry.id), !excluding.contains(entry.id) { ready.append(entry) }
+            // The first operation of each record decides: a quarantined one
+            // holds its record's later operations back, and only those.
+            if seen.insert(entry.key).inserted, !entry.quarantined, !inFlight.contains(entry.id), !excluding.contains(entry.id) {
+                ready.append(entry)
+            }
             return ready.count < limit
         }
         return ready
@@ -333,8 +404,10 @@ public actor LocalStore {
         case acknowledged(ServerRow)
         /// Refused: the server's copy changed (`nil`: it was deleted).
         case conflicted(server: ServerRow?)
-        /// Refused; permanent failures leave the queue for the rejections.
+        /// Refused; permanent failures count toward quarantine, transient ones only as attempts.
         case failed(reason: String, permanent: Bool)
+        /// Refused for a reason of this kind (``FailureKind/deletedOrNoAccess`` quarantines at once).
+        case failure(FailureKind, reason: String)
     }
 
     /// Keeps the outcomes of one push reply together: every outcome is
@@ -345,6 +418,10 @@ public actor LocalStore {
     /// - Returns: the number of conflicts kept.
     @discardableResult
     public func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
+        let policies = options.conflictPolicies
+        let defaultPolicy = options.defaultConflictPolicy
+        let limit = options.maximumPermanentFailures
+        let now = options.clock.nowMilliseconds()
         try await submit { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             var acks: [Acknowledgement] = []
@@ -357,15 +434,43 @@ public actor LocalStore {
                     acks.append(Acknowledgement(operationID: id, row: row))
                 case .conflicted(let server):
                     if let server { try Self.check(server, for: entry, index: index) }
-                    events.append(.conflicted(id, server: server))
+                    let input = Self.conflictInput(entry, server: server, in: staged)
+                    let resolution = ConflictResolution.resolve(input, policy: policies[entry.operation.entity] ?? defaultPolicy,
+                                                                newID: .random(), now: now)
+                    events.append(.conflictResolved(id, server: server, base: input.base, resolution: resolution))
                 case .failed(let reason, let permanent):
-                    events.append(.failed(id, reason: reason, permanent: permanent))
+                    events.append(Self.failure(entry, kind: permanent ? .permanent : .transient, reason: reason, limit: limit))
+                case .failure(let kind, let reason):
+                    events.append(Self.failure(entry, kind: kind, reason: reason, limit: limit))
                 }
             }
             if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }
             return events
         }
         return outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
+    }
+
+    /// The failure event for `entry`: quarantined once its permanent failures
+    /// reach `limit`, or at once when the row is gone.
+    static func failure(_ entry: OutboxOperation, kind: FailureKind, reason: String, limit: Int) -> StoreEvent {
+        let permanent = entry.permanentFailures + (kind == .transient ? 0 : 1)
+        let quarantine = kind == .deletedOrNoAccess || (kind == .permanent && permanent >= limit)
+        return .attemptFailed(entry.id, kind: kind, reason: reason, quarantine: quarantine)
+    }
+
+    /// What a conflict policy is given: the operation, the base copy the
+    /// device had, the server's copy, and the record as the device showed it.
+    static func conflictInput(_ entry: OutboxOperation, server: ServerRow?, in staged: StoreState) -> ConflictInput {
+        let base = staged.baseRow(for: entry)
+        let operation = entry.operation
+        var local: [String: FieldValue]?
+        switch operation.kind {
+        case .create: local = operation.fields
+        case .update: local = (base?.fields ?? staged.snapshot[entry.key]?.fields ?? [:]).merging(operation.fields) { _, new in new }
+        case .delete: local = nil
+        }
+        return ConflictInput(operation: operation, base: base, server: server, local: local,
+                             shape: ConflictShape(operation: operation.kind, server: server))
     }
 
     /// Throws unless `row` is a valid server copy of `entry`'s record.
@@ -495,6 +600,257 @@ public actor LocalStore {
         return nil
     }
 
+    /// Replaces the snapshot of `kind` with a full re-pull (a resync after
+    /// the server's tombstone horizon passed the cursor): `rows` are every
+    /// row the server has now, rows the device holds that are not among them
+    /// are forgotten, and the cursor is set (it may be behind the old one).
+    /// Queued edits stay on top. One journal write; a crash part-way keeps
+    /// the old cursor, so the next sync resyncs again.
+    public func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+        if kind.isEmpty { throw .emptyKind }
+        var ids = Set<String>()
+        for (index, row) in rows.enumerated() {
+            if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+            if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
+            if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+        }
+        try await submit { (staged) throws(StoreError) in
+            let gone = staged.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
+            var events = rows.isEmpty ? [] : Self.pulledEvents(kind: kind, rows: rows, cursor: nil)
+            if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }
+            // The cursor goes last, so a torn write leaves the old (expired) cursor and the resync repeats.
+            events.append(.pulled(kind: kind, rows: [], cursor: cursor))
+            return events
+        }
+    }
+
+    // MARK: Conflicts and quarantine
+
+    /// Sets the conflict policy of `kind` (for conflicts found from now on).
+    ///
+    /// ```swift
+    /// await store.setConflictPolicy(.mergeFields, for: "pin")
+    /// ```
+    public func setConflictPolicy(_ policy: ConflictPolicy, for kind: String) {
+        options.conflictPolicies[kind] = policy
+    }
+
+    /// Sends a quarantined operation again, with a fresh budget of permanent failures.
+    public func retryQuarantined(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
+            return [.released(id)]
+        }
+        await notifyEditObserver()
+    }
+
+    /// Drops a quarantined operation for good; the record shows the server's
+    /// copy with any later queued edits on top.
+    public func discardQuarantined(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
+            return [.discarded(id)]
+        }
+        await notifyEditObserver()
+    }
+
+    /// Removes a conflict from ``conflicts()`` once the app has shown it; its resolution stands.
+    public func dismissConflict(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.conflicts.contains(where: { $0.id == id }) else { throw .conflictNotFound(id) }
+            return [.conflictDismissed(id)]
+        }
+    }
+
+    /// Resolves a conflict the app's way, later (say, the user picked "keep
+    /// mine"): `.keep(fields)` makes the record hold exactly those fields
+    /// (queued as an update of what the device shows now, or a create if it
+    /// is gone), `.delete` deletes it, `.acceptServer` only dismisses. The
+    /// conflict leaves ``conflicts()`` in the same journal write.
+    ///
+    /// ```swift
+    /// for conflict in try await store.conflicts() where userPrefersMine(conflict) {
+    ///     try await store.resolveConflict(conflict.id, keeping: .keep(conflict.operation.fields))
+    /// }
+    /// ```
+    public func resolveConflict(_ id: OperationID, keeping decision: ConflictDecision) async throws(StoreError) {
+        let now = options.clock.nowMilliseconds()
+        let newID = OperationID.random()
+        try await submit { (staged) throws(StoreError) in
+            guard let conflict = staged.conflicts.first(where: { $0.id == id }) else { throw .conflictNotFound(id) }
+            let key = conflict.operation.key
+            let visible = staged.visibleFields(of: key)
+            var operation: JournalOperation?
+            switch decision {
+            case .acceptServer:
+                break
+            case .keep(let fields):
+                try Self.validate(kind: key.kind, id: key.id, fields: fields)
+                if let visible {
+                    let changed = fields.filter { visible[$0.key] != $0.value }
+                    if !changed.isEmpty {
+                        operation = JournalOperation(id: newID, kind: .update, entity: key.kind, recordID: key.id, fields: changed,
+                                                     baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                    }
+                } else {
+                    operation = JournalOperation(id: newID, kind: .create, entity: key.kind, recordID: key.id, fields: fields,
+                                                 baseUpdatedAt: nil, queuedAt: now)
+                }
+            case .delete:
+                if visible != nil {
+                    operation = JournalOperation(id: newID, kind: .delete, entity: key.kind, recordID: key.id,
+                                                 baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                }
+            }
+            var events: [StoreEvent] = [.conflictDismissed(id)]
+            if let operation { events.append(Self.edit(operation, in: staged)) }
+            return events
+        }
+        await notifyEditObserver()
+    }
+
+    // MARK: Outcomes and observation
+
+    /// Waits until operation `id` has an outcome: acknowledged, conflicted
+    /// (with the policy's resolution), quarantined, or cancelled locally. An
+    /// operation merged into an earlier one by compaction reports that one's outcome.
+    ///
+    /// ```swift
+    /// let op = try await store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+    /// switch await store.outcome(of: op) {
+    /// case .acknowledged(let row): print("saved at", row.updatedAt)
+    /// case .conflicted(let conflict): print("lost fields", conflict.resolution.lostFields)
+    /// case .quarantined(let entry): print("needs attention:", entry.lastError ?? "")
+    /// case .cancelled, .unknown: break
+    /// }
+    /// ```
+    public func outcome(of id: OperationID) async -> OperationOutcome {
+        var id = id
+        while true {
+            var settled = recentOutcomes[id]
+            if settled == nil {
+                guard let entry = state.outbox[id], isOpen else { return .unknown }
+                if entry.quarantined { return .quarantined(entry) }
+                settled = await withCheckedContinuation { outcomeWaiters[id, default: []].append($0) }
+            }
+            switch settled! {
+            case .final(let outcome): return outcome
+            case .coalesced(let into): id = into
+            }
+        }
+    }
+
+    /// A stream of what changes in the store: edits, acknowledgements,
+    /// conflicts, quarantines and pulls. It ends when the store closes or retires.
+    ///
+    /// ```swift
+    /// for await change in await store.changes() {
+    ///     if case .conflict(let conflict) = change { showBanner(for: conflict) }
+    /// }
+    /// ```
+    public func changes() -> AsyncStream<StoreChange> {
+        let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        guard isOpen else {
+            continuation.finish()
+            return stream
+        }
+        let token = nextObserver
+        nextObserver += 1
+        observers[token] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(token) }
+        }
+        return stream
+    }
+
+    private func removeObserver(_ token: Int) { observers[token] = nil }
+
+    /// Sets the callback run (and awaited) after each local edit is durable:
+    /// how a sync engine learns that there is work. One observer per store.
+    public func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
+        editObserver = observer
+    }
+
+    private func notifyEditObserver() async {
+        if let editObserver { await editObserver() }
+    }
+
+    private var isOpen: Bool {
+        switch currentStatus {
+        case .ready, .failed: return true
+        case .unreadable, .retired, .closed: return false
+        }
+    }
+
+    /// Tells waiters and observers what the events just applied mean.
+    private func publish(_ events: [StoreEvent]) {
+        var changes: [StoreChange] = []
+        for event in events {
+            switch event {
+            case .edit(let operation, let steps):
+                changes.append(.edited(operation.key))
+                guard !steps.isEmpty else { continue }
+                var survivors: [OperationID] = steps.compactMap { if case .replace(let id, _) = $0 { return id } else { return nil } }
+                survivors.append(operation.id)
+                let survivor = survivors.last { state.outbox[$0] != nil }
+                for case .remove(let id) in steps {
+                    settle(id, survivor.map { .coalesced(into: $0) } ?? .final(.cancelled))
+                }
+            case .editBatch(let operations):
+                for key in Set(operations.map(\.key)) { changes.append(.edited(key)) }
+            case .acknowledged(let acks):
+                for ack in acks {
+                    settle(ack.operationID, .final(.acknowledged(ack.row)))
+                    changes.append(.acknowledged(ack.operationID, ack.row))
+                }
+            case .conflicted(let id, _), .conflictResolved(let id, _, _, _):
+                if let conflict = state.conflicts.last(where: { $0.id == id }) {
+                    settle(id, .final(.conflicted(conflict)))
+                    changes.append(.conflict(conflict))
+                }
+            case .attemptFailed(let id, _, _, let quarantine):
+                if quarantine, let entry = state.outbox[id] {
+                    settle(id, .final(.quarantined(entry)), remember: false)
+                    changes.append(.quarantined(entry))
+                }
+            case .discarded(let id):
+                settle(id, .final(.cancelled))
+            case .pulled(let kind, let rows, _):
+                if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
+            case .forgotten(let kind, _):
+                changes.append(.pulled(kinds: [kind]))
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .checkpoint:
+                break
+            }
+        }
+        for change in changes {
+            for observer in observers.values { observer.yield(change) }
+        }
+    }
+
+    /// Resumes the waiters of `id`. An outcome that ends the operation is
+    /// remembered for a while (a quarantine is not: the operation is still queued).
+    private func settle(_ id: OperationID, _ outcome: SettledOutcome, remember: Bool = true) {
+        if remember {
+            if recentOutcomes.updateValue(outcome, forKey: id) == nil { recentOrder.append(id) }
+            if recentOrder.count > 4096 {
+                for old in recentOrder.prefix(1024) { recentOutcomes[old] = nil }
+                recentOrder.removeFirst(1024)
+            }
+        }
+        for waiter in outcomeWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: outcome) }
+    }
+
+    /// Ends every wait and observation (the store closed or retired).
+    private func endObservation() {
+        let waiters = outcomeWaiters
+        outcomeWaiters = [:]
+        for waiter in waiters.values.joined() { waiter.resume(returning: .final(.unknown)) }
+        let streams = observers
+        observers = [:]
+        for stream in streams.values { stream.finish() }
+    }
+
     // MARK: Checkpoints and lifecycle
 
     /// Rewrites the journal as a checkpoint of the current state (see
@@ -513,6 +869,7 @@ public actor LocalStore {
         currentStatus = .retired
         failPending(.retired)
         inFlight.removeAll()
+        endObservation()
         if let writer {
             self.writer = nil
             try? await writer.close()
@@ -528,6 +885,7 @@ public actor LocalStore {
         }
         currentStatus = .closed
         failPending(.closed)
+        endObservation()
         if let writer {
             self.writer = nil
             do { try await writer.close() } catch { throw .journal(error) }
@@ -634,6 +992,7 @@ public actor LocalStore {
                 }
                 for event in events { state.apply(event) }
                 journalRecords += records.count
+                publish(events)
             }
             for (request, result) in zip(batch, results) { request.continuation.resume(returning: result) }
             if options.checkpointThreshold > 0 && journalRecords - state.liveItemCount > options.checkpointThreshold {

@@ -63,6 +63,20 @@ public struct Outbox: Sendable {
         return entry
     }
 
+    /// Puts `entry` in the place of `id` (same record, a new id): the
+    /// queue order is kept, so later operations on the record still follow it.
+    public mutating func replace(_ id: OperationID, with entry: OutboxOperation) {
+        guard let old = entries[id], entries[entry.id] == nil || entry.id == id else { return }
+        precondition(old.key == entry.key, "a replacement changes the same record")
+        entries[id] = nil
+        entries[entry.id] = entry
+        if let index = order.firstIndex(of: id) { order[index] = entry.id }
+        if var ids = byKey[entry.key], let index = ids.firstIndex(of: id) {
+            ids[index] = entry.id
+            byKey[entry.key] = ids
+        }
+    }
+
     /// Changes the entry for `id` in place (its position is kept; its record must not change).
     public mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
         guard var entry = entries[id] else { return }

@@ -6,17 +6,30 @@ public struct OutboxOperation: Sendable, Hashable {
     /// first handed to a transport). A sent operation is never cancelled
     /// locally: a reply may be lost while the server applied it.
     public var sent: Bool
-    /// Failed attempts so far.
+    /// Failed attempts so far, of any kind.
     public var attempts: Int
     /// The last failure, for the app to show.
     public var lastError: String?
+    /// Permanent failures since the operation was queued or last released
+    /// from quarantine; transient ones never count.
+    public var permanentFailures: Int
+    /// The kind of the last failure.
+    public var lastFailure: FailureKind?
+    /// Whether the operation is quarantined: it is not sent, it is left out
+    /// of the view, and later operations on the same record wait behind it
+    /// until the app retries or discards it.
+    public var quarantined: Bool
 
     /// Creates an outbox entry.
-    public init(operation: JournalOperation, sent: Bool = false, attempts: Int = 0, lastError: String? = nil) {
+    public init(operation: JournalOperation, sent: Bool = false, attempts: Int = 0, lastError: String? = nil,
+                permanentFailures: Int = 0, lastFailure: FailureKind? = nil, quarantined: Bool = false) {
         self.operation = operation
         self.sent = sent
         self.attempts = attempts
         self.lastError = lastError
+        self.permanentFailures = permanentFailures
+        self.lastFailure = lastFailure
+        self.quarantined = quarantined
     }
 
     /// The operation's id.

@@ -17,6 +17,18 @@ extension RecordType {
     public static let conflict = RecordType(rawValue: 0x0006)
     /// Reserved: a compactor's rewrite of the queue.
     public static let compaction = RecordType(rawValue: 0x0007)
+    /// An attempt failed; the operation stays queued or is quarantined (1.1).
+    public static let attemptFailed = RecordType(rawValue: 0x0009)
+    /// The app released a quarantined operation for another try (1.1).
+    public static let quarantineReleased = RecordType(rawValue: 0x000A)
+    /// The app discarded a queued operation (1.1).
+    public static let operationDiscarded = RecordType(rawValue: 0x000B)
+    /// The app dismissed a conflict (1.1).
+    public static let conflictDismissed = RecordType(rawValue: 0x000C)
+    /// A conflict and the policy's resolution (1.1).
+    public static let conflictResolved = RecordType(rawValue: 0x000D)
+    /// Rows the server no longer has, found by a full re-pull (1.1).
+    public static let rowsForgotten = RecordType(rawValue: 0x0103)
     /// Reserved: rows pulled from the server.
     public static let pulledRows = RecordType(rawValue: 0x0101)
     /// Reserved: pull cursors.
@@ -37,6 +49,12 @@ extension RecordType {
         case .pulledRows: return "pulled-rows"
         case .pullCursors: return "cursors"
         case .checkpoint: return "checkpoint"
+        case .attemptFailed: return "attempt-failed"
+        case .quarantineReleased: return "released"
+        case .operationDiscarded: return "discarded"
+        case .conflictDismissed: return "conflict-dismissed"
+        case .conflictResolved: return "conflict-resolved"
+        case .rowsForgotten: return "forgotten"
         case .salvaged: return "salvaged"
         default: return description
         }

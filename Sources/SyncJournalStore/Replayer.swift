@@ -67,7 +67,7 @@ public enum Replayer {
                 case .outbox(let operations): checkpointCounts.operations += operations.count
                 case .conflicts(let values): checkpointCounts.conflicts += values.count
                 case .rejections(let values): checkpointCounts.rejections += values.count
-                case .cursors: break
+                case .cursors, .baseRows: break
                 case .end(let rows, let operations, let conflicts, let rejections):
                     let counted = checkpointCounts
                     guard counted.rows == rows, counted.operations == operations, counted.conflicts == conflicts,

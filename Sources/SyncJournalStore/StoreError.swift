@@ -25,6 +25,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case closed
     /// The journal refused the write; nothing changed in the store.
     case journal(JournalError)
+    /// The operation is not quarantined (or not queued), so it cannot be retried or discarded.
+    case notQuarantined(OperationID)
+    /// No conflict with this id is waiting.
+    case conflictNotFound(OperationID)
 
     /// A one-line explanation.
     public var description: String {
@@ -40,6 +44,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .retired: return "the store was retired"
         case .closed: return "the store is closed"
         case .journal(let error): return "could not save: \(error)"
+        case .notQuarantined(let id): return "operation \(id) is not quarantined"
+        case .conflictNotFound(let id): return "no conflict \(id) is waiting"
         }
     }
 }

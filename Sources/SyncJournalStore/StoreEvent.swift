@@ -19,6 +19,22 @@ public enum StoreEvent: Sendable, Hashable {
     case failed(OperationID, reason: String, permanent: Bool)
     /// The server refused the operation because its copy changed; its copy wins.
     case conflicted(OperationID, server: ServerRow?)
+    /// An attempt failed and the operation stays queued (transient failures
+    /// count attempts only; others also count toward quarantine). With
+    /// `quarantine` the operation is quarantined.
+    case attemptFailed(OperationID, kind: FailureKind, reason: String, quarantine: Bool)
+    /// The app asked to retry a quarantined operation: it is sent again with a fresh budget.
+    case released(OperationID)
+    /// The app discarded a queued (usually quarantined) operation.
+    case discarded(OperationID)
+    /// A conflict was found and resolved by a policy: the server's copy
+    /// replaces the snapshot, and the operation leaves the queue or is
+    /// replaced in place by the resolution's replacement.
+    case conflictResolved(OperationID, server: ServerRow?, base: ServerRow?, resolution: ConflictResolution)
+    /// The app dismissed a conflict (it leaves ``StoreState/conflicts``).
+    case conflictDismissed(OperationID)
+    /// Rows of `kind` the server no longer has (found by a full re-pull).
+    case forgotten(kind: String, ids: [String])
     /// A page of server rows and the cursor after it, journaled together.
     case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?)
     /// A part of a checkpoint.
@@ -43,6 +59,12 @@ extension StoreEvent {
         case .conflicted: return .conflict
         case .pulled: return .pulledRows
         case .checkpoint: return .checkpoint
+        case .attemptFailed: return .attemptFailed
+        case .released: return .quarantineReleased
+        case .discarded: return .operationDiscarded
+        case .conflictResolved: return .conflictResolved
+        case .conflictDismissed: return .conflictDismissed
+        case .forgotten: return .rowsForgotten
         }
     }
 
@@ -83,13 +105,32 @@ extension StoreEvent {
             for row in rows { row.encode(into: &writer) }
         case .checkpoint(let part):
             part.encode(into: &writer)
+        case .attemptFailed(let id, let kind, let reason, let quarantine):
+            writer.writeRaw(id.bytes)
+            writer.writeUInt8(kind.rawValue)
+            writer.writeUInt8(quarantine ? 1 : 0)
+            writer.writeString(reason)
+        case .released(let id), .discarded(let id), .conflictDismissed(let id):
+            writer.writeRaw(id.bytes)
+        case .conflictResolved(let id, let server, let base, let resolution):
+            writer.writeRaw(id.bytes)
+            writer.writeUInt8((server == nil ? 0 : 1) | (base == nil ? 0 : 2))
+            server?.encode(into: &writer)
+            base?.encode(into: &writer)
+            resolution.encode(into: &writer)
+        case .forgotten(let kind, let ids):
+            writer.writeString(kind)
+            writer.writeVarint(UInt64(ids.count))
+            for id in ids { writer.writeString(id) }
         }
         return writer.bytes
     }
 
     /// The record types that carry store events (built once: replay decodes every record).
     static let decodedTypes: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn,
-                                                .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint]
+                                                .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint,
+                                                .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
+                                                .conflictDismissed, .rowsForgotten]
 
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
@@ -154,6 +195,31 @@ extension StoreEvent {
                 event = .pulled(kind: kind, rows: rows, cursor: cursor)
             case .checkpoint:
                 event = .checkpoint(try CheckpointPart.decode(from: &reader))
+            case .attemptFailed:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                let kindAt = reader.position
+                guard let kind = FailureKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown failure kind", at: kindAt) }
+                let flagAt = reader.position
+                let flag = try reader.readUInt8()
+                if flag > 1 { throw .invalid("unknown quarantine flag", at: flagAt) }
+                event = .attemptFailed(id, kind: kind, reason: try reader.readString(), quarantine: flag == 1)
+            case .quarantineReleased, .operationDiscarded, .conflictDismissed:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                event = record.type == .quarantineReleased ? .released(id) : record.type == .operationDiscarded ? .discarded(id) : .conflictDismissed(id)
+            case .conflictResolved:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                let flagsAt = reader.position
+                let flags = try reader.readUInt8()
+                if flags & ~3 != 0 { throw .invalid("unknown conflict flags", at: flagsAt) }
+                let server = flags & 1 != 0 ? try ServerRow.decode(from: &reader) : nil
+                let base = flags & 2 != 0 ? try ServerRow.decode(from: &reader) : nil
+                event = .conflictResolved(id, server: server, base: base, resolution: try ConflictResolution.decode(from: &reader))
+            case .rowsForgotten:
+                let kind = try reader.readString()
+                let count = try reader.readCount(minimumItemSize: 2)
+                var ids: [String] = []
+                for _ in 0..<count { ids.append(try reader.readString()) }
+                event = .forgotten(kind: kind, ids: ids)
             default:
                 return nil
             }

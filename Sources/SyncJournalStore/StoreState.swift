@@ -13,8 +13,12 @@ public struct StoreState: Sendable, Hashable {
     public private(set) var cursors: [String: PullCursor] = [:]
     /// Conflicts waiting for the app.
     public private(set) var conflicts: [ConflictRecord] = []
-    /// Rejections waiting for the app.
+    /// Rejections journaled by versions before quarantine existed.
     public private(set) var rejections: [RejectionRecord] = []
+    /// For records whose snapshot row moved on (a pull, a conflict) while
+    /// edits made on an older copy are still queued: that older copy, the
+    /// base a conflict's three-way merge needs.
+    public private(set) var baseRows: [RecordKey: ServerRow] = [:]
 
     /// An empty state.
     public init() {}
@@ -31,6 +35,7 @@ public struct StoreState: Sendable, Hashable {
                     outbox.update(id) { $0.operation = replacement }
                 }
             }
+            if !steps.isEmpty { forgetBaseIfIdle(operation.key) }
         case .editBatch(let operations):
             for operation in operations { outbox.append(OutboxOperation(operation: operation)) }
         case .sent(let ids):
@@ -44,6 +49,7 @@ public struct StoreState: Sendable, Hashable {
             if permanent {
                 outbox.remove(id)
                 rejections.append(RejectionRecord(operation: entry.operation, reason: reason, attempts: entry.attempts + 1))
+                forgetBaseIfIdle(entry.key)
             } else {
                 outbox.update(id) {
                     $0.attempts += 1
@@ -51,14 +57,36 @@ public struct StoreState: Sendable, Hashable {
                 }
             }
         case .conflicted(let id, let server):
-            guard let entry = outbox.remove(id) else { return }
-            conflicts.append(ConflictRecord(operation: entry.operation, server: server))
-            // The server's copy wins (the default policy): the snapshot takes it.
-            if let server, !server.isTombstone { snapshot[entry.key] = server } else { snapshot[entry.key] = nil }
-        case .pulled(let kind, let rows, let cursor):
-            for row in rows {
-                if row.isTombstone { snapshot[row.key] = nil } else { snapshot[row.key] = row }
+            // Journaled before policies existed: the server's copy won.
+            guard let entry = outbox[id] else { return }
+            resolveConflict(entry, server: server, base: nil, resolution: ConflictRecord(operation: entry.operation, server: server).resolution)
+        case .conflictResolved(let id, let server, let base, let resolution):
+            guard let entry = outbox[id] else { return }
+            resolveConflict(entry, server: server, base: base, resolution: resolution)
+        case .conflictDismissed(let id):
+            conflicts.removeAll { $0.id == id }
+        case .attemptFailed(let id, let kind, let reason, let quarantine):
+            guard let entry = outbox[id] else { return }
+            outbox.update(id) {
+                $0.attempts += 1
+                $0.lastError = reason
+                $0.lastFailure = kind
+                if kind != .transient { $0.permanentFailures += 1 }
+                if quarantine { $0.quarantined = true }
             }
+            // No readable row: the device stops showing its copy (seed 003).
+            if quarantine && kind == .deletedOrNoAccess { setSnapshot(entry.key, nil) }
+        case .released(let id):
+            outbox.update(id) {
+                $0.quarantined = false
+                $0.permanentFailures = 0
+            }
+        case .discarded(let id):
+            if let entry = outbox.remove(id) { forgetBaseIfIdle(entry.key) }
+        case .forgotten(let kind, let ids):
+            for id in ids { setSnapshot(RecordKey(kind: kind, id: id), nil) }
+        case .pulled(let kind, let rows, let cursor):
+            for row in rows { setSnapshot(row.key, row) }
             if let cursor { cursors[kind] = cursor }
         case .checkpoint(let part):
             switch part {
@@ -66,10 +94,49 @@ public struct StoreState: Sendable, Hashable {
             case .outbox(let entries): for entry in entries { outbox.append(entry) }
             case .cursors(let values): cursors.merge(values) { _, new in new }
             case .conflicts(let values): conflicts += values
+            case .baseRows(let rows): for row in rows { baseRows[row.key] = row }
             case .rejections(let values): rejections += values
             case .end: break
             }
         }
+    }
+
+    /// A conflict resolved: the operation leaves the queue (or its
+    /// replacement takes its place), the server's copy becomes the snapshot,
+    /// and the conflict is kept for the app.
+    private mutating func resolveConflict(_ entry: OutboxOperation, server: ServerRow?, base: ServerRow?, resolution: ConflictResolution) {
+        if let replacement = resolution.replacement, outbox[replacement.id] == nil {
+            outbox.replace(entry.id, with: OutboxOperation(operation: replacement))
+        } else {
+            outbox.remove(entry.id)
+        }
+        setSnapshot(entry.key, server)
+        conflicts.append(ConflictRecord(operation: entry.operation, server: server, baseRow: base, resolution: resolution))
+        forgetBaseIfIdle(entry.key)
+    }
+
+    /// Replaces the snapshot's row for `key` (a tombstone or `nil` removes
+    /// it). If queued edits were made on the row being replaced, it is kept
+    /// as their base copy first.
+    private mutating func setSnapshot(_ key: RecordKey, _ row: ServerRow?) {
+        let live = row.flatMap { $0.isTombstone ? nil : $0 }
+        if let old = snapshot[key], old != live, baseRows[key] == nil,
+           outbox.operations(on: key).contains(where: { $0.operation.baseUpdatedAt == old.updatedAt }) {
+            baseRows[key] = old
+        }
+        snapshot[key] = live
+    }
+
+    private mutating func forgetBaseIfIdle(_ key: RecordKey) {
+        if baseRows[key] != nil && outbox.operations(on: key).isEmpty { baseRows[key] = nil }
+    }
+
+    /// The server's copy `entry` was made on, if the device still knows it.
+    public func baseRow(for entry: OutboxOperation) -> ServerRow? {
+        guard let base = entry.operation.baseUpdatedAt else { return nil }
+        if let row = baseRows[entry.key], row.updatedAt == base { return row }
+        if let row = snapshot[entry.key], row.updatedAt == base { return row }
+        return nil
     }
 
     /// The server applied an operation: it leaves the queue, the snapshot
@@ -82,13 +149,14 @@ public struct StoreState: Sendable, Hashable {
         for later in outbox.operations(on: key) where later.operation.kind != .create {
             outbox.update(later.id) { $0.operation.baseUpdatedAt = ack.row.updatedAt }
         }
+        baseRows[key] = nil
     }
 
     /// The record as the app sees it: the server's copy with the queued edits
     /// applied in order; `nil` if it does not exist or is deleted.
     public func visibleFields(of key: RecordKey) -> [String: FieldValue]? {
         var fields = snapshot[key]?.fields
-        for entry in outbox.operations(on: key) {
+        for entry in outbox.operations(on: key) where !entry.quarantined {
             switch entry.operation.kind {
             case .create: fields = entry.operation.fields
             case .update:
@@ -109,7 +177,7 @@ public struct StoreState: Sendable, Hashable {
     }
 
     /// Counts of what the state holds (for checkpoint thresholds).
-    public var liveItemCount: Int { snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count }
+    public var liveItemCount: Int { snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count + baseRows.count }
 
     /// The checkpoint parts that rebuild this state, each under `partBytes` of payload where possible.
     public func checkpointParts(partBytes: Int = 1 << 20) -> [CheckpointPart] {
@@ -133,7 +201,9 @@ public struct StoreState: Sendable, Hashable {
         chunked(rows, size: { Self.estimate($0.fields) + 64 }, make: { .rows($0) })
         chunked(outbox.operations, size: { Self.estimate($0.operation.fields) + 128 }, make: { .outbox($0) })
         if !cursors.isEmpty { parts.append(.cursors(cursors)) }
-        chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:]) + 192 }, make: { .conflicts($0) })
+        chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
+        chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])
+            + Self.estimate($0.baseRow?.fields ?? [:]) + Self.estimate($0.resolution.replacement?.fields ?? [:]) + 320 }, make: { .conflicts($0) })
         chunked(rejections, size: { Self.estimate($0.operation.fields) + $0.reason.utf8.count + 128 }, make: { .rejections($0) })
         parts.append(.end(rows: snapshot.count, operations: outbox.count, conflicts: conflicts.count, rejections: rejections.count))
         return parts

@@ -1,3 +1,4 @@
+import SyncJournalCore
 import SyncJournalStore
 
 /// Pushes a store's queued operations and pulls server changes through a
@@ -15,12 +16,21 @@ import SyncJournalStore
 ///   ``Options/maximumPages`` (a cursor that does not advance is a server bug).
 /// - Every result is journaled (by the store) before the view changes, and a
 ///   retired store stops the sync after any await.
+/// - No poison pill: an operation that fails waits out its own backoff and
+///   holds back only later operations on the same record; a batch the
+///   server refuses as too large is split.
+/// - With ``start(online:)`` the engine schedules syncs itself (see
+///   ``SyncSchedule``): soon after an edit, when the app reports the device
+///   online, and when a backoff ends; never sooner than the backoff allows.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
-/// switch await engine.sync() {
+/// await engine.start()                      // syncs after edits, retries with backoff
+/// await engine.setOnline(false)             // from the app's reachability callback
+/// switch await engine.sync() {              // or sync now, by hand
 /// case .ok(let pushed, let pulled, let conflicts): …
-/// case .skipped(.offline): …          // normal: the view keeps its data
+/// case .skipped(.offline): …                // normal: the view keeps its data
+/// case .retryLater(let reason, let after): …
 /// case .error(let message): …
 /// }
 /// ```
@@ -35,13 +45,23 @@ public actor SyncEngine {
         public var pullLimit: Int
         /// Pages one sync may pull before it gives up.
         public var maximumPages: Int
+        /// Pages a full re-pull of one kind may take (a resync reads every row of the kind).
+        public var maximumResyncPages: Int
+        /// Backoff and edit coalescing.
+        public var retryPolicy: RetryPolicy
+        /// Seed of the backoff jitter (`nil`: a random seed), so a simulation repeats exactly.
+        public var jitterSeed: UInt64?
 
         /// Options for pulling `kinds`.
-        public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50) {
+        public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50,
+                    maximumResyncPages: Int = 100_000, retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64? = nil) {
             self.kinds = kinds
             self.batchSize = max(1, batchSize)
             self.pullLimit = max(1, pullLimit)
             self.maximumPages = max(1, maximumPages)
+            self.maximumResyncPages = max(1, maximumResyncPages)
+            self.retryPolicy = retryPolicy
+            self.jitterSeed = jitterSeed
         }
     }
 
@@ -49,13 +69,26 @@ public actor SyncEngine {
     public nonisolated let store: LocalStore
     private let transport: any SyncTransport
     private var options: Options
+    private let clock: any SyncClock
     private var running: Task<SyncOutcome, Never>?
+    private var generator: SeededGenerator
+    /// The scheduler's state (meaningful once started).
+    private var schedule: SyncSchedule
+    private var started = false
+    private var timer: SyncTimer?
+    /// Per-operation backoff after a failure, in clock milliseconds. Memory
+    /// only, like in-flight marks: after a restart everything may be tried.
+    private var retryAt: [OperationID: Int64] = [:]
+    private var attemptCount = 0
 
-    /// An engine for `store` over `transport`.
-    public init(store: LocalStore, transport: any SyncTransport, options: Options) {
+    /// An engine for `store` over `transport`, timing retries with `clock`.
+    public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {
         self.store = store
         self.transport = transport
         self.options = options
+        self.clock = clock
+        generator = SeededGenerator(seed: options.jitterSeed ?? UInt64.random(in: 0...UInt64.max))
+        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: clock.now())
     }
 
     /// Changes the push batch size (for tests and the simulator).
@@ -64,20 +97,140 @@ public actor SyncEngine {
     /// Changes the pull page size.
     public func setPullLimit(_ limit: Int) { options.pullLimit = max(1, limit) }
 
+    // MARK: Scheduling
+
+    /// Starts scheduling syncs: one is due at once if anything is queued, and
+    /// from then on after each edit (coalesced), when ``setOnline(_:)``
+    /// reports connectivity back, and when a backoff ends.
+    public func start(online: Bool = true) async {
+        guard !started else { return }
+        started = true
+        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now())
+        await store.setEditObserver { [weak self] in await self?.localEditMade() }
+        await refreshPendingWork()
+    }
+
+    /// Stops scheduling (a sync already running finishes).
+    public func stop() async {
+        started = false
+        timer?.cancel()
+        timer = nil
+        await store.setEditObserver(nil)
+    }
+
+    /// The app's report of connectivity (say, from a path monitor). Going
+    /// online schedules an attempt at once, or when the backoff ends.
+    public func setOnline(_ online: Bool) {
+        schedule.handle(.connectivityChanged(online: online), at: clock.now(), using: &generator)
+        arm()
+    }
+
+    /// When the scheduler will next sync (clock milliseconds), or `nil`.
+    public var nextAttemptAt: Int64? { started ? schedule.nextAttemptAt : nil }
+
+    /// The scheduler's whole state (for tests, tools and status screens).
+    public var scheduleState: SyncSchedule { schedule }
+
+    /// Syncs started so far (by the scheduler or by hand).
+    public var syncsStarted: Int { attemptCount }
+
+    /// The outbox with each operation's state, attempts, last error and the
+    /// time the engine will next try it.
+    public func outboxStatus() async throws(StoreError) -> [OutboxEntryStatus] {
+        let next = nextAttemptAt
+        return try await store.outboxStatus().map { entry in
+            var entry = entry
+            if entry.state == .queued || entry.state == .sent {
+                let own = retryAt[entry.operation.id]
+                entry.nextAttemptAt = [own, next].compactMap { $0 }.max()
+            }
+            return entry
+        }
+    }
+
+    private func localEditMade() {
+        guard started else { return }
+        schedule.handle(.localEdit, at: clock.now(), using: &generator)
+        arm()
+    }
+
+    /// Tells the scheduler what can be sent now (after start, or a release from quarantine).
+    public func refreshPendingWork() async {
+        guard started, running == nil else { return }
+        let readyAt = await pendingWorkReadyAt()
+        schedule.handle(.pendingWorkChanged(readyAt: readyAt), at: clock.now(), using: &generator)
+        arm()
+    }
+
+    /// The earliest time a queued operation may be sent, `nil` if none can be.
+    private func pendingWorkReadyAt() async -> Int64? {
+        guard let ready = try? await store.operationsReadyToSend(limit: Int.max), !ready.isEmpty else { return nil }
+        let now = clock.now()
+        return ready.map { max(retryAt[$0.id] ?? now, now) }.min()
+    }
+
+    /// Sets the timer for the schedule's next attempt.
+    private func arm() {
+        timer?.cancel()
+        timer = nil
+        guard started, let at = schedule.nextAttemptAt else { return }
+        timer = clock.schedule(at: at) { [weak self] in await self?.timerFired() }
+    }
+
+    private func timerFired() async {
+        timer = nil
+        guard started else { return }
+        guard schedule.isDue(at: clock.now()) else {
+            arm()
+            return
+        }
+        _ = await sync()
+    }
+
+    // MARK: Syncing
+
     /// Runs one sync, or waits for the one running and returns its outcome.
     public func sync() async -> SyncOutcome {
         if let running { return await running.value }
+        attemptCount += 1
+        if started {
+            timer?.cancel()
+            timer = nil
+            schedule.handle(.syncStarted, at: clock.now(), using: &generator)
+        }
         let task = Task {
             let outcome = await self.run()
             // Cleared by the sync itself, so a call after it ended starts a new one.
-            self.finishRun()
+            await self.finishRun(outcome)
             return outcome
         }
         running = task
         return await task.value
     }
 
-    private func finishRun() { running = nil }
+    private func finishRun(_ outcome: SyncOutcome) async {
+        running = nil
+        guard started else { return }
+        let result: SyncSchedule.Result
+        switch outcome {
+        case .ok: result = .succeeded
+        case .skipped: result = .offline
+        case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
+        case .error: result = .failed
+        }
+        let readyAt = await pendingWorkReadyAt()
+        guard running == nil else { return }
+        schedule.handle(.syncEnded(result, pendingWorkReadyAt: readyAt), at: clock.now(), using: &generator)
+        arm()
+    }
+
+    /// How one push request ended.
+    private enum PushStep {
+        /// Replies kept; continue with the next round.
+        case done
+        /// The sync must stop with this outcome.
+        case stop(SyncOutcome)
+    }
 
     private func run() async -> SyncOutcome {
         var pushed = 0
@@ -85,9 +238,12 @@ public actor SyncEngine {
         // Operations tried in this sync and not finished (failed or refused):
         // not resent in this sync, and the rest of their record waits behind them.
         var attempted = Set<OperationID>()
+        let startedAt = clock.now()
+        retryAt = retryAt.filter { $0.value > startedAt }
+        let waiting = Set(retryAt.keys)
         while true {
             let ready: [OutboxOperation]
-            do { ready = try await store.operationsReadyToSend(limit: options.batchSize, excluding: attempted) } catch {
+            do { ready = try await store.operationsReadyToSend(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
                 return .error(error.description)
             }
             if ready.isEmpty { break }
@@ -96,59 +252,150 @@ public actor SyncEngine {
             let sending: [OutboxOperation]
             do { sending = try await store.beginSending(ready.map(\.id)) } catch { return .error(error.description) }
             if sending.isEmpty { continue }
-            let ids = sending.map(\.id)
             let newlyMarked = Set(ready.filter { !$0.sent }.map(\.id))
-            let results: [MutationResult]
-            do {
-                results = try await transport.push(sending.map { Mutation($0.operation) })
-            } catch {
-                switch error {
-                case .offline:
-                    // Nothing left the device: undo this attempt's sent marks, so
-                    // a skipped sync leaves the state as it was (and a create
-                    // deleted later can still vanish without reaching the server).
-                    do { try await store.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .error(error.description) }
-                    return .skipped(.offline)
-                case .transient(let reason, _):
-                    await store.finishSending(ids)
-                    for id in ids { try? await store.recordFailure(id, reason: reason, permanent: false) }
-                    return .error(error.description)
-                case .permanent:
-                    await store.finishSending(ids)
-                    return .error(error.description)
-                }
-            }
-            if case .retired = await store.status { return .error(StoreError.retired.description) }
-            // A reply is checked whole before any of it is kept.
-            guard results.count == ids.count, Set(results.map(\.operationID)) == Set(ids) else {
-                await store.finishSending(ids)
-                return .error("malformed push reply: \(results.count) results for \(ids.count) mutations")
-            }
-            // The store checks every outcome before it keeps any, in one write.
-            let outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = results.map { result in
-                switch result.outcome {
-                case .applied(let row): return (result.operationID, .acknowledged(row))
-                case .conflict(let server): return (result.operationID, .conflicted(server: server))
-                case .rejected(let reason, let permanent): return (result.operationID, .failed(reason: reason, permanent: permanent))
-                }
-            }
-            do {
-                conflicts += try await store.recordOutcomes(outcomes)
-            } catch {
-                await store.finishSending(ids)
-                return .error("malformed push reply: \(error)")
-            }
-            await store.finishSending(ids)
-            for (id, outcome) in outcomes {
-                if case .acknowledged = outcome { pushed += 1 } else { attempted.insert(id) }
+            switch await push(sending, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted) {
+            case .done: continue
+            case .stop(let outcome): return outcome
             }
         }
+        return await pull(pushed: pushed, conflicts: conflicts)
+    }
 
+    /// Pushes `batch` (already marked sent and in flight) and keeps the
+    /// replies. A batch the server finds too large is split in halves, each
+    /// pushed in turn; a single operation too large fails permanently.
+    private func push(_ batch: [OutboxOperation], newlyMarked: Set<OperationID>, pushed: inout Int, conflicts: inout Int,
+                      attempted: inout Set<OperationID>) async -> PushStep {
+        let ids = batch.map(\.id)
+        let results: [MutationResult]
+        do {
+            results = try await transport.push(batch.map { Mutation($0.operation) })
+        } catch {
+            switch error {
+            case .offline:
+                // Nothing left the device: undo this attempt's sent marks, so
+                // a skipped sync leaves the state as it was (and a create
+                // deleted later can still vanish without reaching the server).
+                do { try await store.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .stop(.error(error.description)) }
+                return .stop(.skipped(.offline))
+            case .transient(let reason, let after):
+                // The server's trouble, not the operations': attempts are
+                // counted, the permanent budget is not, and the whole sync backs off.
+                await store.finishSending(ids)
+                _ = try? await store.recordOutcomes(ids.map { ($0, .failure(.transient, reason: reason)) })
+                return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
+            case .tooLarge(let reason):
+                await store.finishSending(ids)
+                if batch.count == 1 {
+                    await fail(batch[0], kind: .permanent, reason: "too large for the server: \(reason)", attempted: &attempted)
+                    return .done
+                }
+                let half = batch.count / 2
+                for part in [Array(batch[..<half]), Array(batch[half...])] {
+                    let partIDs = part.map(\.id)
+                    // Still queued and not cancelled: hand it over again.
+                    let again: [OutboxOperation]
+                    do { again = try await store.beginSending(partIDs) } catch { return .stop(.error(error.description)) }
+                    if again.isEmpty { continue }
+                    let step = await push(again, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted)
+                    if case .stop = step { return step }
+                }
+                return .done
+            case .permanent, .cursorExpired:
+                // The request as a whole is refused (say, a revoked token): no
+                // single operation is to blame, so none is charged for it.
+                await store.finishSending(ids)
+                return .stop(.error(error.description))
+            }
+        }
+        if case .retired = await store.status { return .stop(.error(StoreError.retired.description)) }
+        // A reply is checked whole before any of it is kept.
+        guard results.count == ids.count, Set(results.map(\.operationID)) == Set(ids) else {
+            await store.finishSending(ids)
+            return .stop(.error("malformed push reply: \(results.count) results for \(ids.count) mutations"))
+        }
+        let byID = Dictionary(uniqueKeysWithValues: batch.map { ($0.id, $0) })
+        var outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = []
+        for result in results {
+            let entry = byID[result.operationID]!
+            switch result.outcome {
+            case .applied(let row): outcomes.append((entry.id, .acknowledged(row)))
+            case .conflict(let server): outcomes.append((entry.id, .conflicted(server: server)))
+            case .rejected(let reason, let permanent): outcomes.append((entry.id, .failure(permanent ? .permanent : .transient, reason: reason)))
+            case .duplicate, .noMatch: outcomes.append((entry.id, await readBack(entry, outcome: result.outcome)))
+            }
+        }
+        do {
+            conflicts += try await store.recordOutcomes(outcomes)
+        } catch {
+            await store.finishSending(ids)
+            return .stop(.error("malformed push reply: \(error)"))
+        }
+        await store.finishSending(ids)
+        let now = clock.now()
+        for (id, outcome) in outcomes {
+            switch outcome {
+            case .acknowledged: pushed += 1
+            case .conflicted: attempted.insert(id)
+            case .failed, .failure:
+                attempted.insert(id)
+                backOff(byID[id]!, at: now)
+            }
+        }
+        return .done
+    }
+
+    /// Records a failure of one operation the engine found itself (not in a reply).
+    private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async {
+        attempted.insert(entry.id)
+        _ = try? await store.recordOutcomes([(entry.id, .failure(kind, reason: reason))])
+        backOff(entry, at: clock.now())
+    }
+
+    /// An operation that failed waits out its own backoff before it is tried again.
+    private func backOff(_ entry: OutboxOperation, at now: Int64) {
+        let delay = options.retryPolicy.backoffDelay(afterFailures: entry.attempts + 1, using: &generator)
+        retryAt[entry.id] = now + max(delay, 1)
+    }
+
+    /// Explains a reply from a server without exactly-once delivery by reading
+    /// the row back (seed 003). A duplicate create is confirmed only by a
+    /// readable row (with other fields, it is a conflict); an unreadable
+    /// collision stays retryable. An update or delete that matched nothing is
+    /// a conflict when a newer row is readable, and "deleted or no access"
+    /// when none is (a delete then has what it wanted).
+    private func readBack(_ entry: OutboxOperation, outcome: MutationOutcome) async -> LocalStore.DeliveryOutcome {
+        let operation = entry.operation
+        let row: ServerRow?
+        do { row = try await transport.read(kind: operation.entity, id: operation.recordID) } catch {
+            return .failure(.transient, reason: "could not read the row back: \(error)")
+        }
+        let live = row.flatMap { $0.isTombstone ? nil : $0 }
+        if operation.kind == .create {
+            guard let live else { return .failure(.transient, reason: "id collision with a row this user cannot read") }
+            return live.fields == operation.fields ? .acknowledged(live) : .conflicted(server: live)
+        }
+        guard let live else {
+            if operation.kind == .delete {
+                // Gone (or hidden) either way: the delete has what it wanted.
+                let stamp = operation.baseUpdatedAt ?? 0
+                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp))
+            }
+            return .failure(.deletedOrNoAccess, reason: "deleted or no access: no readable row \(operation.key)")
+        }
+        if live.updatedAt != operation.baseUpdatedAt { return .conflicted(server: live) }
+        return .failure(.transient, reason: "the server matched no row although \(operation.key) is unchanged")
+    }
+
+    // MARK: Pulling
+
+    private func pull(pushed: Int, conflicts: Int) async -> SyncOutcome {
         var pulled = 0
         var cursors: [String: PullCursor?]
         do { cursors = try await store.cursors(for: options.kinds) } catch { return .error(error.description) }
         guard !options.kinds.isEmpty else { return .ok(pushed: pushed, pulled: 0, conflicts: conflicts) }
         var pages = 0
+        var resynced = Set<String>()
         while true {
             if pages == options.maximumPages {
                 return .error("pull did not finish after \(pages) pages; the server's cursor is not advancing")
@@ -159,6 +406,23 @@ public actor SyncEngine {
             } catch {
                 switch error {
                 case .offline: return .skipped(.offline)
+                case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
+                case .cursorExpired(let kinds):
+                    // Each kind is resynced at most once per sync: a server that
+                    // keeps refusing a fresh cursor is a server bug, not a loop.
+                    let expired = kinds.filter { cursors.keys.contains($0) && !resynced.contains($0) }
+                    if expired.isEmpty { return .error(error.description) }
+                    for kind in expired.sorted() {
+                        switch await resync(kind) {
+                        case .success(let result):
+                            cursors[kind] = .some(result.cursor)
+                            pulled += result.rows
+                        case .failure(let stop):
+                            return stop.outcome
+                        }
+                        resynced.insert(kind)
+                    }
+                    continue
                 default: return .error(error.description)
                 }
             }
@@ -174,6 +438,48 @@ public actor SyncEngine {
             if !page.hasMore { break }
         }
         return .ok(pushed: pushed, pulled: pulled, conflicts: conflicts)
+    }
+
+    /// Why a resync stopped.
+    private struct ResyncStop: Error {
+        var outcome: SyncOutcome
+    }
+
+    /// Re-pulls every row of `kind` from the start and replaces the kind's
+    /// snapshot with them, in one journal write; queued edits stay on top.
+    private func resync(_ kind: String) async -> Result<(cursor: PullCursor?, rows: Int), ResyncStop> {
+        var cursor: PullCursor?
+        var rows: [String: ServerRow] = [:]
+        var pages = 0
+        while true {
+            if pages == options.maximumResyncPages {
+                return .failure(ResyncStop(outcome: .error("resync of \(kind) did not finish after \(pages) pages")))
+            }
+            let page: PullPage
+            do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit)) } catch {
+                switch error {
+                case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
+                case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
+                default: return .failure(ResyncStop(outcome: .error("resync of \(kind): \(error)")))
+                }
+            }
+            let grouped: [LocalStore.PulledKindPage]
+            do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
+                return .failure(ResyncStop(outcome: .error(error.description)))
+            }
+            for kindPage in grouped {
+                // A row changed during the re-pull appears again later: the later copy wins.
+                for row in kindPage.rows { rows[row.id] = row }
+                if let next = kindPage.cursor { cursor = next }
+            }
+            pages += 1
+            if !page.hasMore { break }
+        }
+        let sorted = rows.values.sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
+        do { try await store.replaceSnapshot(kind: kind, rows: sorted, cursor: cursor) } catch {
+            return .failure(ResyncStop(outcome: .error(error.description)))
+        }
+        return .success((cursor, sorted.count))
     }
 
     /// A pull reply that does not make sense, refused before anything is kept.

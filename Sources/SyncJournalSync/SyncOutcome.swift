@@ -5,6 +5,10 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     case ok(pushed: Int, pulled: Int, conflicts: Int)
     /// Nothing was attempted or changed; the view keeps its data.
     case skipped(SkipReason)
+    /// The server is overloaded or failing (a timeout, 5xx, 429): the sync
+    /// stopped and is retried after a backoff, no sooner than the server's
+    /// retry-after. No operation's permanent-failure budget was used.
+    case retryLater(reason: String, retryAfterMilliseconds: Int64?)
     /// The sync stopped; what was journaled before the error stays.
     case error(String)
 
@@ -19,6 +23,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .ok: return "ok"
         case .skipped: return "skipped"
+        case .retryLater: return "retry"
         case .error: return "error"
         }
     }
@@ -28,6 +33,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .ok(let pushed, let pulled, let conflicts): return "ok (pushed \(pushed), pulled \(pulled), conflicts \(conflicts))"
         case .skipped(let reason): return "skipped (\(reason.rawValue))"
+        case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0) ms)" } ?? "")
         case .error(let message): return "error: \(message)"
         }
     }

@@ -43,7 +43,15 @@ public struct SyncSchedule: Sendable, Hashable {
         case syncStarted
         /// A sync ended with `Result`; `outboxEmpty` says whether anything is
         /// still queued (edits made during the sync, or operations left over).
+        /// The same as ``syncEnded(_:pendingWorkReadyAt:)`` with work ready now.
         case syncFinished(Result, outboxEmpty: Bool)
+        /// A sync ended with `Result`; `pendingWorkReadyAt` is the earliest
+        /// time a queued operation may be sent (operations that failed wait
+        /// out their own backoff), or `nil` when nothing can be sent.
+        case syncEnded(Result, pendingWorkReadyAt: Int64?)
+        /// What can be sent changed outside a sync (the engine started, the
+        /// app released a quarantined operation): `nil` when nothing can be sent.
+        case pendingWorkChanged(readyAt: Int64?)
     }
 
     /// How a sync ended, as the scheduler sees it.
@@ -178,35 +186,47 @@ public struct SyncSchedule: Sendable, Hashable {
             nextAttemptAt = nil
 
         case .syncFinished(let result, outboxEmpty: let outboxEmpty):
+            handle(.syncEnded(result, pendingWorkReadyAt: outboxEmpty ? nil : now), at: now, using: &generator)
+
+        case .syncEnded(let result, pendingWorkReadyAt: let readyAt):
             isSyncing = false
-            hasPendingWork = !outboxEmpty
+            hasPendingWork = readyAt != nil
             nextAttemptAt = nil
             switch result {
             case .succeeded:
                 consecutiveFailures = 0
                 backoffUntil = nil
-                if hasPendingWork, isOnline {
-                    nextAttemptAt = Self.adding(now, max(0, policy.editCoalescingMilliseconds))
+                if let readyAt, isOnline {
+                    nextAttemptAt = max(Self.adding(now, max(0, policy.editCoalescingMilliseconds)), readyAt)
                 }
             case .offline:
                 isOnline = false
             case .transientFailure(retryAfterMilliseconds: let retryAfter):
-                backOff(at: now, retryAfter: retryAfter, using: &generator)
+                backOff(at: now, retryAfter: retryAfter, readyAt: readyAt, using: &generator)
             case .failed:
-                backOff(at: now, retryAfter: nil, using: &generator)
+                backOff(at: now, retryAfter: nil, readyAt: readyAt, using: &generator)
+            }
+
+        case .pendingWorkChanged(readyAt: let readyAt):
+            hasPendingWork = readyAt != nil
+            guard !isSyncing else { return }
+            if let readyAt, isOnline {
+                nextAttemptAt = max(readyAt, backoffUntil ?? readyAt, now)
+            } else {
+                nextAttemptAt = nil
             }
         }
     }
 
     /// Counts a failure and waits the jittered backoff or the server's
     /// retry-after, whichever is longer.
-    private mutating func backOff(at now: Int64, retryAfter: Int64?, using generator: inout some RandomNumberGenerator) {
+    private mutating func backOff(at now: Int64, retryAfter: Int64?, readyAt: Int64?, using generator: inout some RandomNumberGenerator) {
         if consecutiveFailures < Int.max { consecutiveFailures += 1 }
         let jittered = policy.backoffDelay(afterFailures: consecutiveFailures, using: &generator)
         let until = Self.adding(now, max(jittered, retryAfter ?? 0, 0))
         backoffUntil = until
         if hasPendingWork, isOnline {
-            nextAttemptAt = until
+            nextAttemptAt = max(until, readyAt ?? until)
         }
     }
 

@@ -1,3 +1,5 @@
+import SyncJournalStore
+
 /// How the engine talks to a server. Implementations: the in-memory
 /// reference server's transport, a fault-injecting wrapper for tests, HTTP.
 ///
@@ -12,4 +14,16 @@ public protocol SyncTransport: Sendable {
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult]
     /// Fetches one page of server changes.
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage
+    /// Reads one row as this user sees it now (`nil`: none, or not visible),
+    /// to confirm a ``MutationOutcome/duplicate`` or explain a
+    /// ``MutationOutcome/noMatch``. A server that remembers operation ids
+    /// never answers those, so it need not implement this.
+    func read(kind: String, id: String) async throws(TransportError) -> ServerRow?
+}
+
+extension SyncTransport {
+    /// Not supported: a permanent error.
+    public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
+        throw .permanent(reason: "this transport cannot read single rows")
+    }
 }

@@ -9,6 +9,13 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case transient(reason: String, retryAfterMilliseconds: Int64?)
     /// The request itself is wrong or forbidden; resending it will not help.
     case permanent(reason: String)
+    /// The server refused the request as too large (HTTP 413): the engine
+    /// splits the batch and retries; a single operation this large fails permanently.
+    case tooLarge(reason: String)
+    /// A pull cursor of these kinds is older than the server's tombstone
+    /// horizon: deletions since then are forgotten, so the engine re-pulls
+    /// those kinds from the start (a resync).
+    case cursorExpired(kinds: [String])
 
     /// A one-line explanation.
     public var description: String {
@@ -16,6 +23,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .offline: return "offline"
         case .transient(let reason, let after): return "transient: \(reason)" + (after.map { " (retry after \($0) ms)" } ?? "")
         case .permanent(let reason): return "permanent: \(reason)"
+        case .tooLarge(let reason): return "too large: \(reason)"
+        case .cursorExpired(let kinds): return "cursor expired for \(kinds.sorted().joined(separator: ", "))"
         }
     }
 }

@@ -129,6 +129,8 @@ extension StoreError {
         case .unreadable: return "unreadable"
         case .retired: return "retired"
         case .closed: return "closed"
+        case .notQuarantined: return "notQuarantined"
+        case .conflictNotFound: return "conflictNotFound"
         case .journal(let error):
             switch error {
             case .io: return "journal.io"

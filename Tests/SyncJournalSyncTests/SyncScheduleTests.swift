@@ -1,3 +1,4 @@
+import SyncJournalCore
 import SyncJournalSync
 import SyncJournalTesting
 import Testing

@@ -1,0 +1,99 @@
+/// How the store resolves a conflict of one kind of record. The policy runs
+/// once, when the conflict is found; its result is journaled, so replay
+/// reaches the same state without running it again.
+///
+/// Every policy surfaces the conflict (``LocalStore/conflicts()`` and
+/// ``LocalStore/changes()``); none is silent. What each does per shape:
+///
+/// | shape | server wins (default) | client wins | merge fields |
+/// |---|---|---|---|
+/// | both updated | server copy stays; local fields reported lost | local changes requeued on the server copy | non-overlapping fields requeued, sets united, overlapping scalars lost |
+/// | local update, server deleted | stays deleted; local fields lost | record re-created with the local view | as server wins |
+/// | local delete, server updated | record returns with the server copy | delete requeued on the server copy | as server wins |
+/// | local create, id exists | server copy stays; local fields lost | local fields requeued as an update | merged as for an update |
+///
+/// ```swift
+/// var options = LocalStore.Options()
+/// options.conflictPolicies["tag-list"] = .mergeFields
+/// options.conflictPolicies["draft"] = .custom { conflict in
+///     .keep(conflict.local ?? [:])   // or .acceptServer, .delete
+/// }
+/// ```
+public enum ConflictPolicy: Sendable {
+    /// The server's copy stays; the local edit is dropped from the view.
+    case serverWins
+    /// The local change is reapplied on top of the server's copy, with the
+    /// server's stamp as the new base.
+    case clientWins
+    /// Changed fields that do not overlap merge; string sets take the union;
+    /// an overlapping scalar field keeps the server's value and is reported lost.
+    case mergeFields
+    /// The app decides, given the base, local and server copies.
+    case custom(@Sendable (ConflictInput) -> ConflictDecision)
+
+    /// The strategy this policy records in the journal.
+    public var strategy: ConflictResolution.Strategy {
+        switch self {
+        case .serverWins: return .serverWins
+        case .clientWins: return .clientWins
+        case .mergeFields: return .mergeFields
+        case .custom: return .custom
+        }
+    }
+}
+
+/// What a custom resolver is given.
+public struct ConflictInput: Sendable, Hashable {
+    /// The local operation the server refused.
+    public var operation: JournalOperation
+    /// The server's copy the device had edited (`nil` for a create, or when
+    /// the device no longer knows it).
+    public var base: ServerRow?
+    /// The server's current copy; `nil` when the server deleted the record.
+    public var server: ServerRow?
+    /// The record as the device showed it with this edit applied (`nil` for a delete).
+    public var local: [String: FieldValue]?
+    /// Which kind of conflict this is.
+    public var shape: ConflictShape
+}
+
+/// What a custom resolver decides.
+public enum ConflictDecision: Sendable, Hashable {
+    /// Keep the server's copy (as ``ConflictPolicy/serverWins``).
+    case acceptServer
+    /// Keep a record with exactly these fields: queued as an update of the
+    /// server's copy (only the fields that differ), or as a create when the
+    /// server deleted it.
+    case keep([String: FieldValue])
+    /// Delete the record (queued against the server's copy; nothing when it is already deleted).
+    case delete
+}
+
+/// The kinds of conflict a push can meet.
+public enum ConflictShape: String, Sendable, Hashable {
+    /// The device updated a record the server changed since the device's base.
+    case bothUpdated = "update/update"
+    /// The device updated a record the server deleted.
+    case updatedButDeletedOnServer = "update/delete"
+    /// The device deleted a record the server changed since the device's base.
+    case deletedButUpdatedOnServer = "delete/update"
+    /// The device created a record whose id the server already has.
+    case createdButExistsOnServer = "create/exists"
+    /// The device created a record and the server reports it deleted.
+    case createdButDeletedOnServer = "create/delete"
+    /// The device deleted a record the server also deleted.
+    case bothDeleted = "delete/delete"
+
+    /// The shape of a conflict between `operation` and the server's copy `server`.
+    public init(operation: OperationKind, server: ServerRow?) {
+        let deleted = server == nil || server!.isTombstone
+        switch (operation, deleted) {
+        case (.update, false): self = .bothUpdated
+        case (.update, true): self = .updatedButDeletedOnServer
+        case (.delete, false): self = .deletedButUpdatedOnServer
+        case (.delete, true): self = .bothDeleted
+        case (.create, false): self = .createdButExistsOnServer
+        case (.create, true): self = .createdButDeletedOnServer
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import SyncJournalCore
+
+/// How a conflict was resolved, as journaled: the strategy, the operation
+/// queued in place of the refused one (if any), and the local changes that
+/// lost to the server's.
+public struct ConflictResolution: Sendable, Hashable {
+    /// The policy that ran.
+    public enum Strategy: UInt8, Sendable, Hashable, CustomStringConvertible {
+        /// The server's copy stayed.
+        case serverWins = 0
+        /// The local change was requeued on the server's copy.
+        case clientWins = 1
+        /// Fields were merged.
+        case mergeFields = 2
+        /// The app's resolver decided.
+        case custom = 3
+        /// The app resolved it later with ``LocalStore/resolveConflict(_:keeping:)``.
+        case app = 4
+
+        /// `server-wins`, `client-wins`, `merge-fields`, `custom` or `app`.
+        public var description: String {
+            switch self {
+            case .serverWins: return "server-wins"
+            case .clientWins: return "client-wins"
+            case .mergeFields: return "merge-fields"
+            case .custom: return "custom"
+            case .app: return "app"
+            }
+        }
+    }
+
+    /// The policy that ran.
+    public var strategy: Strategy
+    /// The operation queued in the refused one's place, with a new id and the
+    /// server's stamp as its base; `nil` when the server's copy stands.
+    public var replacement: JournalOperation?
+    /// Local changes that did not survive (field names, sorted).
+    public var lostFields: [String]
+
+    /// Creates a resolution.
+    public init(strategy: Strategy, replacement: JournalOperation?, lostFields: [String]) {
+        self.strategy = strategy
+        self.replacement = replacement
+        self.lostFields = lostFields
+    }
+
+    /// Resolves a conflict with `policy`. Pure: the new operation's id and
+    /// time are given, so the same input always gives the same resolution.
+    ///
+    /// ```swift
+    /// let resolution = ConflictResolution.resolve(input, policy: .mergeFields, newID: .random(), now: now)
+    /// ```
+    public static func resolve(_ input: ConflictInput, policy: ConflictPolicy, newID: OperationID, now: Int64) -> ConflictResolution {
+        let operation = input.operation
+        let server = input.server.flatMap { $0.isTombstone ? nil : $0 }
+        let localFields = operation.kind == .delete ? [] : operation.fields.keys.sorted()
+        func requeue(_ kind: OperationKind, _ fields: [String: FieldValue], base: Int64?) -> JournalOperation {
+            JournalOperation(id: newID, kind: kind, entity: operation.entity, recordID: operation.recordID,
+                             fields: kind == .delete ? [:] : fields, baseUpdatedAt: base, queuedAt: now)
+        }
+        let serverWins = ConflictResolution(strategy: policy.strategy, replacement: nil, lostFields: localFields)
+
+        switch policy {
+        case .serverWins:
+            return serverWins
+
+        case .clientWins:
+            switch (operation.kind, server) {
+            case (.update, let row?), (.create, let row?):
+                return ConflictResolution(strategy: .clientWins, replacement: requeue(.update, operation.fields, base: row.updatedAt), lostFields: [])
+            case (.update, nil), (.create, nil):
+                // The server deleted it: the record comes back as the device showed it.
+                return ConflictResolution(strategy: .clientWins, replacement: requeue(.create, input.local ?? operation.fields, base: nil), lostFields: [])
+            case (.delete, let row?):
+                return ConflictResolution(strategy: .clientWins, replacement: requeue(.delete, [:], base: row.updatedAt), lostFields: [])
+            case (.delete, nil):
+                return ConflictResolution(strategy: .clientWins, replacement: nil, lostFields: [])
+            }
+
+        case .mergeFields:
+            // A delete on either side leaves nothing to merge: the server's copy stands.
+            guard operation.kind != .delete, let server else { return serverWins }
+            let merge = mergeFields(local: operation.fields, base: input.base, server: server)
+            let replacement = merge.fields.isEmpty ? nil : requeue(.update, merge.fields, base: server.updatedAt)
+            return ConflictResolution(strategy: .mergeFields, replacement: replacement, lostFields: merge.lost)
+
+        case .custom(let resolver):
+            switch resolver(input) {
+            case .acceptServer:
+                return ConflictResolution(strategy: .custom, replacement: nil, lostFields: localFields)
+            case .keep(let fields):
+                if let server {
+                    let changed = fields.filter { server.fields[$0.key] != $0.value }
+                    let replacement = changed.isEmpty ? nil : requeue(.update, changed, base: server.updatedAt)
+                    let lost = localFields.filter { fields[$0] != operation.fields[$0] }
+                    return ConflictResolution(strategy: .custom, replacement: replacement, lostFields: lost)
+                }
+                return ConflictResolution(strategy: .custom, replacement: requeue(.create, fields, base: nil),
+                                          lostFields: localFields.filter { fields[$0] != operation.fields[$0] })
+            case .delete:
+                let replacement = server.map { requeue(.delete, [:], base: $0.updatedAt) }
+                return ConflictResolution(strategy: .custom, replacement: replacement, lostFields: [])
+            }
+        }
+    }
+
+    /// Three-way merge of a local change set against the server's copy:
+    /// a field the server did not change since `base` takes the local value;
+    /// a field both changed keeps the server's value (lost), except string
+    /// sets, which take the union (seed 001: a union does not depend on
+    /// order). Without a base, every field whose server value differs from
+    /// the local one counts as changed by both.
+    static func mergeFields(local: [String: FieldValue], base: ServerRow?, server: ServerRow) -> (fields: [String: FieldValue], lost: [String]) {
+        var merged: [String: FieldValue] = [:]
+        var lost: [String] = []
+        for name in local.keys.sorted() {
+            let mine = local[name]!
+            let theirs = server.fields[name]
+            if theirs == mine { continue }
+            let serverChanged = base.map { $0.fields[name] != theirs } ?? true
+            if !serverChanged {
+                merged[name] = mine
+            } else if case .stringSet(let a)? = theirs, case .stringSet(let b) = mine {
+                let union = a.union(b)
+                if union != a { merged[name] = .stringSet(union) }
+            } else {
+                lost.append(name)
+            }
+        }
+        return (merged, lost)
+    }
+}
+
+extension ConflictResolution {
+    /// Appends the encoding: `u8` strategy, `u8` 1 and an operation if a
+    /// replacement follows, `varint` n and n field names.
+    public func encode(into writer: inout ByteWriter) {
+        writer.writeUInt8(strategy.rawValue)
+        writer.writeUInt8(replacement == nil ? 0 : 1)
+        replacement?.encode(into: &writer)
+        writer.writeVarint(UInt64(lostFields.count))
+        for name in lostFields { writer.writeString(name) }
+    }
+
+    /// Reads one resolution.
+    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ConflictResolution {
+        let at = reader.position
+        guard let strategy = Strategy(rawValue: try reader.readUInt8()) else { throw .invalid("unknown conflict strategy", at: at) }
+        let flagAt = reader.position
+        let flag = try reader.readUInt8()
+        if flag > 1 { throw .invalid("unknown replacement flag", at: flagAt) }
+        let replacement = flag == 1 ? try JournalOperation.decode(from: &reader) : nil
+        let count = try reader.readCount(minimumItemSize: 1)
+        var lost: [String] = []
+        for _ in 0..<count { lost.append(try reader.readString()) }
+        return ConflictResolution(strategy: strategy, replacement: replacement, lostFields: lost)
+    }
+}

@@ -1,0 +1,32 @@
+/// How one queued operation ended, as ``LocalStore/outcome(of:)`` reports it.
+public enum OperationOutcome: Sendable, Hashable {
+    /// The server applied it; the row is its copy afterwards.
+    case acknowledged(ServerRow)
+    /// The server refused it because its copy changed; the record says what
+    /// the policy did (a replacement, if any, is a new operation to await).
+    case conflicted(ConflictRecord)
+    /// It failed permanently too often (or the row is gone) and waits for the
+    /// app to retry or discard it.
+    case quarantined(OutboxOperation)
+    /// It left the queue without reaching the server: a create and a delete
+    /// that cancelled out, or the app discarded it.
+    case cancelled
+    /// Not queued, and no outcome is remembered (the store keeps the last
+    /// few thousand), or the store closed while waiting.
+    case unknown
+}
+
+/// Something that changed in a store, for apps that observe it
+/// (``LocalStore/changes()``).
+public enum StoreChange: Sendable, Hashable {
+    /// A local edit of this record was journaled.
+    case edited(RecordKey)
+    /// The server applied an operation.
+    case acknowledged(OperationID, ServerRow)
+    /// A conflict was found and resolved by the kind's policy.
+    case conflict(ConflictRecord)
+    /// An operation was quarantined.
+    case quarantined(OutboxOperation)
+    /// Server rows of these kinds were pulled.
+    case pulled(kinds: [String])
+}
