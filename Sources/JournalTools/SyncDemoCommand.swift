@@ -130,6 +130,58 @@ private final class Demo: @unchecked Sendable {
         return outcome
     }
 
+    /// Stages a conflict on `kind/id`: A's change reaches the server first,
+    /// B's change (made offline on the same base) meets it. Returns B's conflicts.
+    func conflict(_ a: Device, _ b: Device, _ kind: String, _ id: String,
+                  a aChanges: [String: FieldValue], b bChanges: [String: FieldValue]) async throws -> [ConflictRecord] {
+        _ = await sync(a)
+        _ = await sync(b)
+        await b.transport.setOffline(true)
+        try await b.store.update(kind, id: id, changes: bChanges)
+        try await a.store.update(kind, id: id, changes: aChanges)
+        _ = await sync(a)
+        await b.transport.setOffline(false)
+        _ = await sync(b)
+        return try await b.store.conflicts()
+    }
+
+    /// Steps 6 to 8: one conflict resolved by each of the other policies.
+    func policies(_ a: Device, _ b: Device) async throws {
+        say("\n6. Client wins: B's policy for notes reapplies B's change on the server's copy.")
+        await b.store.setConflictPolicy(.clientWins, for: "note")
+        var conflicts = try await conflict(a, b, "note", "n1", a: ["text": .string("Map is in the car")], b: ["text": .string("Map is in my bag")])
+        check(conflicts.count == 1 && conflicts[0].resolution.strategy == .clientWins && conflicts[0].resolution.replacement != nil,
+              "the conflict is surfaced, and a new operation based on the server's stamp took B's place in the queue")
+        check(await server.row(kind: "note", id: "n1")?.fields["text"] == .string("Map is in my bag"),
+              "the same sync pushed it: the server holds B's text")
+        try await b.store.dismissConflict(conflicts[0].id)
+
+        say("\n7. Merge fields: B's policy for pins merges what does not overlap; sets take the union.")
+        await b.store.setConflictPolicy(.mergeFields, for: "pin")
+        conflicts = try await conflict(a, b, "pin", "tapas",
+                                       a: ["name": .string("Tapas Bar Sol (closed Mondays)"), "tags": .stringSet(["spanish"])],
+                                       b: ["name": .string("Tapas Sol"), "tags": .stringSet(["late-night"]), "rating": .int(5)])
+        let merged = await server.row(kind: "pin", id: "tapas")?.fields
+        check(conflicts.count == 1 && conflicts[0].resolution.lostFields == ["name"],
+              "B is told which field lost: \"name\" (both changed it; the server's value stays)")
+        check(merged?["tags"] == .stringSet(["spanish", "late-night"]) && merged?["rating"] == .int(5)
+              && merged?["name"] == .string("Tapas Bar Sol (closed Mondays)"),
+              "the server holds the union of the tags, B's rating and A's name")
+        try await b.store.dismissConflict(conflicts[0].id)
+
+        say("\n8. Custom: the app's resolver joins both notes' texts.")
+        await b.store.setConflictPolicy(.custom { conflict in
+            guard case .string(let theirs)? = conflict.server?.fields["text"], case .string(let mine)? = conflict.local?["text"] else {
+                return .acceptServer
+            }
+            return .keep(["text": .string(theirs + " / " + mine)])
+        }, for: "note")
+        conflicts = try await conflict(a, b, "note", "n2", a: ["text": .string("Tram 18")], b: ["text": .string("Bus 52")])
+        check(conflicts.count == 1 && conflicts[0].resolution.strategy == .custom, "the resolver got base, local and server copies and decided")
+        check(await server.row(kind: "note", id: "n2")?.fields["text"] == .string("Tram 18 / Bus 52"), "the server holds the joined text")
+        try await b.store.dismissConflict(conflicts[0].id)
+    }
+
     func run() async throws {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -206,9 +258,14 @@ private final class Demo: @unchecked Sendable {
         let conflicts = try await b.store.conflicts()
         check(conflicts.count == 1 && conflicts[0].server?.fields["text"] == .string("Bring the paper map"),
               "the conflict holds B's edit, its base and the server's copy, for the app to show")
-        check(try await b.store.record("note", id: "n1")?.fields["text"] == .string("Bring the paper map"), "the server's copy wins for now")
+        check(conflicts.first?.resolution.strategy == .serverWins && conflicts.first?.resolution.lostFields == ["text"],
+              "server wins (the default policy): B is told its \"text\" lost")
+        check(try await b.store.record("note", id: "n1")?.fields["text"] == .string("Bring the paper map"), "B shows the server's copy")
+        try await b.store.dismissConflict(conflicts[0].id)
 
-        say("\n6. A crashes in the middle of a sync and recovers from its journal.")
+        try await policies(a, b)
+
+        say("\n9. A crashes in the middle of a sync and recovers from its journal.")
         try await a.store.create("pin", id: "park", fields: ["name": .string("Englischer Garten")])
         await a.transport.holdNextRequest(.push)
         let engineA2 = a.engine
@@ -224,7 +281,7 @@ private final class Demo: @unchecked Sendable {
         _ = await sync(a)
         check(await server.rows(user: "u1", kind: "pin").filter { $0.id == "park" }.count == 1, "the resend did not duplicate the row")
 
-        say("\n7. Both devices converge.")
+        say("\n10. Both devices converge.")
         for _ in 0..<2 {
             _ = await sync(a)
             _ = await sync(b)

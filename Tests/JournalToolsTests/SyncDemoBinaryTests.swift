@@ -10,7 +10,11 @@ struct SyncDemoBinaryTests {
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("checks held."))
         #expect(!result.standardOutput.contains("✗"))
-        for step in 1...7 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
+        for step in 1...10 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
+        // One conflict resolved by each policy (issue 5's "done when").
+        for policy in ["server wins (the default policy)", "Client wins", "Merge fields", "Custom"] {
+            #expect(result.standardOutput.contains(policy), "policy \(policy) not shown")
+        }
         for device in ["A", "B"] {
             let dump = try ToolRunner.run("journal-dump", ["--verify", directory.path("demo/device-\(device).journal")])
             #expect(dump.status == 0, "device \(device): \(dump.standardOutput)")
