@@ -28,8 +28,10 @@ public struct JournalDumpCommand: Sendable {
           --json    one JSON object per record, then a {"summary": …} line
           --verify  print only the summary
           --state   after the summary, the state replay rebuilds: records per kind,
-                    the outbox in order, cursors, conflicts, rejections; with --json
-                    one {"state": …} object, the last line
+                    the outbox in order (each operation queued, sent or quarantined,
+                    with attempts, permanent failures and its last failure), cursors,
+                    base rows, conflicts (shape, policy, replacement, lost fields),
+                    rejections; with --json one {"state": …} object, the last line
         exit status: 0 clean, 1 damage found (or a state that cannot be rebuilt),
                      64 usage error, 65 not a journal, 66 cannot open
 
@@ -96,9 +98,7 @@ public struct JournalDumpCommand: Sendable {
                 var event: StoreEvent?
                 var problem: String?
                 do throws(JournalEntry.DecodeError) {
-                    entry = try JournalEntry.decode(record)
-                    // The store's own records (sent markers, outcomes, pulled rows, checkpoints): their events.
-                    if case .opaque? = entry { event = try storeEvent(record) }
+                    (entry, event) = try decode(record)
                 } catch {
                     entry = nil
                     event = nil
@@ -164,6 +164,27 @@ public struct JournalDumpCommand: Sendable {
         if text.count >= width { return right ? text : text + " " }
         let fill = String(repeating: " ", count: width - text.count)
         return right ? fill + text : text + fill
+    }
+
+    /// A verified record as the dump shows it: the ``JournalEntry`` and, for
+    /// the store's own records (sent markers, outcomes, pulled rows,
+    /// checkpoints), their event.
+    ///
+    /// ``StoreEvent/decode(_:)`` is the authority on what a store record is,
+    /// as it is for replay: a type ``JournalEntry`` does not list (the 1.1
+    /// types `0x0009`…`0x000D`, `0x0103`) but the store decodes is shown as its
+    /// event, never counted as unsupported. Only a type neither knows, without
+    /// the skippable bit, is unsupported.
+    static func decode(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> (JournalEntry, StoreEvent?) {
+        let entry: JournalEntry
+        do {
+            entry = try JournalEntry.decode(record)
+        } catch {
+            guard case .unsupportedType = error, let event = try StoreEvent.decode(record) else { throw error }
+            return (.opaque(record.type), event)
+        }
+        if case .opaque = entry { return (entry, try storeEvent(record)) }
+        return (entry, nil)
     }
 
     /// The store event of a record ``JournalEntry`` leaves opaque: `nil` for
@@ -245,16 +266,18 @@ public struct JournalDumpCommand: Sendable {
             return lines("(\(rows.count) \(kind) row\(rows.count == 1 ? "" : "s"), cursor \(cursor.map(\.description) ?? "unchanged"))",
                          rows.map(rowColumns))
         case .attemptFailed(let id, let kind, let reason, let quarantine):
-            return lines("\(id) failed (\(kind))" + (quarantine ? ", quarantined" : ", stays queued") + ": " + quoted(reason), [])
+            let outcome = !quarantine ? "stays queued" : kind == .deletedOrNoAccess ? "quarantined; the device forgets its copy of the row" : "quarantined"
+            return lines("\(id) failed (\(kind)), \(outcome): " + quoted(reason), [])
         case .released(let id):
-            return lines("\(id) released from quarantine by the app", [])
+            return lines("\(id) released from quarantine by the app: sent again, with a fresh budget", [])
         case .discarded(let id):
-            return lines("\(id) discarded by the app", [])
+            return lines("\(id) discarded by the app: it leaves the queue unsent", [])
         case .conflictDismissed(let id):
-            return lines("conflict \(id) dismissed by the app", [])
+            return lines("conflict \(id) dismissed by the app (its resolution stands)", [])
         case .conflictResolved(let id, let server, let base, let resolution):
-            return lines("\(id) conflicts; \(resolution.strategy): " + resolutionText(resolution),
-                         ["server: " + (server.map(rowColumns) ?? "deleted"), "base:   " + (base.map(rowColumns) ?? "unknown")])
+            return lines("\(id) conflicts; " + resolutionText(resolution),
+                         ["server: " + (server.map(rowColumns) ?? "deleted the record"), "base:   " + (base.map(rowColumns) ?? "unknown")]
+                            + (resolution.replacement.map { ["queued in its place: " + operationColumns($0)] } ?? []))
         case .forgotten(let kind, let ids):
             return lines("(\(ids.count) \(kind) row\(ids.count == 1 ? "" : "s") the server no longer has)", ids)
         case .checkpoint(let part):
@@ -270,9 +293,11 @@ public struct JournalDumpCommand: Sendable {
             case .cursors(let cursors):
                 return lines("cursors: " + cursors.keys.sorted(by: utf8Order).map { "\($0) \(cursors[$0]!)" }.joined(separator: ", "), [])
             case .conflicts(let conflicts):
-                return lines("conflicts: \(conflicts.count)", conflicts.map { conflict in
-                    operationColumns(conflict.operation) + "  server: " + (conflict.server.map { "\($0.updatedAt) " + FieldSummary.text($0.fields) } ?? "deleted")
-                        + "  \(conflict.resolution.strategy): " + resolutionText(conflict.resolution)
+                return lines("conflicts: \(conflicts.count)", conflicts.flatMap { conflict in
+                    [operationColumns(conflict.operation),
+                     "  server: " + (conflict.server.map(rowColumns) ?? "deleted the record"),
+                     "  base:   " + (conflict.baseRow.map(rowColumns) ?? "unknown"),
+                     "  \(conflict.shape.rawValue) conflict, " + resolutionText(conflict.resolution)]
                 })
             case .rejections(let rejections):
                 return lines("rejections: \(rejections.count)", rejections.map { rejection in
@@ -284,19 +309,23 @@ public struct JournalDumpCommand: Sendable {
         }
     }
 
-    /// `sent yes, attempts 1, last error "HTTP 503"` (and the permanent failures and quarantine when there are any).
+    /// `sent yes, attempts 1, last error "HTTP 503"`, with the 1.1 state when
+    /// there is any: `…, permanent failures 3, quarantined, last failure permanent, last error "HTTP 422"`.
     static func deliveryText(_ entry: OutboxOperation) -> String {
         "sent \(entry.sent ? "yes" : "no"), attempts \(entry.attempts)"
             + (entry.permanentFailures > 0 ? ", permanent failures \(entry.permanentFailures)" : "")
             + (entry.quarantined ? ", quarantined" : "")
+            + (entry.lastFailure.map { ", last failure \($0)" } ?? "")
             + (entry.lastError.map { ", last error " + quoted($0) } ?? "")
     }
 
-    /// `requeued <op> as update …; lost: name, note` or `server copy kept`.
+    /// `merge-fields: requeued as <id>; lost: name, note` or `server-wins: the server's copy stands; lost: text`.
     static func resolutionText(_ resolution: ConflictResolution) -> String {
-        let kept = resolution.replacement.map { "requeued " + operationColumns($0) } ?? "server copy kept"
-        return kept + (resolution.lostFields.isEmpty ? "" : "; lost: " + resolution.lostFields.joined(separator: ", "))
+        let kept = resolution.replacement.map { "requeued as \($0.id)" } ?? "the server's copy stands"
+        return "\(resolution.strategy): " + kept + (resolution.lostFields.isEmpty ? "" : "; lost: " + resolution.lostFields.joined(separator: ", "))
     }
+
+
 
     static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
 
@@ -357,7 +386,7 @@ public struct JournalDumpCommand: Sendable {
         .object(cursors.keys.sorted(by: utf8Order).map { ($0, cursorJSON(cursors[$0]!)) })
     }
 
-    /// An outbox entry: the operation, then `sent`, `attempts` and `lastError`.
+    /// An outbox entry as a checkpoint part holds it: the operation, then `sent`, `attempts` and `lastError`.
     static func outboxJSON(_ entry: OutboxOperation) -> JSONText {
         // The 1.1 members appear only when set, so 1.0 journals dump as they always did.
         let extended: [(String, JSONText)] = entry.permanentFailures == 0 && entry.lastFailure == nil && !entry.quarantined ? [] : [
@@ -370,6 +399,20 @@ public struct JournalDumpCommand: Sendable {
             ("attempts", .int(Int64(entry.attempts))),
             ("lastError", entry.lastError.map { .string($0) } ?? .null),
         ] + extended)
+    }
+
+    /// An outbox entry of the rebuilt state as ``LocalStore/outboxStatus()`` lists it: the operation,
+    /// then `state` (`queued`, `sent` or `quarantined`), `sent`, `attempts`, `permanentFailures`,
+    /// `lastFailure` and `lastError`. (`in-flight` and the next attempt time exist only in a running engine.)
+    static func statusJSON(_ entry: OutboxStatusEntry) -> JSONText {
+        .object(operationJSON(entry.operation) + [
+            ("state", .string(entry.state.rawValue)),
+            ("sent", .bool(entry.sent)),
+            ("attempts", .int(Int64(entry.attempts))),
+            ("permanentFailures", .int(Int64(entry.permanentFailures))),
+            ("lastFailure", entry.lastFailure.map { .string($0.description) } ?? .null),
+            ("lastError", entry.lastError.map { .string($0) } ?? .null),
+        ])
     }
 
     static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
@@ -489,6 +532,25 @@ public struct JournalDumpCommand: Sendable {
 
     // MARK: State
 
+    /// The outbox of `state` as ``LocalStore/outboxStatus()`` lists it, with
+    /// whether each entry was sent (the listing's state says `quarantined`
+    /// for a quarantined one, sent or not).
+    static func outboxStatus(_ state: StoreState) -> [OutboxStatusEntry] {
+        state.outbox.operations.map { OutboxStatusEntry(status: OutboxEntryStatus($0, inFlight: false), sent: $0.sent) }
+    }
+
+    /// One entry of the listing, and whether it was sent.
+    @dynamicMemberLookup
+    struct OutboxStatusEntry {
+        var status: OutboxEntryStatus
+        var sent: Bool
+        subscript<T>(dynamicMember path: KeyPath<OutboxEntryStatus, T>) -> T { status[keyPath: path] }
+    }
+
+    /// What the text note under the outbox says of the states a journal cannot show.
+    static let outboxNote = "in-flight and the next attempt time exist only in a running engine's memory (SyncEngine.outboxStatus()); "
+        + "from the journal an operation is queued, sent (it may have reached the server, so it is resent, never cancelled) or quarantined"
+
     /// A record as the app sees it (what ``LocalStore/records(_:)`` returns).
     struct VisibleRecord {
         var key: RecordKey
@@ -528,19 +590,24 @@ public struct JournalDumpCommand: Sendable {
                     + pad(record.pending ? "yes" : "no", 9) + FieldSummary.text(record.fields) + "\n"
             }
         }
-        let outbox = state.outbox.operations
+        let outbox = outboxStatus(state)
         if outbox.isEmpty {
             text += "outbox:   empty\n"
         } else {
-            text += "outbox:   \(outbox.count) operation\(outbox.count == 1 ? "" : "s"), in the order they are sent\n"
-            text += "  " + pad("opId", 38) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + pad("sent", 6)
-                + pad("attempts", 10) + "last error\n"
+            let quarantined = outbox.filter { $0.state == .quarantined }.count
+            text += "outbox:   \(outbox.count) operation\(outbox.count == 1 ? "" : "s"), in the order they are sent"
+                + (quarantined == 0 ? "" : "; \(quarantined) quarantined: not sent until the app retries or discards "
+                    + (quarantined == 1 ? "it" : "them") + ", later operations on the same record wait behind") + "\n"
+            text += "  " + pad("opId", 38) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + pad("state", 13)
+                + pad("attempts", 10) + pad("permanent", 11) + pad("last failure", 22) + "last error\n"
             for entry in outbox {
                 let op = entry.operation
                 text += "  " + pad(op.id.description, 38) + pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
-                    + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.sent ? "yes" : "no", 6)
-                    + pad(String(entry.attempts), 10) + (entry.lastError.map(quoted) ?? "-") + "\n"
+                    + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.state.rawValue, 13)
+                    + pad(String(entry.attempts), 10) + pad(String(entry.permanentFailures), 11)
+                    + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + "\n"
             }
+            text += "note:     \(outboxNote)\n"
         }
         if state.cursors.isEmpty {
             text += "cursors:  none\n"
@@ -548,13 +615,25 @@ public struct JournalDumpCommand: Sendable {
             text += "cursors:\n"
             for kind in state.cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + state.cursors[kind]!.description + "\n" }
         }
+        let baseRows = state.baseRows.values.sorted { $0.key < $1.key }
+        if baseRows.isEmpty {
+            text += "base rows: none\n"
+        } else {
+            text += "base rows: \(baseRows.count), the older server copies queued edits were made on (a conflict's merge base)\n"
+            for row in baseRows { text += "  " + pad("", 38) + rowColumns(row) + "\n" }
+        }
         if state.conflicts.isEmpty {
             text += "conflicts: none\n"
         } else {
-            text += "conflicts: \(state.conflicts.count)\n"
+            text += "conflicts: \(state.conflicts.count), each resolved by its kind's policy and kept until the app dismisses it\n"
             for conflict in state.conflicts {
                 text += "  " + pad(conflict.operation.id.description, 38) + operationColumns(conflict.operation) + "\n"
-                text += "  " + pad("", 38) + (conflict.server.map { "server: " + rowColumns($0) } ?? "server: deleted the record") + "\n"
+                text += "  " + pad("", 38) + "server: " + (conflict.server.map(rowColumns) ?? "deleted the record") + "\n"
+                text += "  " + pad("", 38) + "base:   " + (conflict.baseRow.map(rowColumns) ?? "unknown") + "\n"
+                text += "  " + pad("", 38) + "\(conflict.shape.rawValue) conflict, " + resolutionText(conflict.resolution) + "\n"
+                if let replacement = conflict.resolution.replacement {
+                    text += "  " + pad("", 38) + "queued in its place: " + operationColumns(replacement) + "\n"
+                }
             }
         }
         if state.rejections.isEmpty {
@@ -569,8 +648,9 @@ public struct JournalDumpCommand: Sendable {
         return text
     }
 
-    /// `{"state": {"records": …, "outbox": […], "cursors": …, "conflicts": […], "rejections": […]}}`, or
-    /// `{"state": null, "stateError": "…"}` when replay cannot rebuild one.
+    /// `{"state": {"records": …, "outbox": […], "cursors": …, "baseRows": […], "conflicts": […], "rejections": […]}}`, or
+    /// `{"state": null, "stateError": "…"}` when replay cannot rebuild one. Each outbox entry is
+    /// listed as the app lists it (``statusJSON(_:)``); each conflict with its shape and resolution.
     static func jsonState(_ result: Result<StoreState, Replayer.Failure>) -> JSONText {
         let state: StoreState
         switch result {
@@ -589,8 +669,9 @@ public struct JournalDumpCommand: Sendable {
         }
         return .object([("state", .object([
             ("records", .object(kinds.map { ($0.0, .array($0.1)) })),
-            ("outbox", .array(state.outbox.operations.map(outboxJSON))),
+            ("outbox", .array(outboxStatus(state).map(statusJSON))),
             ("cursors", cursorsJSON(state.cursors)),
+            ("baseRows", .array(state.baseRows.values.sorted { $0.key < $1.key }.map(rowJSON))),
             ("conflicts", .array(state.conflicts.map(conflictJSON))),
             ("rejections", .array(state.rejections.map(rejectionJSON))),
         ]))])

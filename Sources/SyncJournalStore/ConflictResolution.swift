@@ -108,8 +108,8 @@ public struct ConflictResolution: Sendable, Hashable {
     /// a field the server did not change since `base` takes the local value;
     /// a field both changed keeps the server's value (lost), except string
     /// sets, which take the union (seed 001: a union does not depend on
-    /// order). Without a base, every field whose server value differs from
-    /// the local one counts as changed by both.
+    /// order). Without a base, every field the server has with a value
+    /// different from the local one counts as changed by both.
     static func mergeFields(local: [String: FieldValue], base: ServerRow?, server: ServerRow) -> (fields: [String: FieldValue], lost: [String]) {
         var merged: [String: FieldValue] = [:]
         var lost: [String] = []
@@ -117,7 +117,8 @@ public struct ConflictResolution: Sendable, Hashable {
             let mine = local[name]!
             let theirs = server.fields[name]
             if theirs == mine { continue }
-            let serverChanged = base.map { $0.fields[name] != theirs } ?? true
+            // Updates never remove fields, so a field the server lacks is one it never set.
+            let serverChanged = theirs != nil && (base.map { $0.fields[name] != theirs } ?? true)
             if !serverChanged {
                 merged[name] = mine
             } else if case .stringSet(let a)? = theirs, case .stringSet(let b) = mine {

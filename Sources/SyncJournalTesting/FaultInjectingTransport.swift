@@ -1,10 +1,12 @@
+import SyncJournalStore
 import SyncJournalSync
 
 /// Wraps a transport and injects the failures a real network has, for tests
-/// and the simulator: offline, transient and permanent errors, a request lost
-/// before the server, a reply lost after the server applied it, duplicate
-/// delivery, and a request **held** until the test releases it (so a race
-/// is staged deliberately, never with a sleep).
+/// and the simulator: offline, transient and permanent errors, a request
+/// refused as too large, a request lost before the server, a reply lost
+/// after the server applied it, duplicate delivery, and a request **held**
+/// until the test releases it (so a race is staged deliberately, never with
+/// a sleep). Pushes, pulls and single-row reads all pass through it.
 ///
 /// ```swift
 /// let faulty = FaultInjectingTransport(server.transport(user: "u1"))
@@ -23,6 +25,13 @@ public actor FaultInjectingTransport: SyncTransport {
         case transient(reason: String, retryAfterMilliseconds: Int64?)
         /// Fails with a permanent error without reaching the server.
         case permanent(reason: String)
+        /// Fails with ``TransportError/tooLarge(reason:)`` (HTTP 413) without
+        /// reaching the server.
+        ///
+        /// ```swift
+        /// await faulty.inject(.tooLarge(reason: "413"), on: .push)   // the engine splits the batch
+        /// ```
+        case tooLarge(reason: String)
         /// The request is lost before the server: a transient timeout.
         case loseRequest
         /// The server handles the request, the reply is lost: a transient timeout.
@@ -39,7 +48,9 @@ public actor FaultInjectingTransport: SyncTransport {
         case push
         /// Pull requests.
         case pull
-        /// Either.
+        /// Single-row reads (``SyncTransport/read(kind:id:)``).
+        case read
+        /// Any request.
         case any
     }
 
@@ -60,6 +71,30 @@ public actor FaultInjectingTransport: SyncTransport {
 
     /// Queues `fault` for the next request of `kind` (faults apply in order).
     public func inject(_ fault: Fault, on kind: RequestKind = .any) { faults.append((fault, kind)) }
+
+    /// Queues `fault` for the next `times` requests of `kind`.
+    ///
+    /// ```swift
+    /// // A 503 storm: the next 20 pushes fail, each with a retry-after of 2 s.
+    /// await faulty.inject(.transient(reason: "503", retryAfterMilliseconds: 2_000), on: .push, times: 20)
+    /// ```
+    public func inject(_ fault: Fault, on kind: RequestKind = .any, times: Int) {
+        for _ in 0..<max(0, times) { faults.append((fault, kind)) }
+    }
+
+    /// Faults queued and not yet used.
+    ///
+    /// ```swift
+    /// #expect(await faulty.pendingFaults == 0, "the storm is over")
+    /// ```
+    public var pendingFaults: Int { faults.count }
+
+    /// Forgets every queued fault (held requests stay held).
+    ///
+    /// ```swift
+    /// await faulty.clearFaults()
+    /// ```
+    public func clearFaults() { faults = [] }
 
     /// Holds the next request of `kind` before it reaches the server.
     public func holdNextRequest(_ kind: RequestKind = .push) { inject(.hold, on: kind) }
@@ -101,6 +136,8 @@ public actor FaultInjectingTransport: SyncTransport {
             throw .transient(reason: reason, retryAfterMilliseconds: after)
         case .permanent(let reason)?:
             throw .permanent(reason: reason)
+        case .tooLarge(let reason)?:
+            throw .tooLarge(reason: reason)
         case .loseRequest?:
             throw .transient(reason: "timeout (request lost)", retryAfterMilliseconds: nil)
         case .loseReply?:
@@ -130,5 +167,12 @@ public actor FaultInjectingTransport: SyncTransport {
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         let base = self.base
         return try await perform(.pull) { () async throws(TransportError) -> PullPage in try await base.pull(request) }
+    }
+
+    /// Reads through the wrapped transport; faults queued for ``RequestKind/read``
+    /// or ``RequestKind/any`` apply.
+    public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
+        let base = self.base
+        return try await perform(.read) { () async throws(TransportError) -> ServerRow? in try await base.read(kind: kind, id: id) }
     }
 }

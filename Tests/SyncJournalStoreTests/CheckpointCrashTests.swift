@@ -144,8 +144,9 @@ struct CheckpointCrashTests {
     }
 
     /// A state with something in every part of a checkpoint: server rows, an
-    /// outbox with sent flags, attempts and a last error, a cursor, a
-    /// conflict and a rejection.
+    /// outbox with sent flags, attempts and a last error, a quarantined
+    /// operation, a cursor, a base row and a conflict (rejections are only
+    /// read from old journals).
     static func buildState(_ store: LocalStore) async throws {
         try await store.applyPulledPage(kind: "pin", rows: [
             ServerRow(kind: "pin", id: "a", fields: ["name": .string("Café"), "n": .int(1)], updatedAt: 100),
@@ -164,14 +165,22 @@ struct CheckpointCrashTests {
         try await store.acknowledge([Acknowledgement(operationID: byKey[RecordKey(kind: "pin", id: "new")]!,
                                                      row: ServerRow(kind: "pin", id: "new", fields: ["name": .string("Tapas")], updatedAt: 200))])
         try await store.recordFailure(byKey[RecordKey(kind: "pin", id: "a")]!, reason: "HTTP 503", permanent: false)
-        try await store.recordFailure(byKey[RecordKey(kind: "note", id: "x")]!, reason: "HTTP 403", permanent: true)
+        // Three permanent failures (the default budget) quarantine the note.
+        for _ in 0..<3 { try await store.recordFailure(byKey[RecordKey(kind: "note", id: "x")]!, reason: "HTTP 403", permanent: true) }
         try await store.recordConflict(byKey[RecordKey(kind: "pin", id: "b")]!,
                                        server: ServerRow(kind: "pin", id: "b", fields: ["name": .string("Museum!")], updatedAt: 150))
         await store.finishSending(ready.map(\.id))
         try await store.delete("pin", id: "a")  // the update was sent: the delete queues behind it
         try await store.update("pin", id: "new", changes: ["n": .int(9)])
+        // A pull replaces the row the queued edits of `a` were made on: the old copy is kept as their base.
+        try await store.applyPulledPage(kind: "pin", rows: [ServerRow(kind: "pin", id: "a", fields: ["name": .string("Café"), "n": .int(5)], updatedAt: 120)],
+                                        cursor: PullCursor(updatedAt: 120, id: "a"))
         let state = try await store.currentState()
-        #expect(!state.snapshot.isEmpty && !state.outbox.isEmpty && !state.cursors.isEmpty && !state.conflicts.isEmpty && !state.rejections.isEmpty)
+        #expect(!state.snapshot.isEmpty && !state.outbox.isEmpty && !state.cursors.isEmpty && !state.conflicts.isEmpty)
+        #expect(state.outbox.operations.contains { $0.quarantined && $0.permanentFailures == 3 && $0.lastFailure == .permanent })
+        #expect(state.rejections.isEmpty)
+        #expect(state.baseRows[RecordKey(kind: "pin", id: "a")]?.updatedAt == 100)
+        #expect(state.conflicts.first?.baseRow?.updatedAt == 101)
         #expect(state.outbox.operations.contains { $0.sent && $0.attempts == 1 && $0.lastError == "HTTP 503" })
     }
 

@@ -170,7 +170,7 @@ struct LocalStoreBaseUpdatedAtTests {
         }
     }
 
-    @Test("baseUpdatedAt: the queuedAt from the injected TimeSource is never used as a base, in any queued, rejected or conflicted operation")
+    @Test("baseUpdatedAt: the queuedAt from the injected TimeSource is never used as a base, in any queued, quarantined or conflicted operation")
     func queuedAtIsNeverABase() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -187,14 +187,17 @@ struct LocalStoreBaseUpdatedAtTests {
             let cOp = try #require(ops.first { $0.operation.recordID == "c" })
             let nOp = try #require(ops.first { $0.operation.recordID == "n" })
             try await store.recordConflict(cOp.id, server: Kit.row("c", at: 350))
-            try await store.recordFailure(nOp.id, reason: "forbidden", permanent: true)
+            for _ in 0..<3 { try await store.recordFailure(nOp.id, reason: "forbidden", permanent: true) }
 
             let state = try await store.currentState()
+            #expect(try await store.quarantinedOperations().map(\.id) == [nOp.id])
+            #expect(state.conflicts.map(\.id) == [cOp.id])
             let bases = state.outbox.operations.map(\.operation.baseUpdatedAt)
-                + state.conflicts.map(\.base) + state.rejections.map(\.operation.baseUpdatedAt)
+                + state.conflicts.map(\.base) + state.conflicts.map { $0.baseRow?.updatedAt }
             #expect(!bases.contains(Kit.clockTime))
             #expect(state.outbox.operations.allSatisfy { $0.operation.queuedAt == Kit.clockTime })
-            #expect(state.outbox.operations.map(\.operation.baseUpdatedAt) == [100, 200, nil])
+            // The quarantined create (no base) stays queued, first.
+            #expect(state.outbox.operations.map(\.operation.baseUpdatedAt) == [nil, 100, 200, nil])
             try await store.close()
         }
     }

@@ -81,8 +81,8 @@ struct LocalStoreOutcomeTests {
         }
     }
 
-    @Test("outcomes: a permanent failure moves the operation to rejections() with its attempts, and the view falls back to the server copy")
-    func permanentFailureMovesToRejections() async throws {
+    @Test("outcomes: a permanent failure is counted and the operation stays queued and visible; at maximumPermanentFailures (3) it is quarantined, rejections() stays empty, and the view falls back to the server copy")
+    func permanentFailuresQuarantineAtTheLimit() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 100, ["name": .string("Cafe")])], cursor: nil)
@@ -91,21 +91,38 @@ struct LocalStoreOutcomeTests {
             try await store.beginSending([op.id])
             try await store.recordFailure(op.id, reason: "timeout", permanent: false)
             try await store.recordFailure(op.id, reason: "forbidden", permanent: true)
+            try await store.recordFailure(op.id, reason: "forbidden again", permanent: true)
             await store.finishSending([op.id])
-            #expect(try await store.pendingOperations().isEmpty)
-            let rejections = try await store.rejections()
-            #expect(rejections.count == 1)
-            #expect(rejections.first?.operation == op.operation)
-            #expect(rejections.first?.reason == "forbidden")
-            #expect(rejections.first?.attempts == 2)
+            // Two permanent failures of three: still queued, still shown, still sendable.
+            var entry = try #require(try await store.pendingOperations().first)
+            #expect(entry.id == op.id)
+            #expect(entry.attempts == 3)
+            #expect(entry.permanentFailures == 2)
+            #expect(entry.lastFailure == .permanent)
+            #expect(entry.lastError == "forbidden again")
+            #expect(!entry.quarantined)
+            #expect(try await store.record("pin", id: "a")?.fields == ["name": .string("Mine")])
+            #expect(try await store.operationsReadyToSend(limit: 10).map(\.id) == [op.id])
+
+            try await store.recordFailure(op.id, reason: "forbidden for good", permanent: true)
+            entry = try #require(try await store.pendingOperations().first)
+            #expect(entry.id == op.id && entry.operation == op.operation)
+            #expect(entry.attempts == 4)
+            #expect(entry.permanentFailures == 3)
+            #expect(entry.quarantined)
+            #expect(entry.lastError == "forbidden for good")
+            #expect(try await store.quarantinedOperations() == [entry])
+            #expect(try await store.rejections().isEmpty)
+            #expect(try await store.operationsReadyToSend(limit: 10).isEmpty)
             #expect(try await store.record("pin", id: "a")?.fields == ["name": .string("Cafe")])
             let reopened = try await LocalStoreCompactionTests.reopen(store)
-            #expect(try await reopened.rejections() == rejections)
+            #expect(try await reopened.quarantinedOperations() == [entry])
+            #expect(try await reopened.rejections().isEmpty)
             try await reopened.close()
         }
     }
 
-    @Test("outcomes: recordConflict keeps the server's copy and surfaces a ConflictRecord with the local operation and its base")
+    @Test("outcomes: recordConflict (server wins by default) keeps the server's copy and surfaces a ConflictRecord with the local operation, its base row and the resolution")
     func conflictKeepsServerCopy() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -125,6 +142,9 @@ struct LocalStoreOutcomeTests {
             #expect(conflicts.first?.operation == op.operation)
             #expect(conflicts.first?.base == 100)
             #expect(conflicts.first?.server == server)
+            #expect(conflicts.first?.baseRow == Kit.row("a", at: 100, ["name": .string("Cafe")]))
+            #expect(conflicts.first?.shape == .bothUpdated)
+            #expect(conflicts.first?.resolution == ConflictResolution(strategy: .serverWins, replacement: nil, lostFields: ["name"]))
             let reopened = try await LocalStoreCompactionTests.reopen(store)
             #expect(try await reopened.conflicts() == conflicts)
             try await reopened.close()
@@ -147,6 +167,8 @@ struct LocalStoreOutcomeTests {
             #expect(conflicts.map(\.operation) == [op.operation])
             #expect(conflicts.first?.server == nil)
             #expect(conflicts.first?.base == 100)
+            #expect(conflicts.first?.shape == .updatedButDeletedOnServer)
+            #expect(conflicts.first?.resolution.replacement == nil)
             try await store.close()
         }
     }

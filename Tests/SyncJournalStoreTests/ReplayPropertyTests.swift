@@ -76,6 +76,22 @@ private final class TickingClock: TimeSource, Sendable {
     }
 }
 
+/// A deterministic custom conflict resolver: deletes stay deleted, a
+/// refused delete takes the server's copy, an edit of a row the server still
+/// has keeps the server's fields with the local `n` and `s` on top, and an
+/// edit of a row the server deleted comes back as the device showed it.
+private let replayCustomResolver: @Sendable (ConflictInput) -> ConflictDecision = { input in
+    switch input.shape {
+    case .bothDeleted: return .delete
+    case .deletedButUpdatedOnServer: return .acceptServer
+    case .updatedButDeletedOnServer, .createdButDeletedOnServer: return .keep(input.local ?? [:])
+    case .bothUpdated, .createdButExistsOnServer:
+        var fields = input.server?.fields ?? [:]
+        for name in ["n", "s"] { if let value = input.local?[name] { fields[name] = value } }
+        return .keep(fields)
+    }
+}
+
 /// One journal file (generation) of a history, with the states seen live.
 private struct ObservedGeneration {
     /// The file's bytes: its last copy (replaced by a checkpoint, or at the end).
@@ -102,6 +118,19 @@ private struct PrefixTally {
     var unobservedBoundaries = 0
     /// Cuts before the first complete part of a checkpoint file.
     var headerOnlyCheckpointCuts = 0
+    /// Issue 5: conflicts resolved per strategy (`server-wins`, …), failures per kind,
+    /// quarantines and what the app did with them, conflicts dismissed or
+    /// resolved by the app, calls after which a base row was kept, resyncs.
+    var conflictStrategies: [String: Int] = [:]
+    var replacements = 0
+    var failureKinds: [String: Int] = [:]
+    var quarantines = 0
+    var retries = 0
+    var discards = 0
+    var dismissals = 0
+    var appResolutions = 0
+    var baseRowObservations = 0
+    var resyncs = 0
 
     mutating func add(_ other: PrefixTally) {
         histories += other.histories
@@ -117,6 +146,16 @@ private struct PrefixTally {
         insideCheckpointPrefixes += other.insideCheckpointPrefixes
         unobservedBoundaries += other.unobservedBoundaries
         headerOnlyCheckpointCuts += other.headerOnlyCheckpointCuts
+        conflictStrategies.merge(other.conflictStrategies, uniquingKeysWith: +)
+        replacements += other.replacements
+        failureKinds.merge(other.failureKinds, uniquingKeysWith: +)
+        quarantines += other.quarantines
+        retries += other.retries
+        discards += other.discards
+        dismissals += other.dismissals
+        appResolutions += other.appResolutions
+        baseRowObservations += other.baseRowObservations
+        resyncs += other.resyncs
     }
 }
 
@@ -136,6 +175,9 @@ private struct HistoryRun {
     var newlyMarked: Set<OperationID> = []
     var serverClock: Int64 = 1_700_000_000_000
     var tally = PrefixTally()
+    /// Conflicts and quarantined operations already counted in the tally.
+    var seenConflicts: Set<OperationID> = []
+    var quarantined: Set<OperationID> = []
 
     static let kinds = ["pin", "note"]
     static let ids = ["a", "b", "c"]
@@ -148,8 +190,14 @@ private struct HistoryRun {
         let archive = ReplacedFileArchive()
         // Small thresholds checkpoint often; 0 leaves only the explicit ones.
         let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
+        // Issue 5: a conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
+        let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields, .custom(replayCustomResolver)]
         let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
-                                         makeRecordID: { "generated" })
+                                         makeRecordID: { "generated" },
+                                         conflictPolicies: ["pin": policies[Int.random(in: 0..<4, using: &rng)],
+                                                            "note": policies[Int.random(in: 0..<4, using: &rng)]],
+                                         defaultConflictPolicy: policies[Int.random(in: 0..<4, using: &rng)],
+                                         maximumPermanentFailures: Int.random(in: 1...3, using: &rng))
         let store = try await LocalStore.open(path: path, options: options)
         return HistoryRun(seed: seed, steps: steps, rng: rng, directory: directory, path: path, archive: archive,
                           options: options, store: store)
@@ -193,6 +241,14 @@ private struct HistoryRun {
     mutating func observe() async throws {
         try await settle()
         let state = try await store.currentState()
+        for conflict in state.conflicts where seenConflicts.insert(conflict.id).inserted {
+            tally.conflictStrategies[conflict.resolution.strategy.description, default: 0] += 1
+            if conflict.resolution.replacement != nil { tally.replacements += 1 }
+        }
+        let quarantinedNow = Set(state.outbox.operations.filter(\.quarantined).map(\.id))
+        tally.quarantines += quarantinedNow.subtracting(quarantined).count
+        quarantined = quarantinedNow
+        if !state.baseRows.isEmpty { tally.baseRowObservations += 1 }
         let bytes = fileBytes()
         for replaced in archive.takeReplaced() {
             // A checkpoint replaced the file: the old one ends here, at the
@@ -242,7 +298,9 @@ private struct HistoryRun {
 
     mutating func step() async throws {
         let state = try await store.currentState()
-        let roll = Int.random(in: 0..<100, using: &rng)
+        // 0..<100: edits, hand-overs, outcomes, pulls, refused calls, checkpoints, reopens;
+        // 100..<124 (issue 5): quarantine and conflict handling by the app, pulls over queued edits, resyncs.
+        let roll = Int.random(in: 0..<124, using: &rng)
         let kind = pick(Self.kinds)
         let id = pick(Self.ids)
         let key = RecordKey(kind: kind, id: id)
@@ -360,6 +418,105 @@ private struct HistoryRun {
         case 91..<95:  // an explicit checkpoint
             try await store.checkpoint()
             try await observe()
+        case 100..<105:  // the app retries or discards a quarantined operation
+            let quarantined = state.outbox.operations.filter(\.quarantined)
+            if !quarantined.isEmpty {
+                let entry = pick(quarantined)
+                if chance(55) {
+                    try await store.retryQuarantined(entry.id)
+                    tally.retries += 1
+                } else {
+                    try await store.discardQuarantined(entry.id)
+                    tally.discards += 1
+                }
+                try await observe()
+            } else {
+                let other = state.outbox.operations.isEmpty ? OperationID.random(using: &rng) : pick(state.outbox.operations).id
+                if chance(50) {
+                    try await expectRefused("a retry of an operation that is not quarantined") { try await $0.retryQuarantined(other) }
+                } else {
+                    try await expectRefused("a discard of an operation that is not quarantined") { try await $0.discardQuarantined(other) }
+                }
+            }
+        case 105..<110:  // the app dismisses a conflict or resolves it its own way
+            if !state.conflicts.isEmpty {
+                let conflict = pick(state.conflicts)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0:
+                    try await store.dismissConflict(conflict.id)
+                    tally.dismissals += 1
+                case 1:
+                    try await store.resolveConflict(conflict.id, keeping: .acceptServer)
+                    tally.appResolutions += 1
+                case 2:
+                    try await store.resolveConflict(conflict.id, keeping: .delete)
+                    tally.appResolutions += 1
+                default:
+                    let fields = conflict.operation.fields.merging(randomFields()) { _, new in new }
+                    try await store.resolveConflict(conflict.id, keeping: .keep(fields))
+                    tally.appResolutions += 1
+                }
+                try await observe()
+            } else {
+                let stranger = OperationID.random(using: &rng)
+                if chance(50) {
+                    try await expectRefused("a dismissal of no conflict") { try await $0.dismissConflict(stranger) }
+                } else {
+                    try await expectRefused("a resolution of no conflict") { try await $0.resolveConflict(stranger, keeping: .acceptServer) }
+                }
+            }
+        case 110..<116:  // a pull that replaces rows with queued edits on them (their base copies are kept)
+            let edited = state.outbox.keys.filter { $0.kind == kind }.sorted()
+            var rows: [ServerRow] = []
+            for key in edited where chance(80) {
+                let stamp = nextStamp()
+                if chance(15) {
+                    rows.append(ServerRow(kind: kind, id: key.id, updatedAt: stamp, deletedAt: stamp))
+                } else {
+                    let fields = (state.snapshot[key]?.fields ?? [:]).merging(randomFields()) { _, new in new }
+                    rows.append(ServerRow(kind: kind, id: key.id, fields: fields, updatedAt: stamp))
+                }
+            }
+            let cursor = rows.last.map { PullCursor(updatedAt: $0.updatedAt, id: $0.id) }
+            try await store.applyPulledPage(kind: kind, rows: rows, cursor: cursor)
+            try await observe()
+        case 116..<121:  // a resync: the kind's snapshot is replaced by a full re-pull
+            var rows: [ServerRow] = []
+            for rowID in Self.ids where chance(55) {
+                let stamp = nextStamp()
+                rows.append(chance(10) ? ServerRow(kind: kind, id: rowID, updatedAt: stamp, deletedAt: stamp)
+                                       : ServerRow(kind: kind, id: rowID, fields: randomFields(), updatedAt: stamp))
+            }
+            if chance(12) {
+                var bad = rows
+                if chance(50) || bad.isEmpty {
+                    bad.append(ServerRow(kind: kind == "pin" ? "note" : "pin", id: "a", updatedAt: nextStamp()))
+                } else {
+                    bad.append(bad[0])
+                }
+                try await expectRefused("a resync with a row of another kind or a duplicate id") {
+                    try await $0.replaceSnapshot(kind: kind, rows: bad, cursor: nil)
+                }
+                return
+            }
+            let cursor: PullCursor?
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0, 1: cursor = nil
+            case 2, 3:  // behind the current cursor
+                cursor = PullCursor(updatedAt: (state.cursors[kind]?.updatedAt ?? serverClock) - Int64.random(in: 1...40, using: &rng), id: "a")
+            default: cursor = rows.last.map { PullCursor(updatedAt: $0.updatedAt, id: $0.id) } ?? PullCursor(updatedAt: nextStamp(), id: "z")
+            }
+            try await store.replaceSnapshot(kind: kind, rows: rows, cursor: cursor)
+            tally.resyncs += 1
+            try await observe()
+        case 121..<124:  // a failure of each kind for a queued operation (deleted-or-no-access quarantines at once)
+            let pending = state.outbox.operations
+            guard !pending.isEmpty else { return try await observe() }
+            let entry = pick(pending)
+            let failure = pick([FailureKind.transient, .permanent, .deletedOrNoAccess])
+            tally.failureKinds[failure.description, default: 0] += 1
+            try await store.recordOutcomes([(entry.id, .failure(failure, reason: "HTTP \(pick([403, 404, 503]))"))])
+            try await observe()
         default:  // close and reopen: replay must rebuild the live state
             try await store.close()
             store = try await reopenForReplay(path: path, options: options)
@@ -389,14 +546,18 @@ private struct HistoryRun {
                 row = ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp)
             }
             try await store.acknowledge([Acknowledgement(operationID: entry.id, row: row)])
-        case 45..<70:
+        case 45..<62:
+            tally.failureKinds["transient", default: 0] += 1
             try await store.recordFailure(entry.id, reason: pick(["timeout", "HTTP 503", "offline"]), permanent: false)
-        case 70..<80:
+        case 62..<72:
+            tally.failureKinds["permanent", default: 0] += 1
             try await store.recordFailure(entry.id, reason: pick(["HTTP 403", "invalid value"]), permanent: true)
-        case 80..<95:
-            let server: ServerRow? = chance(70) ? ServerRow(kind: operation.entity, id: operation.recordID, fields: randomFields(),
-                                                            updatedAt: nextStamp()) : nil
-            try await store.recordConflict(entry.id, server: server)
+        case 72..<78:
+            let failure = pick([FailureKind.transient, .permanent, .deletedOrNoAccess])
+            tally.failureKinds[failure.description, default: 0] += 1
+            try await store.recordOutcomes([(entry.id, .failure(failure, reason: "HTTP 404"))])
+        case 78..<95:
+            try await store.recordConflict(entry.id, server: conflictCopy(for: entry, in: state))
         default:
             break  // the reply was lost
         }
@@ -419,10 +580,33 @@ private struct HistoryRun {
                 return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp))
             }
         case 50..<70:
-            return .conflicted(server: chance(70) ? ServerRow(kind: operation.entity, id: operation.recordID, fields: randomFields(),
-                                                              updatedAt: nextStamp()) : nil)
+            return .conflicted(server: conflictCopy(for: entry, in: state))
+        case 70..<88:
+            let permanent = chance(40)
+            tally.failureKinds[permanent ? "permanent" : "transient", default: 0] += 1
+            return .failed(reason: pick(["timeout", "HTTP 409", "HTTP 403"]), permanent: permanent)
         default:
-            return .failed(reason: pick(["timeout", "HTTP 409", "HTTP 403"]), permanent: chance(40))
+            let failure = pick([FailureKind.transient, .permanent, .deletedOrNoAccess])
+            tally.failureKinds[failure.description, default: 0] += 1
+            return .failure(failure, reason: "HTTP 404")
+        }
+    }
+
+    /// The server's copy in a conflict: mostly the copy the device edited with
+    /// some fields changed (so merges find fields on both sides), sometimes
+    /// deleted (no copy, or a tombstone).
+    mutating func conflictCopy(for entry: OutboxOperation, in state: StoreState) -> ServerRow? {
+        let operation = entry.operation
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<12:
+            return nil
+        case 12..<24:
+            let stamp = nextStamp()
+            return ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp)
+        default:
+            let edited = (state.baseRow(for: entry) ?? state.snapshot[operation.key])?.fields ?? [:]
+            return ServerRow(kind: operation.entity, id: operation.recordID, fields: edited.merging(randomFields()) { _, new in new },
+                             updatedAt: nextStamp())
         }
     }
 
@@ -517,8 +701,8 @@ private struct HistoryRun {
     }
 
     func describe(_ state: StoreState) -> String {
-        "rows \(state.snapshot.keys.sorted()), outbox \(state.outbox.operations.map { "\($0.operation.kind) \($0.key) sent=\($0.sent) attempts=\($0.attempts)" }), "
-            + "cursors \(state.cursors), conflicts \(state.conflicts.count), rejections \(state.rejections.count)"
+        "rows \(state.snapshot.keys.sorted()), outbox \(state.outbox.operations.map { "\($0.operation.kind) \($0.key) sent=\($0.sent) attempts=\($0.attempts) permanent=\($0.permanentFailures) quarantined=\($0.quarantined)" }), "
+            + "cursors \(state.cursors), conflicts \(state.conflicts.map { "\($0.id) \($0.resolution.strategy)" }), base rows \(state.baseRows.keys.sorted()), rejections \(state.rejections.count)"
     }
 
     func removeFiles() {
@@ -556,6 +740,15 @@ struct ReplayPropertyTests {
         #expect(tally.insideCheckpointPrefixes > 0)
         #expect(tally.headerOnlyCheckpointCuts > 0)
         #expect(tally.batchReplies > 0)
+        // Issue 5: every policy, every failure kind, quarantines and what the app does with them, base rows, resyncs.
+        #expect(Set(tally.conflictStrategies.keys) == ["server-wins", "client-wins", "merge-fields", "custom"] as Set,
+                "\(tally.conflictStrategies)")
+        #expect(tally.replacements > 0)
+        #expect(Set(tally.failureKinds.keys) == ["transient", "permanent", "deleted-or-no-access"] as Set, "\(tally.failureKinds)")
+        #expect(tally.quarantines > 0 && tally.retries > 0 && tally.discards > 0)
+        #expect(tally.dismissals > 0 && tally.appResolutions > 0)
+        #expect(tally.baseRowObservations > 0)
+        #expect(tally.resyncs > 0)
         print("replay property, shard \(shard): \(tally)")
     }
 

@@ -76,7 +76,7 @@ struct EngineRoundTests {
         await server.write(user: "u1", kind: "pin", id: "theirs", fields: ["name": .string("Tapas bar")])
         await device.faulty.inject(.loseRequest, on: .push)
 
-        #expect(await device.sync().isError)
+        #expect(await device.sync().isRetryLater, "a lost request is transient: retry later")
         #expect(await device.faulty.requestCount == 1)
         #expect(try await device.store.record("pin", id: "theirs") == nil)
     }

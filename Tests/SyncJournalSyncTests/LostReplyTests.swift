@@ -8,7 +8,7 @@ import Testing
 /// carries its operation id and the server answers a replay with its first result.
 @Suite("Sync engine: lost replies are safe")
 struct LostReplyTests {
-    @Test("a lost push reply: error, the operation stays queued (sent), the resend is applied exactly once and acknowledged")
+    @Test("a lost push reply: retry later, the operation stays queued (sent), the resend is applied exactly once and acknowledged")
     func lostReplyThenResendAppliesOnce() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let server = ReferenceServer()
@@ -17,12 +17,13 @@ struct LostReplyTests {
         let operationID = try #require(try await device.store.pendingOperations().first).id
         await device.faulty.inject(.loseReply, on: .push)
 
-        #expect(await device.sync().isError)
+        #expect(await device.sync().isRetryLater)
         #expect(await server.appliedMutations == 1, "the server applied it")
         let entry = try #require(try await device.store.pendingOperations().first)
         #expect(entry.id == operationID)
         #expect(entry.sent)
         #expect(entry.attempts == 1)
+        #expect(entry.permanentFailures == 0, "a lost reply is transient")
         #expect(await device.store.isInFlight(operationID) == false)
         let firstResult = try #require(await device.recorder.pushReplies.first?.first)
 
@@ -45,7 +46,7 @@ struct LostReplyTests {
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         try await device.store.update("pin", id: "p1", changes: ["n": .int(2)])
         await device.faulty.inject(.loseReply, on: .push)
-        #expect(await device.sync().isError)
+        #expect(await device.sync().isRetryLater)
         // The server's row moved on (applied) while the device still has the old base:
         // a naive resend would be a conflict; the remembered id returns the first result.
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -79,7 +80,7 @@ struct LostReplyTests {
         let device = try await Device.open(dir.path("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: [:])
         await device.faulty.inject(.loseRequest, on: .push)
-        #expect(await device.sync().isError)
+        #expect(await device.sync().isRetryLater)
         #expect(await server.pushes == 0)
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await server.appliedMutations == 1)
@@ -94,7 +95,7 @@ struct LostReplyTests {
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operationID = try #require(try await device.store.pendingOperations().first).id
         await device.faulty.inject(.loseReply, on: .push)
-        #expect(await device.sync().isError)
+        #expect(await device.sync().isRetryLater)
         #expect(await server.appliedMutations == 1)
         // The crash: the store goes away with the operation still queued.
         try await device.store.close()
@@ -130,7 +131,7 @@ struct LostReplyTests {
         let sync = Task { await device.sync() }
         await device.faulty.waitUntilHeld()
         await device.faulty.releaseHeld(deliverReply: false)
-        #expect(await sync.value.isError)
+        #expect(await sync.value.isRetryLater)
         #expect(await server.appliedMutations == 3)
         try await device.store.close()
 

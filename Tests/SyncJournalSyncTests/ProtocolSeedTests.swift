@@ -75,6 +75,7 @@ struct ProtocolSeedTests {
         try await phone.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await phone.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await tablet.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
+        let original = try #require(await server.row(kind: "pin", id: "p1"))
 
         try await tablet.store.update("pin", id: "p1", changes: ["name": .string("Tablet")])
         #expect(await tablet.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -84,14 +85,15 @@ struct ProtocolSeedTests {
         let stale = try #require(try await phone.store.pendingOperations().first).operation
         #expect(await phone.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
         let conflicts = try await phone.store.conflicts()
-        #expect(conflicts == [ConflictRecord(operation: stale, server: serverCopy)])
+        #expect(conflicts == [ConflictRecord(operation: stale, server: serverCopy, baseRow: original,
+                                             resolution: serverWinsResolution(for: stale))])
         #expect(conflicts.first?.base != serverCopy.updatedAt)
         #expect(await server.row(kind: "pin", id: "p1") == serverCopy, "the tablet's edit is not overwritten")
         #expect(try await phone.store.record("pin", id: "p1")?.fields == ["name": .string("Tablet")])
         #expect(try await phone.store.pendingOperations().isEmpty)
     }
 
-    @Test("another user's record is rejected permanently and its row is unchanged")
+    @Test("another user's record is rejected permanently, counted until it is quarantined, and its row is unchanged")
     func anotherUsersRecordIsRejected() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let server = ReferenceServer()
@@ -106,7 +108,7 @@ struct ProtocolSeedTests {
                               fields: ["name": .string("Hijacked")], baseUpdatedAt: original.updatedAt)
         let delete = Mutation(operationID: .random(), kind: "pin", op: .delete, recordID: "p1",
                               fields: [:], baseUpdatedAt: original.updatedAt)
-        let results = await server.push(user: "u2", [update, delete])
+        let results = try await server.push(user: "u2", [update, delete])
         for result in results {
             guard case .rejected(_, let permanent) = result.outcome else {
                 Issue.record("expected a rejection, got \(result.outcome)")
@@ -117,15 +119,26 @@ struct ProtocolSeedTests {
         #expect(await server.row(kind: "pin", id: "p1") == original)
 
         // Through an engine: u2's device has a copy of the row (leaked) and edits it.
-        let intruder = try await Device.open(dir.path("u2.journal"), server: server, user: "u2")
+        let clock = ManualClock()
+        let intruder = try await Device.open(dir.path("u2.journal"), server: server, user: "u2", syncClock: clock)
         try await intruder.store.applyPulledPage(kind: "pin", rows: [original], cursor: nil)
-        try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")])
+        let hijack = try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")])
         try await intruder.store.create("pin", id: "p2", fields: ["name": .string("Mine")])
         #expect(await intruder.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
-        let rejections = try await intruder.store.rejections()
-        #expect(rejections.count == 1)
-        #expect(rejections.first?.operation.recordID == "p1")
-        #expect(rejections.first?.reason.contains("another user") == true)
+        let refused = try #require(try await intruder.store.pendingOperations().first)
+        #expect(refused.id == hijack)
+        #expect(refused.permanentFailures == 1 && refused.lastFailure == .permanent && !refused.quarantined)
+        #expect(refused.lastError?.contains("another user") == true)
+        #expect(try await intruder.store.rejections().isEmpty)
+        // Retried after its backoff until the budget (3) is spent, then quarantined.
+        for _ in 2...3 {
+            await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+            #expect(await intruder.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        }
+        let quarantined = try await intruder.store.quarantinedOperations()
+        #expect(quarantined.map(\.id) == [hijack])
+        #expect(quarantined.first?.permanentFailures == 3)
+        #expect(try await intruder.store.record("pin", id: "p1")?.fields == original.fields, "the view shows the server's copy again")
         #expect(await server.row(kind: "pin", id: "p1") == original, "u1's row is unchanged")
         #expect(await server.appliedMutations == appliedBefore + 1, "only u2's own create applied")
         // u2 never pulls u1's rows, and u1 never pulls u2's.
@@ -209,7 +222,7 @@ struct ProtocolSeedTests {
         let server = ReferenceServer()
         for id in ["", String(repeating: "a", count: 65)] {
             let mutation = Mutation(operationID: .random(), kind: "pin", op: .create, recordID: id, fields: [:], baseUpdatedAt: nil)
-            let result = await server.push(user: "u1", [mutation])
+            let result = try await server.push(user: "u1", [mutation])
             guard case .rejected(_, let permanent) = result.first?.outcome else {
                 Issue.record("id of \(id.count) characters was not rejected: \(String(describing: result.first?.outcome))")
                 continue
@@ -219,7 +232,7 @@ struct ProtocolSeedTests {
         // 64 ASCII characters is the longest id, and it is accepted.
         let longest = Mutation(operationID: .random(), kind: "pin", op: .create, recordID: String(repeating: "a", count: 64),
                                fields: [:], baseUpdatedAt: nil)
-        guard case .applied = await server.push(user: "u1", [longest]).first?.outcome else {
+        guard case .applied = try await server.push(user: "u1", [longest]).first?.outcome else {
             Issue.record("a 64-character ASCII id was refused")
             return
         }
@@ -238,7 +251,7 @@ struct ProtocolSeedTests {
 
         // Another client of the same user (a web app) pushes that id.
         let mutation = Mutation(operationID: .random(), kind: "pin", op: .create, recordID: wide, fields: [:], baseUpdatedAt: nil)
-        let outcome = await server.push(user: "u1", [mutation]).first?.outcome
+        let outcome = try await server.push(user: "u1", [mutation]).first?.outcome
         await server.tick(1)
         await server.write(user: "u1", kind: "pin", id: "after", fields: [:])
         if case .rejected(_, true) = outcome {} else {

@@ -142,7 +142,7 @@ struct RaceTests {
         await phone.faulty.waitUntilHeld()
         try await phone.store.delete("pin", id: "fuel")
         await phone.faulty.releaseHeld(deliverReply: false)
-        #expect(await sync.value.isError)
+        #expect(await sync.value.isRetryLater)
         #expect(await server.row(kind: "pin", id: "fuel") != nil, "the server applied the create")
         try await phone.store.close()
 

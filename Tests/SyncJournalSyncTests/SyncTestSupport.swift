@@ -123,14 +123,24 @@ struct Device {
     let recorder: RecordingTransport
     let engine: SyncEngine
 
+    /// Opens a device. `syncClock` times the engine's backoffs and timers (a
+    /// ``ManualClock`` in tests that control them); the jitter is seeded, so
+    /// every run draws the same delays.
     static func open(_ path: String, server: ReferenceServer, user: String = "u1",
                      kinds: [String] = ["pin"], batchSize: Int = 100, pullLimit: Int = 500,
-                     clock: any TimeSource = FixedClock(milliseconds: farFutureMilliseconds)) async throws -> Device {
-        let store = try await LocalStore.open(path: path, options: .init(clock: clock))
+                     clock: any TimeSource = FixedClock(milliseconds: farFutureMilliseconds),
+                     syncClock: any SyncClock = ContinuousSyncClock(),
+                     retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64 = 42,
+                     conflictPolicies: [String: ConflictPolicy] = [:],
+                     maximumPermanentFailures: Int = 3) async throws -> Device {
+        let store = try await LocalStore.open(path: path, options: .init(clock: clock, conflictPolicies: conflictPolicies,
+                                                                         maximumPermanentFailures: maximumPermanentFailures))
         let recorder = RecordingTransport(server.transport(user: user))
         let faulty = FaultInjectingTransport(recorder)
         let engine = SyncEngine(store: store, transport: faulty,
-                                options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit))
+                                options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit,
+                                               retryPolicy: retryPolicy, jitterSeed: jitterSeed),
+                                clock: syncClock)
         return Device(path: path, store: store, faulty: faulty, recorder: recorder, engine: engine)
     }
 
@@ -153,4 +163,14 @@ func cursor(after row: ServerRow) -> PullCursor { PullCursor(updatedAt: row.upda
 extension SyncOutcome {
     var isError: Bool { if case .error = self { return true } else { return false } }
     var errorMessage: String? { if case .error(let message) = self { return message } else { return nil } }
+    /// A transient whole-request failure: `.retryLater`.
+    var isRetryLater: Bool { if case .retryLater = self { return true } else { return false } }
+    var retryReason: String? { if case .retryLater(let reason, _) = self { return reason } else { return nil } }
+}
+
+/// The resolution "server wins" records for `operation`: nothing requeued,
+/// every field the edit changed lost (none for a delete).
+func serverWinsResolution(for operation: JournalOperation, strategy: ConflictResolution.Strategy = .serverWins) -> ConflictResolution {
+    ConflictResolution(strategy: strategy, replacement: nil,
+                       lostFields: operation.kind == .delete ? [] : operation.fields.keys.sorted())
 }

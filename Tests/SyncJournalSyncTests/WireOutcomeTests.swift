@@ -56,10 +56,11 @@ struct WireOutcomeTests {
         #expect(try await store.pendingOperations().isEmpty)
     }
 
-    @Test("conflict with a server copy: surfaced as a ConflictRecord and the server's copy is kept")
+    @Test("conflict with a server copy: surfaced as a ConflictRecord with the base the device edited, and the server's copy is kept (server wins)")
     func conflictWithServerCopyIsSurfacedAndKept() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await Self.storeWithP1(dir)
+        let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
         let operation = try #require(try await store.pendingOperations().first).operation
         #expect(operation.baseUpdatedAt == 100)
@@ -68,66 +69,112 @@ struct WireOutcomeTests {
                                 options: .init(kinds: ["pin"]))
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 1))
-        #expect(try await store.conflicts() == [ConflictRecord(operation: operation, server: theirs)])
+        let expected = ConflictRecord(operation: operation, server: theirs, baseRow: base,
+                                      resolution: ConflictResolution(strategy: .serverWins, replacement: nil, lostFields: ["name"]))
+        #expect(try await store.conflicts() == [expected])
         #expect(try await store.conflicts().first?.base == 100)
+        #expect(try await store.conflicts().first?.shape == .bothUpdated)
         #expect(try await store.currentState().snapshot[Self.key] == theirs)
         #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Theirs")])
         #expect(try await store.pendingOperations().isEmpty)
     }
 
-    @Test("conflict without a server copy (the server deleted it): surfaced with nil and the local copy goes")
+    @Test("conflict without a server copy (the server deleted it): surfaced with nil and the local copy goes (server wins)")
     func conflictWithoutServerCopyIsSurfaced() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await Self.storeWithP1(dir)
+        let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
         let operation = try #require(try await store.pendingOperations().first).operation
         let engine = SyncEngine(store: store, transport: ScriptedTransport.answering { _ in .conflict(server: nil) },
                                 options: .init(kinds: ["pin"]))
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 1))
-        #expect(try await store.conflicts() == [ConflictRecord(operation: operation, server: nil)])
+        let expected = ConflictRecord(operation: operation, server: nil, baseRow: base,
+                                      resolution: ConflictResolution(strategy: .serverWins, replacement: nil, lostFields: ["name"]))
+        #expect(try await store.conflicts() == [expected])
+        #expect(try await store.conflicts().first?.shape == .updatedButDeletedOnServer)
         #expect(try await store.currentState().snapshot[Self.key] == nil)
         #expect(try await store.record("pin", id: "p1") == nil)
         #expect(try await store.pendingOperations().isEmpty)
     }
 
-    @Test("rejected permanently: the operation leaves the queue for rejections()")
-    func permanentRejectionMovesToRejections() async throws {
+    @Test("rejected permanently: counted and kept queued with a backoff; the third permanent failure quarantines it and the view drops the edit")
+    func permanentRejectionIsCountedThenQuarantined() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await openStore(dir.path("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operation = try #require(try await store.pendingOperations().first).operation
-        let engine = SyncEngine(store: store,
-                                transport: ScriptedTransport.answering { _ in .rejected(reason: "forbidden", permanent: true) },
-                                options: .init(kinds: ["pin"]))
+        let clock = ManualClock()
+        let recorder = RecordingTransport(ScriptedTransport.answering { _ in .rejected(reason: "forbidden", permanent: true) })
+        let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"], jitterSeed: 7), clock: clock)
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
-        #expect(try await store.rejections() == [RejectionRecord(operation: operation, reason: "forbidden", attempts: 1)])
-        #expect(try await store.pendingOperations().isEmpty)
+        var entry = try #require(try await store.pendingOperations().first)
+        #expect(entry.id == operation.id)
+        #expect(entry.attempts == 1 && entry.permanentFailures == 1)
+        #expect(entry.lastFailure == .permanent && entry.lastError == "forbidden")
+        #expect(!entry.quarantined)
+        #expect(try await store.rejections().isEmpty, "no longer dropped into rejections()")
+        #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Cafe")], "still shown while it may pass")
+
+        // Its own backoff: the very next sync does not resend it.
+        #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(await recorder.pushBatches.count == 1)
+
+        // Past the backoff it is tried again, and the third failure quarantines it.
+        for failures in 2...3 {
+            await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+            #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+            #expect(await recorder.pushBatches.count == failures)
+            entry = try #require(try await store.pendingOperations().first)
+            #expect(entry.permanentFailures == failures)
+        }
+        #expect(entry.quarantined)
+        #expect(try await store.quarantinedOperations().map(\.id) == [operation.id])
+        #expect(try await store.record("pin", id: "p1") == nil, "the view returns to the server's copy: none")
         #expect(try await store.conflicts().isEmpty)
+
+        // Quarantined: never sent again until the app decides.
+        await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+        #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(await recorder.pushBatches.count == 3)
     }
 
-    @Test("rejected transiently: attempts + 1, the operation stays queued and is not resent in the same sync")
+    @Test("rejected transiently: attempts + 1, no permanent failure, the operation stays queued and is resent only after its backoff")
     func transientRejectionKeepsOperationQueued() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await openStore(dir.path("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
+        let clock = ManualClock()
         let recorder = RecordingTransport(ScriptedTransport.answering { _ in .rejected(reason: "overloaded", permanent: false) })
-        let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"]))
+        let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"], jitterSeed: 7), clock: clock)
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         let entry = try #require(try await store.pendingOperations().first)
         #expect(try await store.pendingOperations().count == 1)
         #expect(entry.attempts == 1)
+        #expect(entry.permanentFailures == 0)
+        #expect(entry.lastFailure == .transient)
         #expect(entry.lastError == "overloaded")
         #expect(entry.sent)
         #expect(try await store.rejections().isEmpty)
         #expect(await recorder.pushBatches.count == 1, "a transiently rejected operation is not resent in the same sync")
 
-        // The next sync tries it again.
+        // The next sync at the same instant leaves it to its backoff
+        // (at most the base delay after one failure)...
+        #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(await recorder.pushBatches.count == 1, "not resent before its backoff")
+        let status = try #require(try await engine.outboxStatus().first)
+        let retryAt = try #require(status.nextAttemptAt)
+        #expect(retryAt > clock.now() && retryAt <= clock.now() + RetryPolicy().baseDelayMilliseconds)
+
+        // ...and one after it tries it again.
+        await clock.advance(to: retryAt)
         _ = await engine.sync()
         #expect(await recorder.pushBatches.count == 2)
         #expect(try await store.pendingOperations().first?.attempts == 2)
+        #expect(try await store.pendingOperations().first?.permanentFailures == 0)
     }
 
     @Test("a transient rejection holds back the rest of its record's queue in that sync")
@@ -214,7 +261,7 @@ struct WireOutcomeTests {
         #expect(try fileSize(store.path) == sizeBefore)
     }
 
-    @Test("a transient push error: error outcome, the operation stays queued with attempts + 1")
+    @Test("a transient push error: retry later with the server's retry-after, the operation stays queued with attempts + 1 and no permanent failure")
     func transientPushErrorKeepsOperationQueued() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await openStore(dir.path("device.journal"))
@@ -224,17 +271,19 @@ struct WireOutcomeTests {
         let engine = SyncEngine(store: store, transport: faulty, options: .init(kinds: ["pin"]))
 
         let outcome = await engine.sync()
-        #expect(outcome.isError)
-        #expect(outcome.errorMessage?.contains("503") == true)
+        #expect(outcome == .retryLater(reason: "503 service unavailable", retryAfterMilliseconds: 2_000))
         let entry = try #require(try await store.pendingOperations().first)
         #expect(entry.attempts == 1)
+        #expect(entry.permanentFailures == 0)
+        #expect(entry.lastFailure == .transient)
+        #expect(!entry.quarantined)
         #expect(entry.lastError == "503 service unavailable")
         #expect(try await store.rejections().isEmpty)
         #expect(await store.isInFlight(entry.id) == false)
-        #expect(await faulty.requestCount == 1, "an error stops the sync: no pull after a failed push")
+        #expect(await faulty.requestCount == 1, "a failed push stops the sync: no pull after it")
     }
 
-    @Test("a permanent push error: error outcome and the operation is not lost")
+    @Test("a permanent push error: error outcome, the operation is not lost and not charged")
     func permanentPushErrorIsAnError() async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await openStore(dir.path("device.journal"))
@@ -251,19 +300,25 @@ struct WireOutcomeTests {
         let rejected = try await store.rejections().map(\.operation)
         #expect(queued + rejected == [operation], "never silently dropped")
         #expect(await store.isInFlight(operation.id) == false)
+        let entry = try #require(try await store.pendingOperations().first)
+        #expect(entry.permanentFailures == 0, "the whole request was refused: no operation is to blame")
+        #expect(!entry.quarantined)
     }
 
-    @Test("transient and permanent pull errors are errors and keep the snapshot and cursor",
+    @Test("a transient pull error is retry-later (with its retry-after), a permanent one an error; both keep the snapshot and cursor",
           arguments: [TransportError.transient(reason: "429 too many requests", retryAfterMilliseconds: 500),
                       .permanent(reason: "403 forbidden")])
-    func pullErrorsAreErrors(_ failure: TransportError) async throws {
+    func pullErrorsKeepSnapshot(_ failure: TransportError) async throws {
         let dir = try ScratchDirectory(); defer { dir.cleanUp() }
         let store = try await Self.storeWithP1(dir)
         let engine = SyncEngine(store: store, transport: ScriptedTransport(onPull: { _ throws(TransportError) in throw failure }),
                                 options: .init(kinds: ["pin"]))
         let before = try await store.currentState()
         let outcome = await engine.sync()
-        #expect(outcome == .error(failure.description))
+        switch failure {
+        case .transient(let reason, let after): #expect(outcome == .retryLater(reason: reason, retryAfterMilliseconds: after))
+        default: #expect(outcome == .error(failure.description))
+        }
         #expect(try await store.currentState() == before)
     }
 
