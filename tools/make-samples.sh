@@ -21,22 +21,28 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin/journal-crash" samples "$tmp"
 cp "$tmp"/samples/*.journal journals/samples/
 names=(samples/healthy samples/torn-tail samples/corrupt-middle samples/store samples/store-checkpoint)
-if [[ "${1:-}" == "--golden" ]]; then
-  cp "$tmp"/golden/*.journal journals/golden/
-fi
+# A golden file is added once, when its version is defined, and never rewritten
+# (except with --golden, while that version is still being defined).
+for g in "$tmp"/golden/*.journal; do
+  if [[ "${1:-}" == "--golden" || ! -e "journals/golden/$(basename "$g")" ]]; then
+    cp "$g" journals/golden/
+  fi
+done
+goldens=(v1-all-types v1-continued v1.1-conflicts v1.1-continued)
 # What the current reader makes of the golden files; a diff here on a later
-# version means it reads a v1 file differently: look before committing.
-for g in v1-all-types v1-continued; do
+# version means it reads an older file differently: look before committing.
+for g in "${goldens[@]}"; do
   "$bin/journal-dump" --json "journals/golden/$g.journal" >"journals/golden/$g.dump.jsonl" || true
 done
 
 expected=Tests/JournalToolsTests/Expected
 : >"$expected/exit-codes.txt"
-for p in "${names[@]}" golden/v1-all-types golden/v1-continued; do
+for p in "${names[@]}" "${goldens[@]/#/golden/}"; do
   n="$(basename "$p")"
   f="journals/$p.journal"
   modes=(text verify)
   [[ "$p" == samples/* ]] && modes=(text json verify state state-json)
+  [[ "$p" == golden/v1.1-* ]] && modes=(text verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;

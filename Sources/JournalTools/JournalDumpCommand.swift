@@ -325,8 +325,6 @@ public struct JournalDumpCommand: Sendable {
         return "\(resolution.strategy): " + kept + (resolution.lostFields.isEmpty ? "" : "; lost: " + resolution.lostFields.joined(separator: ", "))
     }
 
-
-
     static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
 
     static func headerText(_ header: JournalHeader) -> String {

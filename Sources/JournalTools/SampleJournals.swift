@@ -24,6 +24,8 @@ public enum SampleJournals {
         File(relativePath: "samples/store-checkpoint.journal", purpose: "the store journal checkpointed into its next generation, then one more edit, sent"),
         File(relativePath: "golden/v1-all-types.journal", purpose: "every v1 operation kind and field type, a batch, a skippable unknown type, a salvaged record"),
         File(relativePath: "golden/v1-continued.journal", purpose: "a checkpoint file: continues an earlier generation from sequence 1001 with a checkpoint, then two edits"),
+        File(relativePath: "golden/v1.1-conflicts.journal", purpose: "the 1.1 store records: conflicts resolved by each policy (with base rows and replacements), transient and permanent failures, a quarantine, a release, a discard, a dismissal, rows forgotten by a resync"),
+        File(relativePath: "golden/v1.1-continued.journal", purpose: "the 1.1 state checkpointed: conflicts with their resolutions, base rows, outbox entries with permanent failures and a quarantine; then one edit"),
     ]
 
     static let baseTime: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
@@ -149,6 +151,94 @@ public enum SampleJournals {
         return parts.map { ($0.recordType, $0.encodedPayload()) } + store.records
     }
 
+    /// The 1.1 golden journal: one device meeting each conflict policy and
+    /// each failure kind, journaled as a ``LocalStore`` journals them.
+    static func conflictEvents() -> StoreEventRecorder {
+        let s = storeServerStamp
+        var store = StoreEventRecorder()
+        store.generator = SeededGenerator(seed: 11)
+        func row(_ id: String, _ fields: [String: FieldValue], at stamp: Int64, kind: String = "pin") -> ServerRow {
+            ServerRow(kind: kind, id: id, fields: fields, updatedAt: s + stamp)
+        }
+        /// What the store journals when the server refuses `id`: the policy's resolution.
+        func conflict(_ id: OperationID, server: ServerRow?, policy: ConflictPolicy, at minute: Int64, in store: inout StoreEventRecorder) {
+            let entry = store.state.outbox.operations.first { $0.id == id }!
+            let base = store.state.baseRow(for: entry)
+            let operation = entry.operation
+            let local: [String: FieldValue]? = operation.kind == .delete ? nil
+                : (base?.fields ?? [:]).merging(operation.fields) { _, new in new }
+            let input = ConflictInput(operation: operation, base: base, server: server, local: local)
+            let resolution = ConflictResolution.resolve(input, policy: policy, newID: .random(using: &store.generator),
+                                                        now: SampleJournals.baseTime + minute * 60_000)
+            store.record(.conflictResolved(id, server: server, base: base, resolution: resolution))
+        }
+        store.record(.pulled(kind: "pin", rows: [
+            row("p-bar", ["name": .string("Bar Centrale")], at: 1),
+            row("p-cafe", ["name": .string("Café Kranz"), "rating": .int(4), "tags": .stringSet(["coffee"])], at: 2),
+            row("p-gone", ["name": .string("Closed shop")], at: 3),
+            row("p-museum", ["name": .string("Museum"), "hours": .string("9-17")], at: 4),
+            row("p-park", ["name": .string("Englischer Garten")], at: 5),
+        ], cursor: PullCursor(updatedAt: s + 5, id: "p-park")))
+        store.record(.pulled(kind: "note", rows: [row("n-0", ["text": .string("Tram 18")], at: 6, kind: "note")],
+                             cursor: PullCursor(updatedAt: s + 6, id: "n-0")))
+
+        // update/update, server wins: the server renamed it too; the local name is lost.
+        let rename = store.edit(.update, "pin", "p-bar", ["name": .string("Bar Centrale (Ludwigstraße)")], at: 1)
+        // update/update, client wins: the local change is queued again on the server's copy.
+        let hours = store.edit(.update, "pin", "p-museum", ["hours": .string("10-18")], at: 2)
+        // update/update, merge fields: the tag sets unite, the rating both changed stays the server's.
+        let tags = store.edit(.update, "pin", "p-cafe", ["tags": .stringSet(["coffee", "wifi"]), "rating": .int(5)], at: 3)
+        // delete/update, custom: the app's resolver keeps the delete.
+        let park = store.edit(.delete, "pin", "p-park", at: 4)
+        // update/delete, server wins: the server deleted the note; the edit goes with it.
+        let note = store.edit(.update, "note", "n-0", ["text": .string("Tram 18 from Sendlinger Tor")], at: 5)
+        store.record(.sent([rename, hours, tags, park, note]))
+        conflict(rename, server: row("p-bar", ["name": .string("Bar Centrale Milano")], at: 10), policy: .serverWins, at: 6, in: &store)
+        conflict(hours, server: row("p-museum", ["name": .string("Deutsches Museum"), "hours": .string("9-17")], at: 11),
+                 policy: .clientWins, at: 6, in: &store)
+        conflict(tags, server: row("p-cafe", ["name": .string("Café Kranz"), "rating": .int(3), "tags": .stringSet(["cake", "coffee"])], at: 12),
+                 policy: .mergeFields, at: 6, in: &store)
+        conflict(park, server: row("p-park", ["name": .string("Englischer Garten"), "note": .string("busy")], at: 13),
+                 policy: .custom { _ in .delete }, at: 6, in: &store)
+        conflict(note, server: nil, policy: .serverWins, at: 6, in: &store)
+        store.record(.conflictDismissed(rename))
+
+        // A 503: transient, counted as an attempt only.
+        let requeued = store.state.outbox.operations.map(\.id)
+        store.record(.sent(requeued))
+        store.record(.attemptFailed(requeued[0], kind: .transient, reason: "HTTP 503, retry after 2 s", quarantine: false))
+        // A record the server refuses three times is quarantined; the app retries it once and then discards it.
+        let poison = store.edit(.update, "pin", "p-gone", ["name": .string("Closed shop!")], at: 7)
+        store.record(.sent([poison]))
+        store.record(.attemptFailed(poison, kind: .permanent, reason: "HTTP 422: name too loud", quarantine: false))
+        store.record(.attemptFailed(poison, kind: .permanent, reason: "HTTP 422: name too loud", quarantine: false))
+        store.record(.attemptFailed(poison, kind: .permanent, reason: "HTTP 422: name too loud", quarantine: true))
+        store.record(.released(poison))
+        store.record(.attemptFailed(poison, kind: .permanent, reason: "HTTP 422: name too loud", quarantine: false))
+        store.record(.discarded(poison))
+        // An update that matched no row, and no row reads back: deleted or no access, quarantined at once.
+        let hidden = store.edit(.update, "pin", "p-gone", ["visited": .bool(true)], at: 8)
+        store.record(.sent([hidden]))
+        store.record(.attemptFailed(hidden, kind: .deletedOrNoAccess, reason: "update matched no row and none reads back", quarantine: true))
+        // A resync after the tombstone horizon: the full re-pull no longer has p-gone.
+        store.record(.pulled(kind: "pin", rows: [
+            row("p-cafe", ["name": .string("Café Kranz"), "rating": .int(3), "tags": .stringSet(["cake", "coffee"])], at: 12),
+        ], cursor: PullCursor(updatedAt: s + 12, id: "p-cafe")))
+        store.record(.forgotten(kind: "pin", ids: ["p-gone"]))
+        // Still queued: the client-wins and merge replacements (one of them failed once), the park delete.
+        store.edit(.create, "pin", "p-new", ["name": .string("Viktualienmarkt")], at: 9)
+        return store
+    }
+
+    /// The 1.1 state checkpointed into the next generation, then one more edit.
+    static func conflictCheckpointRecords() -> [(RecordType, [UInt8])] {
+        var store = conflictEvents()
+        let parts = store.state.checkpointParts().map { StoreEvent.checkpoint($0) }
+        store.events = []
+        store.edit(.update, "pin", "p-new", ["visited": .bool(true)], at: 10)
+        return parts.map { ($0.recordType, $0.encodedPayload()) } + store.records
+    }
+
     static func goldenRecords() -> [(RecordType, [UInt8])] {
         var generator = SeededGenerator(seed: 3)
         func op(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
@@ -225,6 +315,13 @@ public enum SampleJournals {
         try await writeJournal(directory + "/golden/v1-continued.journal",
                                header: header(seed: 5, continues: golden.generation, firstSequence: 1001),
                                records: continuedRecords())
+
+        let conflicts = header(seed: 12)
+        let conflictRecords = conflictEvents().records
+        try await writeJournal(directory + "/golden/v1.1-conflicts.journal", header: conflicts, records: conflictRecords)
+        var continued = header(seed: 13, continues: conflicts.generation, firstSequence: UInt64(conflictRecords.count + 1))
+        continued.journalID = conflicts.journalID
+        try await writeJournal(directory + "/golden/v1.1-continued.journal", header: continued, records: conflictCheckpointRecords())
     }
 
     /// A next-generation file: a checkpoint of a small state (two server rows,

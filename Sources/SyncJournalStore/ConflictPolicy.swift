@@ -55,6 +55,20 @@ public struct ConflictInput: Sendable, Hashable {
     public var local: [String: FieldValue]?
     /// Which kind of conflict this is.
     public var shape: ConflictShape
+
+    /// An input, as the store builds one (and as a test of a custom resolver can).
+    ///
+    /// ```swift
+    /// let input = ConflictInput(operation: edit, base: base, server: server, local: ["name": .string("Cafe")])
+    /// #expect(myResolver(input) == .keep(["name": .string("Cafe")]))
+    /// ```
+    public init(operation: JournalOperation, base: ServerRow?, server: ServerRow?, local: [String: FieldValue]?) {
+        self.operation = operation
+        self.base = base
+        self.server = server
+        self.local = local
+        shape = ConflictShape(operation: operation.kind, server: server)
+    }
 }
 
 /// What a custom resolver decides.

@@ -469,8 +469,7 @@ public actor LocalStore {
         case .update: local = (base?.fields ?? staged.snapshot[entry.key]?.fields ?? [:]).merging(operation.fields) { _, new in new }
         case .delete: local = nil
         }
-        return ConflictInput(operation: operation, base: base, server: server, local: local,
-                             shape: ConflictShape(operation: operation.kind, server: server))
+        return ConflictInput(operation: operation, base: base, server: server, local: local)
     }
 
     /// Throws unless `row` is a valid server copy of `entry`'s record.

@@ -5,17 +5,17 @@ extension RecordType {
     public static let operation = RecordType(rawValue: 0x0001)
     /// Several edits made durable together.
     public static let operationBatch = RecordType(rawValue: 0x0002)
-    /// Reserved: operations that may have reached the server.
+    /// Operations that may reach the server from now on.
     public static let sentMarker = RecordType(rawValue: 0x0003)
     /// Operations whose hand-over failed before they left the device (offline).
     public static let sendWithdrawn = RecordType(rawValue: 0x0008)
-    /// Reserved: operations the server applied.
+    /// Operations the server applied, with its rows.
     public static let acknowledgement = RecordType(rawValue: 0x0004)
-    /// Reserved: operations the server rejected.
+    /// A failed attempt as 1.0 journaled it (1.1 journals ``attemptFailed``).
     public static let rejection = RecordType(rawValue: 0x0005)
-    /// Reserved: conflicts surfaced to the app.
+    /// A conflict as 1.0 journaled it (1.1 journals ``conflictResolved``).
     public static let conflict = RecordType(rawValue: 0x0006)
-    /// Reserved: a compactor's rewrite of the queue.
+    /// An edit together with the compaction it caused.
     public static let compaction = RecordType(rawValue: 0x0007)
     /// An attempt failed; the operation stays queued or is quarantined (1.1).
     public static let attemptFailed = RecordType(rawValue: 0x0009)
@@ -29,9 +29,9 @@ extension RecordType {
     public static let conflictResolved = RecordType(rawValue: 0x000D)
     /// Rows the server no longer has, found by a full re-pull (1.1).
     public static let rowsForgotten = RecordType(rawValue: 0x0103)
-    /// Reserved: rows pulled from the server.
+    /// A page of rows pulled from the server, with its cursor.
     public static let pulledRows = RecordType(rawValue: 0x0101)
-    /// Reserved: pull cursors.
+    /// Reserved: pull cursors alone (never written; cursors travel with their page).
     public static let pullCursors = RecordType(rawValue: 0x0102)
 
     /// A short lowercase name for tools (`operation`, `batch`, `salvaged`,

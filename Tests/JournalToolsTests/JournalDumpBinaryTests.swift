@@ -8,7 +8,7 @@ struct DumpCase: Sendable, CustomStringConvertible {
     var status: Int32
 
     var journalPath: String {
-        (name.hasPrefix("v1-") ? "journals/golden/" : "journals/samples/") + name + ".journal"
+        (name.hasPrefix("v1") ? "journals/golden/" : "journals/samples/") + name + ".journal"
     }
     var arguments: [String] {
         switch mode {
@@ -46,9 +46,14 @@ struct DumpCase: Sendable, CustomStringConvertible {
 struct JournalDumpBinaryTests {
     @Test("the expected-output manifest covers every sample in every mode")
     func manifestIsComplete() {
-        #expect(DumpCase.all.count == 29)
+        #expect(DumpCase.all.count == 37)
         for name in ["healthy", "torn-tail", "corrupt-middle", "store", "store-checkpoint"] {
             for mode in ["text", "json", "verify", "state", "state-json"] {
+                #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
+            }
+        }
+        for name in ["v1.1-conflicts", "v1.1-continued"] {
+            for mode in ["text", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
         }
@@ -75,9 +80,9 @@ struct JournalDumpBinaryTests {
         }
     }
 
-    @Test("golden v1 journals still read exactly as when they were written")
+    @Test("golden journals (1.0 and 1.1) still read exactly as when they were written")
     func goldenFilesReadExactly() throws {
-        for name in ["v1-all-types", "v1-continued"] {
+        for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued"] {
             let result = try ToolRunner.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
             let expected = try String(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
@@ -92,7 +97,8 @@ struct JournalDumpBinaryTests {
         #expect(result.status == 0, "\(result.standardError)")
         for relative in ["samples/healthy.journal", "samples/torn-tail.journal", "samples/corrupt-middle.journal",
                          "samples/store.journal", "samples/store-checkpoint.journal",
-                         "golden/v1-all-types.journal", "golden/v1-continued.journal"] {
+                         "golden/v1-all-types.journal", "golden/v1-continued.journal",
+                         "golden/v1.1-conflicts.journal", "golden/v1.1-continued.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))
             let committed = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/" + relative))
             #expect(made == committed, "\(relative) differs from what `journal-crash samples` makes")
