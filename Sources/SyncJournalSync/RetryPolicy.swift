@@ -37,20 +37,33 @@ public struct RetryPolicy: Sendable, Hashable {
     /// ```
     public var editCoalescingMilliseconds: Int64
 
+    /// How long after a sync that found no connection (while the app still
+    /// reports the device online) the engine looks again, in milliseconds.
+    /// Offline is not a failure: this delay never grows, and an app that
+    /// reports connectivity with ``SyncEngine/setOnline(_:)`` is answered at
+    /// once instead. A value below 1 acts as 1.
+    ///
+    /// ```swift
+    /// let policy = RetryPolicy(offlineProbeMilliseconds: 60_000)   // look once a minute
+    /// ```
+    public var offlineProbeMilliseconds: Int64
+
     /// A policy with the given delays, in milliseconds.
     ///
     /// ```swift
-    /// let standard = RetryPolicy()  // 1 s base, 5 min cap, 0.5 s edit coalescing
+    /// let standard = RetryPolicy()  // 1 s base, 5 min cap, 0.5 s edit coalescing, 30 s offline probe
     /// let eager = RetryPolicy(baseDelayMilliseconds: 100, maximumDelayMilliseconds: 5_000)
     /// ```
     public init(
         baseDelayMilliseconds: Int64 = 1_000,
         maximumDelayMilliseconds: Int64 = 300_000,
-        editCoalescingMilliseconds: Int64 = 500
+        editCoalescingMilliseconds: Int64 = 500,
+        offlineProbeMilliseconds: Int64 = 30_000
     ) {
         self.baseDelayMilliseconds = baseDelayMilliseconds
         self.maximumDelayMilliseconds = maximumDelayMilliseconds
         self.editCoalescingMilliseconds = editCoalescingMilliseconds
+        self.offlineProbeMilliseconds = offlineProbeMilliseconds
     }
 
     /// The largest delay ``backoffDelay(afterFailures:using:)`` can draw after

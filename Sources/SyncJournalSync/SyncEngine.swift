@@ -79,6 +79,11 @@ public actor SyncEngine {
     /// Per-operation backoff after a failure, in clock milliseconds. Memory
     /// only, like in-flight marks: after a restart everything may be tried.
     private var retryAt: [OperationID: Int64] = [:]
+    /// Per operation, its own failures in a row (memory only): the exponent of
+    /// its backoff. Whole-request failures (a 503 storm) are the scheduler's
+    /// and do not count here, so a record's first refusal after a storm
+    /// starts from the base delay.
+    private var failuresInARow: [OperationID: Int] = [:]
     private var attemptCount = 0
 
     /// An engine for `store` over `transport`, timing retries with `clock`.
@@ -333,15 +338,21 @@ public actor SyncEngine {
         }
         await store.finishSending(ids)
         let now = clock.now()
+        var failed: [OutboxOperation] = []
         for (id, outcome) in outcomes {
             switch outcome {
-            case .acknowledged: pushed += 1
-            case .conflicted: attempted.insert(id)
+            case .acknowledged:
+                pushed += 1
+                failuresInARow[id] = nil
+            case .conflicted:
+                attempted.insert(id)
+                failuresInARow[id] = nil
             case .failed, .failure:
                 attempted.insert(id)
-                backOff(byID[id]!, at: now)
+                failed.append(byID[id]!)
             }
         }
+        await backOff(failed, at: now)
         return .done
     }
 
@@ -349,13 +360,26 @@ public actor SyncEngine {
     private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async {
         attempted.insert(entry.id)
         _ = try? await store.recordOutcomes([(entry.id, .failure(kind, reason: reason))])
-        backOff(entry, at: clock.now())
+        await backOff([entry], at: clock.now())
     }
 
-    /// An operation that failed waits out its own backoff before it is tried again.
-    private func backOff(_ entry: OutboxOperation, at now: Int64) {
-        let delay = options.retryPolicy.backoffDelay(afterFailures: entry.attempts + 1, using: &generator)
-        retryAt[entry.id] = now + max(delay, 1)
+    /// Operations that failed wait out their own backoff before they are
+    /// tried again; a quarantined one waits for the app instead, so when the
+    /// app releases it, it goes with the next attempt.
+    private func backOff(_ entries: [OutboxOperation], at now: Int64) async {
+        guard !entries.isEmpty else { return }
+        let quarantined = Set(((try? await store.quarantinedOperations()) ?? []).map(\.id))
+        for entry in entries {
+            if quarantined.contains(entry.id) {
+                retryAt[entry.id] = nil
+                failuresInARow[entry.id] = nil
+                continue
+            }
+            let failures = (failuresInARow[entry.id] ?? 0) + 1
+            failuresInARow[entry.id] = failures
+            let delay = options.retryPolicy.backoffDelay(afterFailures: failures, using: &generator)
+            retryAt[entry.id] = now + max(delay, 1)
+        }
     }
 
     /// Explains a reply from a server without exactly-once delivery by reading

@@ -13,7 +13,10 @@
 ///   backoff expires); going offline cancels it.
 /// - A transient failure (or any failure) backs off exponentially with full
 ///   jitter, honouring a server's retry-after; a success resets the backoff.
-///   Being offline is not a failure and does not grow the backoff. Failures
+///   Being offline is not a failure and does not grow the backoff: a sync
+///   that found no connection while the app reports the device online looks
+///   again after ``RetryPolicy/offlineProbeMilliseconds`` (or sooner, after an
+///   edit, or at once when the app reports connectivity). Failures
 ///   counted here are the scheduler's only: they say nothing about an
 ///   operation's permanent-failure budget.
 ///
@@ -62,8 +65,9 @@ public struct SyncSchedule: Sendable, Hashable {
     public enum Result: Sendable, Hashable {
         /// The server answered: the backoff resets.
         case succeeded
-        /// There was no connection: nothing is attempted until connectivity
-        /// returns, and the backoff does not grow.
+        /// There was no connection: not a failure (the backoff does not
+        /// grow); unless the app reported the device offline, the next look is
+        /// an offline probe later (``RetryPolicy/offlineProbeMilliseconds``).
         case offline
         /// Worth retrying later (timeout, 5xx, 429), with the server's
         /// retry-after in milliseconds if it gave one.
@@ -172,11 +176,12 @@ public struct SyncSchedule: Sendable, Hashable {
             nextAttemptAt = min(nextAttemptAt ?? candidate, candidate)
 
         case .connectivityChanged(online: let online):
-            let wasOnline = isOnline
             isOnline = online
             if !online {
                 nextAttemptAt = nil
-            } else if !wasOnline, hasPendingWork, !isSyncing {
+            } else if hasPendingWork, !isSyncing {
+                // Online again (or still, after a sync that found no
+                // connection): at once, unless a backoff says otherwise.
                 let candidate = max(backoffUntil ?? now, now)
                 nextAttemptAt = min(nextAttemptAt ?? candidate, candidate)
             }
@@ -200,7 +205,12 @@ public struct SyncSchedule: Sendable, Hashable {
                     nextAttemptAt = max(Self.adding(now, max(0, policy.editCoalescingMilliseconds)), readyAt)
                 }
             case .offline:
-                isOnline = false
+                // The app's report of connectivity stands; the transport's
+                // "no connection" only delays the next look.
+                if let readyAt, isOnline {
+                    let probe = Self.adding(now, max(1, policy.offlineProbeMilliseconds))
+                    nextAttemptAt = max(probe, readyAt, backoffUntil ?? probe)
+                }
             case .transientFailure(retryAfterMilliseconds: let retryAfter):
                 backOff(at: now, retryAfter: retryAfter, readyAt: readyAt, using: &generator)
             case .failed:

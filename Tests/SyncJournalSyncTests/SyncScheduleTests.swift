@@ -172,16 +172,30 @@ struct SyncScheduleTests {
         Self.expectPromise(schedule)
     }
 
-    @Test("being offline is not a failure: the backoff does not grow")
+    @Test("being offline is not a failure: the backoff does not grow, and the next look is one offline probe later")
     func offlineIsNotAFailure() {
+        var generator = SeededGenerator(seed: 7)
+        var schedule = SyncSchedule(policy: Self.policy, hasPendingWork: true, at: 0)
+        for round in 0..<5 {
+            let start = Int64(round) * Self.policy.offlineProbeMilliseconds
+            schedule.handle(.syncStarted, at: start, using: &generator)
+            schedule.handle(.syncFinished(.offline, outboxEmpty: false), at: start + 10, using: &generator)
+            #expect(schedule.isOnline, "the app's report of connectivity stands")
+            #expect(schedule.consecutiveFailures == 0)
+            #expect(schedule.backoffUntil == nil)
+            #expect(schedule.nextAttemptAt == start + 10 + Self.policy.offlineProbeMilliseconds, "the probe delay does not grow")
+            Self.expectPromise(schedule)
+        }
+    }
+
+    @Test("after a sync found no connection, the app reporting connectivity brings the attempt forward to at once")
+    func offlineThenAppReportsOnline() {
         var generator = SeededGenerator(seed: 7)
         var schedule = SyncSchedule(policy: Self.policy, hasPendingWork: true, at: 0)
         schedule.handle(.syncStarted, at: 0, using: &generator)
         schedule.handle(.syncFinished(.offline, outboxEmpty: false), at: 10, using: &generator)
-        #expect(!schedule.isOnline)
-        #expect(schedule.consecutiveFailures == 0)
-        #expect(schedule.backoffUntil == nil)
-        #expect(schedule.nextAttemptAt == nil)
+        schedule.handle(.connectivityChanged(online: false), at: 20, using: &generator)
+        #expect(schedule.nextAttemptAt == nil, "reported offline: no probing")
         schedule.handle(.connectivityChanged(online: true), at: 50, using: &generator)
         #expect(schedule.nextAttemptAt == 50)
         Self.expectPromise(schedule)
