@@ -274,6 +274,13 @@ public struct JournalDumpCommand: Sendable {
             return lines("\(id) discarded by the app: it leaves the queue unsent", [])
         case .conflictDismissed(let id):
             return lines("conflict \(id) dismissed by the app (its resolution stands)", [])
+        case .conflictSettled(let id, let op, let steps):
+            return lines("conflict \(id) settled by the app with its own edit:", [operationColumns(op)] + steps.map { step in
+                switch step {
+                case .remove(let id): return "compaction: remove \(id)"
+                case .replace(let id, let merged): return "compaction: replace \(id) with " + operationColumns(merged)
+                }
+            })
         case .conflictResolved(let id, let server, let base, let resolution):
             return lines("\(id) conflicts; " + resolutionText(resolution),
                          ["server: " + (server.map(rowColumns) ?? "deleted the record"), "base:   " + (base.map(rowColumns) ?? "unknown")]
@@ -458,6 +465,8 @@ public struct JournalDumpCommand: Sendable {
                     ("reason", .string(reason))]
         case .released(let id), .discarded(let id), .conflictDismissed(let id):
             return [("opId", .string(id.description))]
+        case .conflictSettled(let id, let op, let steps):
+            return [("conflict", .string(id.description))] + eventJSON(.edit(op, compaction: steps))
         case .conflictResolved(let id, let server, let base, let resolution):
             return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null), ("base", base.map(rowJSON) ?? .null),
                     ("resolution", resolutionJSON(resolution))]

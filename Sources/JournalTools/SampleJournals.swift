@@ -24,7 +24,7 @@ public enum SampleJournals {
         File(relativePath: "samples/store-checkpoint.journal", purpose: "the store journal checkpointed into its next generation, then one more edit, sent"),
         File(relativePath: "golden/v1-all-types.journal", purpose: "every v1 operation kind and field type, a batch, a skippable unknown type, a salvaged record"),
         File(relativePath: "golden/v1-continued.journal", purpose: "a checkpoint file: continues an earlier generation from sequence 1001 with a checkpoint, then two edits"),
-        File(relativePath: "golden/v1.1-conflicts.journal", purpose: "the 1.1 store records: conflicts resolved by each policy (with base rows and replacements), transient and permanent failures, a quarantine, a release, a discard, a dismissal, rows forgotten by a resync"),
+        File(relativePath: "golden/v1.1-conflicts.journal", purpose: "the 1.1 store records: conflicts resolved by each policy (with base rows and replacements), transient and permanent failures, a quarantine, a release, a discard, a dismissal, a conflict settled by the app, rows forgotten by a resync"),
         File(relativePath: "golden/v1.1-continued.journal", purpose: "the 1.1 state checkpointed: conflicts with their resolutions, base rows, outbox entries with permanent failures and a quarantine; then one edit"),
     ]
 
@@ -202,6 +202,10 @@ public enum SampleJournals {
                  policy: .custom { _ in .delete }, at: 6, in: &store)
         conflict(note, server: nil, policy: .serverWins, at: 6, in: &store)
         store.record(.conflictDismissed(rename))
+        // The app settles the note's conflict itself: it keeps its text, so the note is created again.
+        let keepNote = JournalOperation(id: .random(using: &store.generator), kind: .create, entity: "note", recordID: "n-0",
+                                        fields: ["text": .string("Tram 18 from Sendlinger Tor")], queuedAt: SampleJournals.baseTime + 7 * 60_000)
+        store.record(.conflictSettled(note, edit: keepNote, compaction: []))
 
         // A 503: transient, counted as an attempt only.
         let requeued = store.state.outbox.operations.map(\.id)

@@ -701,9 +701,12 @@ public actor LocalStore {
                                                  baseUpdatedAt: staged.base(for: key), queuedAt: now)
                 }
             }
-            var events: [StoreEvent] = [.conflictDismissed(id)]
-            if let operation { events.append(Self.edit(operation, in: staged)) }
-            return events
+            guard let operation else { return [.conflictDismissed(id)] }
+            // One record: a torn write keeps both or neither.
+            var dismissed = staged
+            dismissed.apply(.conflictDismissed(id))
+            guard case .edit(let edit, let steps) = Self.edit(operation, in: dismissed) else { return [.conflictDismissed(id)] }
+            return [.conflictSettled(id, edit: edit, compaction: steps)]
         }
         await notifyEditObserver()
     }
@@ -784,7 +787,7 @@ public actor LocalStore {
     /// Tells waiters and observers what the events just applied mean.
     private func publish(_ events: [StoreEvent]) {
         var changes: [StoreChange] = []
-        for event in events {
+        for event in events.flatMap(\.parts) {
             switch event {
             case .edit(let operation, let steps):
                 changes.append(.edited(operation.key))
@@ -818,7 +821,7 @@ public actor LocalStore {
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
             case .forgotten(let kind, _):
                 changes.append(.pulled(kinds: [kind]))
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .checkpoint:
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .checkpoint:
                 break
             }
         }

@@ -25,6 +25,8 @@ extension RecordType {
     public static let operationDiscarded = RecordType(rawValue: 0x000B)
     /// The app dismissed a conflict (1.1).
     public static let conflictDismissed = RecordType(rawValue: 0x000C)
+    /// The app dismissed a conflict and queued its own edit, in one record (1.1).
+    public static let conflictSettled = RecordType(rawValue: 0x000E)
     /// A conflict and the policy's resolution (1.1).
     public static let conflictResolved = RecordType(rawValue: 0x000D)
     /// Rows the server no longer has, found by a full re-pull (1.1).
@@ -53,6 +55,7 @@ extension RecordType {
         case .quarantineReleased: return "released"
         case .operationDiscarded: return "discarded"
         case .conflictDismissed: return "conflict-dismissed"
+        case .conflictSettled: return "conflict-settled"
         case .conflictResolved: return "conflict-resolved"
         case .rowsForgotten: return "forgotten"
         case .salvaged: return "salvaged"

@@ -23,6 +23,10 @@ public enum Replayer {
         case incompleteCheckpoint(sequence: UInt64?, reason: String)
         /// A checkpoint part appears after ordinary records.
         case misplacedCheckpoint(sequence: UInt64)
+        /// A record decodes but cannot apply to the state before it (say, a
+        /// compaction that replaces an operation by one on another record):
+        /// no store writes it, so the file was not written by one.
+        case inconsistent(sequence: UInt64, reason: String)
         /// The file is damaged beyond a torn tail.
         case corrupt(JournalStatus)
 
@@ -32,6 +36,7 @@ public enum Replayer {
             case .undecodable(let error): return error.description
             case .incompleteCheckpoint(let sequence, let reason): return "incomplete checkpoint\(sequence.map { " at record \($0)" } ?? ""): \(reason)"
             case .misplacedCheckpoint(let sequence): return "checkpoint part in record \(sequence) after ordinary records"
+            case .inconsistent(let sequence, let reason): return "record \(sequence) does not apply to the state before it: \(reason)"
             case .corrupt(let status): return status.description
             }
         }
@@ -81,6 +86,7 @@ public enum Replayer {
                 if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: record.sequence, reason: "ordinary record before the end part") }
                 phase = .body
             }
+            if let reason = state.inconsistency(in: event) { throw .inconsistent(sequence: record.sequence, reason: reason) }
             state.apply(event)
         }
 

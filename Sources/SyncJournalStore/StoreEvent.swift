@@ -33,12 +33,25 @@ public enum StoreEvent: Sendable, Hashable {
     case conflictResolved(OperationID, server: ServerRow?, base: ServerRow?, resolution: ConflictResolution)
     /// The app dismissed a conflict (it leaves ``StoreState/conflicts``).
     case conflictDismissed(OperationID)
+    /// The app settled a conflict with an edit of its own: the conflict is
+    /// dismissed and the edit queued, in one record, so a torn write never
+    /// keeps the dismissal without the edit.
+    case conflictSettled(OperationID, edit: JournalOperation, compaction: [CompactionStep])
     /// Rows of `kind` the server no longer has (found by a full re-pull).
     case forgotten(kind: String, ids: [String])
     /// A page of server rows and the cursor after it, journaled together.
     case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?)
     /// A part of a checkpoint.
     case checkpoint(CheckpointPart)
+}
+
+extension StoreEvent {
+    /// The simple events this one stands for (itself, except for
+    /// ``conflictSettled(_:edit:compaction:)``: a dismissal and an edit).
+    public var parts: [StoreEvent] {
+        if case .conflictSettled(let id, let edit, let steps) = self { return [.conflictDismissed(id), .edit(edit, compaction: steps)] }
+        return [self]
+    }
 }
 
 extension RecordType {
@@ -64,6 +77,7 @@ extension StoreEvent {
         case .discarded: return .operationDiscarded
         case .conflictResolved: return .conflictResolved
         case .conflictDismissed: return .conflictDismissed
+        case .conflictSettled: return .conflictSettled
         case .forgotten: return .rowsForgotten
         }
     }
@@ -112,6 +126,11 @@ extension StoreEvent {
             writer.writeString(reason)
         case .released(let id), .discarded(let id), .conflictDismissed(let id):
             writer.writeRaw(id.bytes)
+        case .conflictSettled(let id, let operation, let steps):
+            writer.writeRaw(id.bytes)
+            operation.encode(into: &writer)
+            writer.writeVarint(UInt64(steps.count))
+            for step in steps { step.encode(into: &writer) }
         case .conflictResolved(let id, let server, let base, let resolution):
             writer.writeRaw(id.bytes)
             writer.writeUInt8((server == nil ? 0 : 1) | (base == nil ? 0 : 2))
@@ -130,7 +149,7 @@ extension StoreEvent {
     static let decodedTypes: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn,
                                                 .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint,
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
-                                                .conflictDismissed, .rowsForgotten]
+                                                .conflictDismissed, .conflictSettled, .rowsForgotten]
 
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
@@ -214,6 +233,13 @@ extension StoreEvent {
                 let server = flags & 1 != 0 ? try ServerRow.decode(from: &reader) : nil
                 let base = flags & 2 != 0 ? try ServerRow.decode(from: &reader) : nil
                 event = .conflictResolved(id, server: server, base: base, resolution: try ConflictResolution.decode(from: &reader))
+            case .conflictSettled:
+                let id = OperationID(bytes: try reader.readRaw(16))!
+                let operation = try JournalOperation.decode(from: &reader)
+                let count = try reader.readCount(minimumItemSize: 17)
+                var steps: [CompactionStep] = []
+                for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
+                event = .conflictSettled(id, edit: operation, compaction: steps)
             case .rowsForgotten:
                 let kind = try reader.readString()
                 let count = try reader.readCount(minimumItemSize: 2)

@@ -65,6 +65,9 @@ public struct StoreState: Sendable, Hashable {
             resolveConflict(entry, server: server, base: base, resolution: resolution)
         case .conflictDismissed(let id):
             conflicts.removeAll { $0.id == id }
+        case .conflictSettled(let id, let operation, let steps):
+            apply(.conflictDismissed(id))
+            apply(.edit(operation, compaction: steps))
         case .attemptFailed(let id, let kind, let reason, let quarantine):
             guard let entry = outbox[id] else { return }
             outbox.update(id) {
@@ -99,6 +102,47 @@ public struct StoreState: Sendable, Hashable {
             case .end: break
             }
         }
+    }
+
+    /// Why applying `event` would break the state's rules, or `nil` when it
+    /// can be applied. A store never journals such an event (it checks
+    /// server rows before it keeps them); replay refuses one read from a file
+    /// (``Replayer/Failure/inconsistent(sequence:reason:)``) instead of
+    /// applying it. The rules: an operation replaced in the queue keeps its
+    /// id and its record, and the server row an outcome keeps for a queued
+    /// operation is a row of that operation's record.
+    public func inconsistency(in event: StoreEvent) -> String? {
+        switch event {
+        case .acknowledged(let acks):
+            for ack in acks {
+                if let entry = outbox[ack.operationID], ack.row.key != entry.key {
+                    return "operation \(ack.operationID) on \(entry.key) is acknowledged with a row of \(ack.row.key)"
+                }
+            }
+        case .conflicted(let id, let server):
+            if let entry = outbox[id], let server, server.key != entry.key {
+                return "the conflict of operation \(id) on \(entry.key) carries a row of \(server.key)"
+            }
+        case .edit(let operation, let steps):
+            for case .replace(let id, let replacement) in steps {
+                guard let entry = outbox[id] ?? (id == operation.id ? OutboxOperation(operation: operation) : nil) else { continue }
+                if replacement.id != id { return "compaction replaces operation \(id) by another id, \(replacement.id)" }
+                if replacement.key != entry.key { return "compaction replaces operation \(id) on \(entry.key) by one on \(replacement.key)" }
+            }
+        case .conflictResolved(let id, let server, _, let resolution):
+            guard let entry = outbox[id] else { break }
+            if let server, server.key != entry.key {
+                return "the conflict of operation \(id) on \(entry.key) carries a row of \(server.key)"
+            }
+            if let replacement = resolution.replacement, outbox[replacement.id] == nil, replacement.key != entry.key {
+                return "the conflict of operation \(id) on \(entry.key) is resolved by a replacement on \(replacement.key)"
+            }
+        case .conflictSettled(_, let operation, let steps):
+            return inconsistency(in: .edit(operation, compaction: steps))
+        default:
+            break
+        }
+        return nil
     }
 
     /// A conflict resolved: the operation leaves the queue (or its

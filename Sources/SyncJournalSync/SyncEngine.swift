@@ -392,6 +392,9 @@ public actor SyncEngine {
         let operation = entry.operation
         let row: ServerRow?
         do { row = try await transport.read(kind: operation.entity, id: operation.recordID) } catch {
+            // A read that failed for now is retried; a transport that cannot read
+            // rows at all (or a refused read) counts toward quarantine, never loops for ever.
+            if case .permanent = error { return .failure(.permanent, reason: "could not read the row back: \(error)") }
             return .failure(.transient, reason: "could not read the row back: \(error)")
         }
         let live = row.flatMap { $0.isTombstone ? nil : $0 }
@@ -480,7 +483,7 @@ public actor SyncEngine {
                 return .failure(ResyncStop(outcome: .error("resync of \(kind) did not finish after \(pages) pages")))
             }
             let page: PullPage
-            do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit)) } catch {
+            do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true)) } catch {
                 switch error {
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
                 case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
@@ -515,32 +518,47 @@ public actor SyncEngine {
     }
 
     /// Splits a page by kind and checks it: only requested kinds, no more rows
-    /// than asked, rows in `(updatedAt, id)` order after the kind's cursor, and
-    /// each kind's next cursor equal to its last row.
+    /// than asked, rows the store can keep (``LocalStore/problem(with:)``), in
+    /// `(updatedAt, id)` order after the kind's cursor, no id twice, and each
+    /// kind's next cursor equal to its last row.
     static func validate(_ page: PullPage, cursors: [String: PullCursor?], limit: Int) throws(MalformedPage) -> [LocalStore.PulledKindPage] {
         if page.rows.count > limit { throw MalformedPage(reason: "\(page.rows.count) rows for a limit of \(limit)") }
         var byKind: [String: [ServerRow]] = [:]
         var order: [String] = []
         for row in page.rows {
             guard cursors.keys.contains(row.kind) else { throw MalformedPage(reason: "row of kind \"\(row.kind)\" that was not asked for") }
+            // Checked here, not only by the store: a resync keeps its pages in memory until the last one.
+            if let problem = LocalStore.problem(with: row) { throw MalformedPage(reason: "\(row.kind) row \"\(row.id)\": \(problem)") }
             if byKind[row.kind] == nil { order.append(row.kind) }
             byKind[row.kind, default: []].append(row)
         }
-        for kind in page.nextCursors.keys where byKind[kind] == nil {
-            guard cursors.keys.contains(kind) else { throw MalformedPage(reason: "cursor for kind \"\(kind)\" that was not asked for") }
-        }
         var result: [LocalStore.PulledKindPage] = []
+        for kind in page.nextCursors.keys.sorted() where byKind[kind] == nil {
+            guard cursors.keys.contains(kind) else { throw MalformedPage(reason: "cursor for kind \"\(kind)\" that was not asked for") }
+            // A last page may move a cursor past what the server no longer has (purged tombstones); never back.
+            let next = page.nextCursors[kind]!
+            let current: PullCursor? = cursors[kind] ?? nil
+            if let current, next < current { throw MalformedPage(reason: "\(kind) cursor \(next) moves back from \(current)") }
+            if !page.hasMore, current.map({ $0 < next }) ?? true {
+                result.append(LocalStore.PulledKindPage(kind: kind, rows: [], cursor: next))
+            }
+        }
         for kind in order {
             let rows = byKind[kind]!
             var previous: PullCursor? = cursors[kind] ?? nil
+            var ids = Set<String>()
             for row in rows {
                 let position = PullCursor(updatedAt: row.updatedAt, id: row.id)
                 if let previous, !(previous < position) {
                     throw MalformedPage(reason: "\(kind) rows out of order or not after the cursor at \(position)")
                 }
+                // A page is one read of the server: a row appears in it once
+                // (a row changed during a resync appears again on a later page).
+                if !ids.insert(row.id).inserted { throw MalformedPage(reason: "\(kind) row \"\(row.id)\" twice in one page") }
                 previous = position
             }
-            guard let next = page.nextCursors[kind], next == previous else {
+            // The cursor is the last row's position; only a last page may go beyond it (see PullPage.nextCursors).
+            guard let next = page.nextCursors[kind], let last = previous, next == last || (!page.hasMore && last < next) else {
                 throw MalformedPage(reason: "\(kind) next cursor does not match its last row")
             }
             result.append(LocalStore.PulledKindPage(kind: kind, rows: rows, cursor: next))

@@ -389,7 +389,12 @@ public actor ReferenceServer {
     /// - Throws: ``TransportError/permanent(reason:)`` for a malformed cursor
     ///   or a bad limit; ``TransportError/cursorExpired(kinds:)`` naming every
     ///   kind whose cursor is behind a purged tombstone (a `nil` cursor never is).
-    public func pull(user: String, cursors: [String: String?], limit: Int) throws(TransportError) -> PullPage {
+    ///
+    /// With `resync` (a full re-pull, ``PullRequest/isResync``) no cursor is
+    /// refused as expired. On the last page, a kind whose cursor would stay
+    /// behind its tombstone horizon gets the horizon as its cursor: nothing of
+    /// this user lies between, and a client left behind it would be refused again.
+    public func pull(user: String, cursors: [String: String?], limit: Int, resync: Bool = false) throws(TransportError) -> PullPage {
         guard limit > 0 else { throw .permanent(reason: "limit must be positive") }
         var parsed: [String: PullCursor?] = [:]
         for (kind, text) in cursors {
@@ -408,7 +413,7 @@ public actor ReferenceServer {
             guard let cursor = cursor ?? nil, let horizon = horizons[kind], cursor < horizon else { return nil }
             return kind
         }
-        if !expired.isEmpty { throw .cursorExpired(kinds: expired.sorted()) }
+        if !expired.isEmpty && !resync { throw .cursorExpired(kinds: expired.sorted()) }
         var page: [ServerRow] = []
         for kind in parsed.keys.sorted() {
             let after = parsed[kind] ?? nil
@@ -426,6 +431,16 @@ public actor ReferenceServer {
         for row in page {
             next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id)
             sealed = max(sealed, row.updatedAt)
+        }
+        if !hasMore {
+            for kind in parsed.keys.sorted() {
+                guard let horizon = horizons[kind] else { continue }
+                let reached = next[kind] ?? (parsed[kind] ?? nil)
+                if reached.map({ $0 < horizon }) ?? true {
+                    next[kind] = horizon
+                    sealed = max(sealed, horizon.updatedAt)
+                }
+            }
         }
         return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
     }
@@ -454,6 +469,8 @@ public actor ReferenceServer {
         for (key, stored) in purged {
             table[key] = nil
             let position = PullCursor(updatedAt: stored.row.updatedAt, id: stored.row.id)
+            // Later writes must sort after the horizon, or a client moved to it would skip them.
+            sealed = max(sealed, stored.row.updatedAt)
             if horizons[key.kind].map({ $0 < position }) ?? true { horizons[key.kind] = position }
         }
         return purged.count
@@ -575,7 +592,7 @@ public struct ReferenceTransport: SyncTransport {
     /// Pulls from the server as ``user`` (see ``ReferenceServer/pull(user:cursors:limit:)``).
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         let wire = request.cursors.mapValues { $0?.wire }
-        return try await server.pull(user: user, cursors: wire, limit: request.limit)
+        return try await server.pull(user: user, cursors: wire, limit: request.limit, resync: request.isResync)
     }
 
     /// Reads one row as ``user`` sees it (see ``ReferenceServer/read(user:kind:id:)``).

@@ -38,6 +38,7 @@ struct PullTests {
 
     enum MalformedPull: String, CaseIterable, Sendable, CustomStringConvertible {
         case nextCursorDoesNotMatchLastRow
+        case nextCursorBehindLastRow
         case rowsOutOfOrder
         case rowOfKindNotAskedFor
         case moreRowsThanTheLimit
@@ -53,7 +54,10 @@ struct PullTests {
             let c = serverRow("c", at: 300, ["name": .string("C")])
             switch self {
             case .nextCursorDoesNotMatchLastRow:
-                return PullPage(rows: [b], nextCursors: ["pin": PullCursor(updatedAt: 900, id: "b")], hasMore: false)
+                // Beyond the last row on a page that is not the last: rows in between would be skipped.
+                return PullPage(rows: [b], nextCursors: ["pin": PullCursor(updatedAt: 900, id: "b")], hasMore: true)
+            case .nextCursorBehindLastRow:
+                return PullPage(rows: [b, c], nextCursors: ["pin": cursor(after: b)], hasMore: false)
             case .rowsOutOfOrder:
                 return PullPage(rows: [c, b], nextCursors: ["pin": cursor(after: b)], hasMore: false)
             case .rowOfKindNotAskedFor:
@@ -102,7 +106,8 @@ struct PullTests {
                 return PullPage(rows: [a], nextCursors: ["pin": cursor(after: a)], hasMore: true)
             }
             let b = serverRow("b", at: 20)
-            return PullPage(rows: [b], nextCursors: ["pin": PullCursor(updatedAt: 99, id: "zz")], hasMore: false)
+            // A cursor behind the page's last row: malformed on any page.
+            return PullPage(rows: [b], nextCursors: ["pin": PullCursor(updatedAt: 15, id: "b")], hasMore: false)
         })
         let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
         #expect(await engine.sync().errorMessage?.contains("malformed pull reply") == true)
