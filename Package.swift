@@ -14,6 +14,9 @@ let package = Package(
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
         .executable(name: "journal-salvage", targets: ["journal-salvage"]),
+        .executable(name: "sync-sim", targets: ["sync-sim"]),
+        .executable(name: "fuzz-journal-reader", targets: ["fuzz-journal-reader"]),
+        .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -29,6 +32,8 @@ let package = Package(
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
+        // The deterministic sync simulator and its scenario language (issue 6).
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
 
@@ -36,11 +41,21 @@ let package = Package(
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
         .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
         .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
+        .executableTarget(name: "sync-sim", dependencies: ["SyncJournalSimulator"], path: "tools/sync-sim"),
+        // Fuzz targets: built normally they replay input files (the regression
+        // corpus); tools/fuzz.sh builds them with libFuzzer (-sanitize=fuzzer).
+        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalTools"], path: "tools/fuzz-journal-reader"),
+        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
+        .testTarget(
+            name: "SyncJournalSimulatorTests",
+            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            resources: [.copy("Scenarios")]
+        ),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],

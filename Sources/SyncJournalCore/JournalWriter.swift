@@ -160,7 +160,8 @@ public final class JournalWriter: Sendable {
         do { lockFD = try system.open(lockPath, [.readWrite, .create], 0o600) } catch { throw .io(error.at(lockPath)) }
         // Within this process the registry excludes a second writer; across
         // processes the file lock does.
-        let key = LockRegistry.key(for: lockPath)
+        let namespace = system.lockNamespace
+        let key = namespace.isEmpty ? LockRegistry.key(for: lockPath) : namespace + lockPath
         guard LockRegistry.claim(key) else {
             try? system.close(lockFD)
             throw .locked(path: path)

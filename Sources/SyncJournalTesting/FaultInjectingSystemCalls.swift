@@ -273,4 +273,6 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
         if let fault = begin(.flock, descriptor: fd), let errno = fault.errno { throw failure(.flock, errno) }
         try base.lockExclusive(fd)
     }
+    /// The wrapped layer's namespace (a simulated disk's, say).
+    public var lockNamespace: String { base.lockNamespace }
 }

@@ -62,4 +62,6 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
     public func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
     public func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
     public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
+    /// The wrapped layer's namespace (a simulated disk's, say).
+    public var lockNamespace: String { base.lockNamespace }
 }

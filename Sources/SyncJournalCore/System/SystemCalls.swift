@@ -28,4 +28,14 @@ public protocol SystemCalls: Sendable {
     /// An exclusive, non-blocking lock on the whole file (`fcntl(F_SETLK)`):
     /// throws `EAGAIN` or `EACCES` if another process holds it.
     func lockExclusive(_ fd: FileDescriptor) throws(SystemError)
+    /// A prefix for the keys of this process's writer registry (which keeps a
+    /// second writer of the same journal out of one process): empty for the
+    /// real file system; a simulated one names itself and its boot, so a
+    /// writer abandoned by a simulated crash does not lock out the reopen.
+    var lockNamespace: String { get }
+}
+
+extension SystemCalls {
+    /// The real file system's namespace: none.
+    public var lockNamespace: String { "" }
 }

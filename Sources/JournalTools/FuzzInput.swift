@@ -1,0 +1,155 @@
+import SyncJournalStore
+
+/// A broken promise found by a fuzz target: the input made the code under
+/// test do something it must never do (as opposed to an error it may
+/// report). Fuzzers turn it into a crash, so libFuzzer keeps the input;
+/// the regression tests report it as a failure.
+public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The fuzz target that found it (`journal-reader`, `server-reply`).
+    public var target: String
+    /// The invariant that does not hold, in a few words.
+    public var invariant: String
+    /// What was seen.
+    public var detail: String
+
+    /// A finding of `target`.
+    public init(target: String, invariant: String, detail: String) {
+        self.target = target
+        self.invariant = invariant
+        self.detail = detail
+    }
+
+    /// `TARGET: INVARIANT: DETAIL`.
+    public var description: String { "\(target): \(invariant): \(detail)" }
+}
+
+/// Turns fuzz bytes into structured choices, deterministically: each call
+/// consumes a few bytes and maps them to a value; once the bytes run out,
+/// every call returns its zero choice (so a short input is a complete,
+/// simple script). Like LLVM's `FuzzedDataProvider`, but read front to back.
+///
+/// ```swift
+/// var input = FuzzInput([3, 1, 0x41])
+/// input.int(below: 4)    // 3
+/// input.bool()           // true
+/// input.byte()           // 0x41
+/// input.byte()           // 0 (exhausted)
+/// ```
+public struct FuzzInput: Sendable {
+    /// The bytes.
+    public let bytes: [UInt8]
+    /// The next byte to read.
+    public private(set) var position = 0
+
+    /// Reads `bytes` from the start.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Whether every byte has been read.
+    public var isExhausted: Bool { position >= bytes.count }
+
+    /// The next byte, 0 once the input is exhausted.
+    public mutating func byte() -> UInt8 {
+        guard position < bytes.count else { return 0 }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    /// The next `count` bytes (zeros past the end).
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in byte() }
+    }
+
+    /// Bit 0 of the next byte.
+    public mutating func bool() -> Bool { byte() & 1 == 1 }
+
+    /// A value in `0 ..< bound` (`bound` between 1 and 256) from one byte.
+    public mutating func int(below bound: Int) -> Int {
+        precondition(bound >= 1 && bound <= 256)
+        return Int(byte()) % bound
+    }
+
+    /// An element of `choices` (not empty) chosen by one byte.
+    public mutating func pick<T>(_ choices: [T]) -> T { choices[int(below: choices.count)] }
+
+    /// A stamp: mostly small and non-negative (so replies are plausible),
+    /// sometimes negative, extreme or any 64-bit value.
+    public mutating func int64() -> Int64 {
+        let selector = byte()
+        switch selector % 8 {
+        case 0, 1, 2, 3: return Int64(selector >> 3) * 10 + Int64(byte())
+        case 4: return -Int64(byte())
+        case 5: return [Int64.min, Int64.max, 0, -1][Int(byte()) % 4]
+        default:
+            var value: UInt64 = 0
+            for byte in bytes(8) { value = value << 8 | UInt64(byte) }
+            return Int64(bitPattern: value)
+        }
+    }
+
+    /// A string: usually one of `vocabulary`, sometimes empty or up to 80
+    /// raw bytes (decoded as UTF-8 with repair, so any bytes make a string).
+    public mutating func string(_ vocabulary: [String]) -> String {
+        let selector = byte()
+        switch selector % 8 {
+        case 6:
+            let count = Int(byte()) % 81
+            return String(decoding: bytes(count), as: UTF8.self)
+        case 7: return ""
+        default: return vocabulary.isEmpty ? "" : vocabulary[Int(selector >> 3) % vocabulary.count]
+        }
+    }
+
+    /// A field value of any of the seven types.
+    public mutating func fieldValue() -> FieldValue {
+        switch byte() % 7 {
+        case 0: return .null
+        case 1: return .bool(bool())
+        case 2: return .int(int64())
+        case 3:
+            var bits: UInt64 = 0
+            for byte in bytes(8) { bits = bits << 8 | UInt64(byte) }
+            return .double(Double(bitPattern: bits))
+        case 4: return .string(string(["Cafe", "Café Kranz", "", "x"]))
+        case 5: return .bytes(bytes(Int(byte()) % 9))
+        default:
+            let count = Int(byte()) % 4
+            return .stringSet(Set((0..<count).map { _ in string(["coffee", "food", "z"]) }))
+        }
+    }
+
+    /// Up to `maximum` fields with names from a small vocabulary (the
+    /// empty name among them, which no row may hold).
+    public mutating func fields(maximum: Int = 3) -> [String: FieldValue] {
+        var fields: [String: FieldValue] = [:]
+        for _ in 0..<int(below: maximum + 1) {
+            fields[string(["name", "tags", "lat", "visited"])] = fieldValue()
+        }
+        return fields
+    }
+}
+
+extension StoreState {
+    /// Which parts of two states differ, for a finding's detail: `snapshot`,
+    /// `outbox`, `cursors`, `conflicts`, `rejections`, `base rows`, each with
+    /// a short account of the first difference.
+    func difference(from other: StoreState) -> String {
+        var parts: [String] = []
+        if snapshot != other.snapshot {
+            let keys = Set(snapshot.keys).union(other.snapshot.keys).filter { snapshot[$0] != other.snapshot[$0] }
+            parts.append("snapshot (\(keys.sorted().prefix(3).map { "\($0): \(String(describing: snapshot[$0])) vs \(String(describing: other.snapshot[$0]))" }))")
+        }
+        if outbox != other.outbox {
+            let mine = outbox.operations, theirs = other.outbox.operations
+            let index = (0..<min(mine.count, theirs.count)).first { mine[$0] != theirs[$0] } ?? min(mine.count, theirs.count)
+            parts.append("outbox (\(mine.count) vs \(theirs.count) entries, first difference at \(index): "
+                + "\(index < mine.count ? "\(mine[index])" : "-") vs \(index < theirs.count ? "\(theirs[index])" : "-"))")
+        }
+        if cursors != other.cursors { parts.append("cursors (\(cursors) vs \(other.cursors))") }
+        if conflicts != other.conflicts {
+            parts.append("conflicts (\(conflicts.count) vs \(other.conflicts.count): \(conflicts.first.map { "\($0)" } ?? "-") vs \(other.conflicts.first.map { "\($0)" } ?? "-"))")
+        }
+        if rejections != other.rejections { parts.append("rejections (\(rejections.count) vs \(other.rejections.count))") }
+        if baseRows != other.baseRows { parts.append("base rows (\(baseRows) vs \(other.baseRows))") }
+        return parts.isEmpty ? "no difference" : parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,309 @@
+import SyncJournalCore
+import SyncJournalStore
+import SyncJournalTesting
+
+/// The journal-reader fuzz target: any bytes, read as a journal file, must
+/// never crash, hang or allocate without bound; damage and decoding errors
+/// are fine, but what is reported must be consistent.
+///
+/// Each input is run twice: as it is, and with its checksums recomputed
+/// (``withChecksumsFixed(_:)``), because a mutated byte almost never keeps a
+/// CRC-32C valid, and the decoders behind the checksums are what most needs
+/// hostile input. Each run goes through the whole read side, on an
+/// in-memory disk (``SimulatedDisk``):
+///
+/// 1. ``JournalReader``: `header()`, `scan`, `recordsAfterDamage()`;
+/// 2. every record through ``JournalEntry/decode(_:)`` and
+///    ``StoreEvent/decode(_:)``, each decoded event re-encoded and decoded
+///    again (it must give back the same event);
+/// 3. ``Replayer`` (the fold and `replay(path:system:)`);
+/// 4. `journal-dump`'s text and JSON renderings of every record, the
+///    summary and the rebuilt state;
+/// 5. (``runStore(_:)``) ``LocalStore/open(path:options:)`` on the file,
+///    which repairs a torn tail, then a checkpoint and a reopen.
+///
+/// ```swift
+/// try FuzzJournalReader.run(bytes)               // the synchronous part
+/// try await FuzzJournalReader.runStore(bytes)    // opening, checkpointing, reopening a store on it
+/// ```
+public enum FuzzJournalReader {
+    /// The target's name, as the fuzz script and the regression directory name it.
+    public static let name = "journal-reader"
+
+    static let directory = "/fuzz"
+    static let path = "/fuzz/input.journal"
+
+    /// The synchronous checks on `bytes` and on their checksum-fixed variant.
+    ///
+    /// - Throws: ``FuzzFinding`` when an invariant does not hold.
+    public static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
+        try check(bytes)
+        let fixed = withChecksumsFixed(bytes)
+        if fixed != bytes { try check(fixed) }
+    }
+
+    /// Everything: ``run(_:)``, then ``runStore(_:)`` on both variants.
+    public static func runAll(_ bytes: [UInt8]) async throws(FuzzFinding) {
+        try run(bytes)
+        try await runStore(bytes)
+        let fixed = withChecksumsFixed(bytes)
+        if fixed != bytes { try await runStore(fixed) }
+    }
+
+    static func finding(_ invariant: String, _ detail: String) -> FuzzFinding {
+        FuzzFinding(target: name, invariant: invariant, detail: detail)
+    }
+
+    /// `bytes` with the header checksum and every record checksum it frames
+    /// recomputed, so the bytes behind them are what gets tested. Framing
+    /// follows the header length and each record's length field; it stops at
+    /// the first length that does not fit.
+    public static func withChecksumsFixed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        guard bytes.count >= 16 else { return bytes }
+        let headerLength = Int(readUInt32(bytes, at: 12))
+        guard headerLength >= JournalFormat.headerLength, headerLength <= JournalFormat.maximumHeaderLength,
+              bytes.count >= headerLength else { return bytes }
+        writeUInt32(&bytes, at: headerLength - 4, CRC32C.mask(CRC32C.checksum(bytes[0..<(headerLength - 4)])))
+        var offset = headerLength
+        let frame = JournalFormat.recordHeaderLength
+        while offset + frame <= bytes.count {
+            let length = Int(readUInt32(bytes, at: offset + 4))
+            guard length <= JournalFormat.maximumPayloadLength, offset + frame + length <= bytes.count else { break }
+            writeUInt32(&bytes, at: offset, CRC32C.mask(CRC32C.checksum(bytes[(offset + 4)..<(offset + frame + length)])))
+            offset += frame + length
+        }
+        return bytes
+    }
+
+    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
+    }
+
+    private static func writeUInt32(_ bytes: inout [UInt8], at offset: Int, _ value: UInt32) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> UInt32(8 * i)) }
+    }
+
+    /// A fresh in-memory disk holding `bytes` as the journal.
+    static func disk(holding bytes: [UInt8]) -> SimulatedDisk {
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        disk.setContents(of: path, to: bytes)
+        return disk
+    }
+
+    /// The read side on one variant of the input.
+    static func check(_ bytes: [UInt8]) throws(FuzzFinding) {
+        let disk = disk(holding: bytes)
+        let reader = JournalReader(path: path, system: disk)
+
+        let header: JournalHeader?
+        do { header = try reader.header() } catch {
+            // Not a journal, or a version this reader does not know: scan must say the same.
+            do {
+                _ = try reader.scan()
+                throw finding("header() and scan agree on what is a journal", "header() threw \(error), scan did not")
+            } catch let error as FuzzFinding {
+                throw error
+            } catch {
+                return
+            }
+        }
+
+        var fold = Replayer.Fold()
+        var foldFailure: Replayer.Failure?
+        var visited: [JournalRecord] = []
+        var problems: [FuzzFinding] = []
+        var malformed = 0
+        var unsupported = 0
+        let report: JournalScanReport
+        do {
+            report = try reader.scan { record in
+                visited.append(record)
+                if foldFailure == nil {
+                    do throws(Replayer.Failure) { try fold.fold(record) } catch { foldFailure = error }
+                }
+                do throws(FuzzFinding) { try checkRecord(record) } catch { problems.append(error) }
+                do throws(JournalEntry.DecodeError) {
+                    let (entry, event) = try JournalDumpCommand.decode(record)
+                    _ = JournalDumpCommand.textLines(record, entry, event, nil)
+                    _ = JournalDumpCommand.jsonLine(record, entry, event, nil).serialized
+                } catch {
+                    if case .unsupportedType = error { unsupported += 1 } else { malformed += 1 }
+                    _ = JournalDumpCommand.textLines(record, nil, nil, error.description)
+                    _ = JournalDumpCommand.jsonLine(record, nil, nil, error.description).serialized
+                }
+            }
+        } catch {
+            throw finding("scan reads what header() reads", "header() returned \(header.map { "\($0)" } ?? "nil"), scan threw \(error)")
+        }
+        if let problem = problems.first { throw problem }
+
+        // The report agrees with itself, with the file and with header().
+        if report.header != header {
+            throw finding("scan and header() see the same header", "scan \(String(describing: report.header)), header() \(String(describing: header))")
+        }
+        if report.fileBytes != Int64(bytes.count) { throw finding("fileBytes is the file's size", "\(report.fileBytes) for \(bytes.count) bytes") }
+        if report.validBytes > report.fileBytes { throw finding("validBytes within the file", "\(report.validBytes) > \(report.fileBytes)") }
+        if report.recordCount != visited.count { throw finding("recordCount counts the records visited", "\(report.recordCount) vs \(visited.count)") }
+        if report.recordsByType.values.reduce(0, +) != visited.count {
+            throw finding("recordsByType adds up", "\(report.recordsByType) for \(visited.count) records")
+        }
+        switch report.status {
+        case .clean:
+            if report.validBytes != report.fileBytes { throw finding("clean means every byte verified", "valid \(report.validBytes) of \(report.fileBytes)") }
+        case .tornTail(let offset, _), .corrupt(let offset, _):
+            if offset != report.validBytes { throw finding("damage starts where the valid prefix ends", "damage at \(offset), valid \(report.validBytes)") }
+        }
+        if let header {
+            var expectedOffset = Int64(header.headerLength)
+            var expectedSequence = header.firstSequence
+            for record in visited {
+                if record.offset != expectedOffset || record.sequence != expectedSequence {
+                    throw finding("records are back to back in sequence",
+                                  "record at \(record.offset) seq \(record.sequence), expected \(expectedOffset) seq \(expectedSequence)")
+                }
+                expectedOffset += Int64(record.length)
+                expectedSequence &+= 1
+            }
+            if expectedOffset != report.validBytes { throw finding("validBytes ends the last record", "\(expectedOffset) vs \(report.validBytes)") }
+            if report.lastSequence != visited.last?.sequence {
+                throw finding("lastSequence is the last record's", "\(String(describing: report.lastSequence)) vs \(String(describing: visited.last?.sequence))")
+            }
+        } else if !visited.isEmpty || report.status.damageOffset != 0 {
+            throw finding("a damaged header yields no records and damage at 0", "\(visited.count) records, \(report.status)")
+        }
+
+        // What a salvage would find after the damage.
+        let after: [JournalRecord]
+        do { after = try reader.recordsAfterDamage() } catch {
+            throw finding("recordsAfterDamage reads what scan read", "threw \(error)")
+        }
+        switch report.status {
+        case .clean:
+            if !after.isEmpty { throw finding("nothing after the damage of a clean journal", "\(after.count) records") }
+        case .tornTail:
+            if !after.isEmpty { throw finding("a torn tail has no valid record after the cut", "\(after.count) records, first at \(after[0].offset)") }
+        case .corrupt(let offset, let damage):
+            if case .damageBeforeValidRecord(_, let validAt) = damage, after.first?.offset != validAt {
+                throw finding("salvage starts at the valid record corruption names", "\(validAt) vs \(String(describing: after.first?.offset))")
+            }
+            var previousEnd = offset
+            for record in after {
+                if record.offset <= offset || record.offset < previousEnd {
+                    throw finding("records after the damage are after it and do not overlap", "record at \(record.offset), damage at \(offset)")
+                }
+                previousEnd = record.offset + Int64(record.length)
+                try checkRecord(record)
+            }
+        }
+
+        // Replay, as the fold saw it and as Replayer.replay does it.
+        if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
+        if foldFailure == nil {
+            do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
+        }
+        let state: Result<StoreState, Replayer.Failure> = foldFailure.map { .failure($0) } ?? .success(fold.state)
+        do {
+            let replayed = try Replayer.replay(path: path, system: disk)
+            guard case .success(let folded) = state, folded == replayed.state, replayed.records == fold.records else {
+                let detail: String
+                switch state {
+                case .success(let folded): detail = "\(replayed.records) vs \(fold.records) records: " + replayed.state.difference(from: folded)
+                case .failure(let failure): detail = "replay gave a state, the fold failed: \(failure)"
+                }
+                throw finding("Replayer.replay rebuilds what the fold rebuilds", detail)
+            }
+        } catch let error as FuzzFinding {
+            throw error
+        } catch {
+            if case .success = state { throw finding("Replayer.replay rebuilds what the fold rebuilds", "replay threw \(error), the fold succeeded") }
+        }
+
+        // journal-dump's renderings of the whole file.
+        if let header { _ = JournalDumpCommand.headerText(header) }
+        _ = JournalDumpCommand.textSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after.count)
+        _ = JournalDumpCommand.jsonSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after.count).serialized
+        _ = JournalDumpCommand.textState(state, records: fold.records)
+        _ = JournalDumpCommand.jsonState(state).serialized
+    }
+
+    /// Decodes one verified record both ways and checks that each decoded
+    /// event survives encoding: decoding its encoding gives the same event.
+    /// (Byte-for-byte equality is not required: a decoder may accept a
+    /// redundant form, such as an outbox entry flagged "failure state follows"
+    /// whose state is empty, that the encoder never writes.)
+    static func checkRecord(_ record: JournalRecord) throws(FuzzFinding) {
+        _ = try? JournalEntry.decode(record)
+        let event: StoreEvent?
+        do { event = try StoreEvent.decode(record) } catch { return }
+        guard let event else { return }
+        let encoded = event.encodedPayload()
+        let again = JournalRecord(offset: record.offset, sequence: record.sequence, type: event.recordType, payload: encoded)
+        let decoded: StoreEvent?
+        do { decoded = try StoreEvent.decode(again) } catch {
+            throw finding("a decoded event's encoding decodes", "record \(record.sequence) type \(record.type.name): \(error)")
+        }
+        if decoded != event {
+            throw finding("a decoded event's encoding decodes to the same event", "record \(record.sequence) type \(record.type.name)")
+        }
+    }
+
+    /// Opens a ``LocalStore`` on `bytes` (recovery cuts a torn tail), checks
+    /// it holds what replay rebuilds, checkpoints it, and reopens it.
+    ///
+    /// - Throws: ``FuzzFinding`` when an invariant does not hold.
+    public static func runStore(_ bytes: [UInt8]) async throws(FuzzFinding) {
+        let disk = disk(holding: bytes)
+        let report = try? JournalReader(path: path, system: disk).scan()
+        let replayed = try? Replayer.replay(path: path, system: disk)
+        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0)
+        let store: LocalStore
+        do { store = try await LocalStore.open(path: path, options: options) } catch {
+            throw finding("a store opens on any file it can lock", "\(error)")
+        }
+        let status = await store.status
+        guard case .ready = status else {
+            if let replayed {
+                throw finding("a journal that replays opens ready", "replay rebuilt \(replayed.records) records, the store is \(status)")
+            }
+            await closeQuietly(store)
+            return
+        }
+        guard let replayed, let report else {
+            throw finding("a store opens ready only on a journal that replays", "scan or replay failed, the store is ready")
+        }
+        let state: StoreState
+        do { state = try await store.currentState() } catch { throw finding("a ready store has a state", "\(error)") }
+        if state != replayed.state { throw finding("the store holds what replay rebuilds", state.difference(from: replayed.state)) }
+        if store.recovery?.statusFound != report.status {
+            throw finding("recovery finds what the reader finds", "\(String(describing: store.recovery?.statusFound)) vs \(report.status)")
+        }
+        if Int64(disk.contents(of: path)?.count ?? -1) != report.validBytes {
+            throw finding("recovery cuts a torn tail at the valid prefix", "file of \(disk.contents(of: path)?.count ?? -1) bytes, valid \(report.validBytes)")
+        }
+        do { try await store.checkpoint() } catch {
+            throw finding("a ready store checkpoints", "\(error)")
+        }
+        let checkpointed: StoreState
+        do { checkpointed = try await store.currentState() } catch { throw finding("a ready store has a state", "\(error)") }
+        if checkpointed != state { throw finding("a checkpoint keeps the state", checkpointed.difference(from: state)) }
+        do { try await store.close() } catch { throw finding("a store closes", "\(error)") }
+
+        let reopened: LocalStore
+        do { reopened = try await LocalStore.open(path: path, options: options) } catch { throw finding("a checkpointed store reopens", "\(error)") }
+        let again: StoreState
+        do { again = try await reopened.currentState() } catch { throw finding("a checkpointed store reopens ready", "\(error)") }
+        await closeQuietly(reopened)
+        if again != state { throw finding("replaying the checkpoint rebuilds the state", "reopened vs before: " + again.difference(from: state)) }
+    }
+
+    static func closeQuietly(_ store: LocalStore) async {
+        try? await store.close()
+    }
+}
+
+/// A clock stuck at one instant (2025-11-24T16:00:00Z), so fuzz runs repeat.
+struct FixedTimeSource: TimeSource {
+    func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
+}

@@ -1,0 +1,109 @@
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalTesting
+
+/// What reached the server, recorded beneath the fault layer: a push whose
+/// reply is lost is still here, with the result the server gave. The
+/// simulator's invariants read it (which operations the server applied, and
+/// whether one was applied twice).
+public actor ServerLog {
+    /// The server's answer to one operation, as it left the server.
+    public struct Delivery: Sendable, Hashable {
+        /// The device that sent it.
+        public var device: String
+        /// The operation.
+        public var mutation: Mutation
+        /// What the server answered.
+        public var outcome: MutationOutcome
+        /// Whether the server's count of applied mutations grew by this one.
+        public var newlyApplied: Bool
+    }
+
+    private var applied: Set<OperationID> = []
+    private var received: Set<OperationID> = []
+    private var doubleApplied: [String] = []
+    private var createdAfter: [RecordKey: [(device: String, sequence: Int)]] = [:]
+    private var lastCreate: [RecordKey: Int] = [:]
+    private var lastDelete: [RecordKey: Int] = [:]
+    /// Deliveries in arrival order.
+    public private(set) var deliveries: [Delivery] = []
+
+    /// An empty log.
+    public init() {}
+
+    /// Whether the server applied operation `id` (at any time, whatever reached the device).
+    public func wasApplied(_ id: OperationID) -> Bool { applied.contains(id) }
+
+    /// Whether a request carrying operation `id` reached the server.
+    public func wasReceived(_ id: OperationID) -> Bool { received.contains(id) }
+
+    /// Descriptions of operations the server applied more than once (empty when all is well).
+    public var doubleApplications: [String] { doubleApplied }
+
+    /// Records one push: the mutations, the results, and how many the server counted as applied.
+    func record(device: String, mutations: [Mutation], results: [MutationResult], appliedDelta: Int, sequence: Int) {
+        for mutation in mutations { received.insert(mutation.operationID) }
+        let byID = Dictionary(results.map { ($0.operationID, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+        var fresh = 0
+        for mutation in mutations {
+            guard let outcome = byID[mutation.operationID] else { continue }
+            var newly = false
+            if case .applied = outcome, !applied.contains(mutation.operationID) {
+                applied.insert(mutation.operationID)
+                newly = true
+                fresh += 1
+                let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+                switch mutation.op {
+                case .create:
+                    createdAfter[key, default: []].append((device, sequence))
+                    lastCreate[key] = sequence
+                case .delete:
+                    lastDelete[key] = sequence
+                case .update:
+                    break
+                }
+            }
+            deliveries.append(Delivery(device: device, mutation: mutation, outcome: outcome, newlyApplied: newly))
+        }
+        if appliedDelta > fresh {
+            doubleApplied.append("\(device)'s push of \(mutations.count) mutation(s) applied \(appliedDelta), "
+                + "but only \(fresh) were new operations: " + mutations.map { "\($0.op) \($0.kind) \($0.recordID)" }.joined(separator: ", "))
+        }
+    }
+
+    /// Another writer created (or replaced) a row, or deleted one, at `sequence`.
+    func noteWriter(_ key: RecordKey, created: Bool, sequence: Int) {
+        if created {
+            createdAfter[key, default: []].append(("another writer", sequence))
+            lastCreate[key] = sequence
+        } else {
+            lastDelete[key] = sequence
+        }
+    }
+
+    /// Where the last applied create (or other writer's write) and delete of `key` happened.
+    func lastChanges(of key: RecordKey) -> (create: Int?, delete: Int?) { (lastCreate[key], lastDelete[key]) }
+
+    /// Who created `key` on the server (a device's applied create, or another writer's write), and when.
+    public func creates(of key: RecordKey) -> [(device: String, sequence: Int)] { createdAfter[key] ?? [] }
+}
+
+/// A transport that forwards to the reference server and records every push in a ``ServerLog``.
+struct LoggingTransport: SyncTransport {
+    let base: ReferenceTransport
+    let log: ServerLog
+    let device: String
+    let sequence: @Sendable () -> Int
+
+    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        let before = await base.server.appliedMutations
+        let results = try await base.push(mutations)
+        let after = await base.server.appliedMutations
+        await log.record(device: device, mutations: mutations, results: results, appliedDelta: after - before, sequence: sequence())
+        return results
+    }
+
+    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage { try await base.pull(request) }
+
+    func read(kind: String, id: String) async throws(TransportError) -> ServerRow? { try await base.read(kind: kind, id: id) }
+}

@@ -1,0 +1,125 @@
+import SyncJournalCore
+import SyncJournalStore
+
+/// A class of fault the random simulator may inject (`--faults LIST`).
+public enum SimulationFault: String, CaseIterable, Sendable, Hashable {
+    /// Devices go offline and come back.
+    case offline
+    /// A device dies at rest (process crash or power cut) and restarts from its journal.
+    case crash
+    /// A device dies while a push (or pull) is held before the server: the server applies it, the reply is lost.
+    case crashMidRequest = "crash-mid-request"
+    /// The disk freezes at an exact system call inside a checkpoint, then the power is cut.
+    case crashMidCheckpoint = "crash-mid-checkpoint"
+    /// The disk freezes at an exact system call inside an edit's append, then the power is cut.
+    case crashMidWrite = "crash-mid-write"
+    /// A request is lost before the server.
+    case loseRequest = "lose-request"
+    /// The server applies a push and the reply is lost.
+    case loseReply = "lose-reply"
+    /// A push reaches the server twice.
+    case duplicate
+    /// Whole requests fail transiently (503), and single records fail transiently on the server.
+    case transient
+    /// Whole requests are refused (401), and single records are refused permanently on the server.
+    case permanent
+    /// Another writer creates, changes and deletes rows on the server.
+    case otherWriters = "other-writers"
+    /// The user edits a record while its push is in flight (held), then the request goes on.
+    case inFlightEdits = "in-flight-edits"
+}
+
+/// One local edit the simulator makes.
+enum SimulationEdit: Hashable, Sendable {
+    case create(kind: String, id: String, fields: [String: FieldValue])
+    case update(kind: String, id: String, fields: [String: FieldValue])
+    case delete(kind: String, id: String)
+
+    var key: RecordKey {
+        switch self {
+        case .create(let kind, let id, _), .update(let kind, let id, _), .delete(let kind, let id): return RecordKey(kind: kind, id: id)
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .create(let kind, let id, let fields): return "create \(kind) \(id) \(ScenarioValue.format(fields))"
+        case .update(let kind, let id, let fields): return "update \(kind) \(id) \(ScenarioValue.format(fields))"
+        case .delete(let kind, let id): return "delete \(kind) \(id)"
+        }
+    }
+}
+
+/// A whole-request fault on one sync.
+enum SyncFault: String, Hashable, Sendable {
+    case none, loseRequest = "lose-request", loseReply = "lose-reply", duplicate, transient, permanent
+}
+
+/// What one step does. Every choice is made when the step is generated and
+/// kept in it, so a trace replays (and shrinks) exactly; a step that no
+/// longer applies when replayed (an update of a record the device does not
+/// show) does nothing.
+enum SimulationAction: Hashable, Sendable {
+    case edit(device: Int, SimulationEdit)
+    case sync(device: Int, SyncFault)
+    case online(device: Int, Bool)
+    case writerWrite(kind: String, id: String, fields: [String: FieldValue])
+    case writerUpdate(kind: String, id: String, fields: [String: FieldValue])
+    case writerDelete(kind: String, id: String)
+    case recordFault(kind: String, id: String, permanent: Bool, times: Int)
+    case clearRecordFault(kind: String, id: String)
+    /// `powerSeed` nil: the process dies (the page cache survives).
+    case crash(device: Int, powerSeed: UInt64?)
+    /// A sync whose push (or pull) is held; maybe an edit of an in-flight record; then the power is cut.
+    case crashMidRequest(device: Int, choice: UInt64?, powerSeed: UInt64)
+    /// A sync whose push is held; an edit of an in-flight record; then the request goes on.
+    case inFlightEdit(device: Int, choice: UInt64, loseReply: Bool)
+    /// The journal is rewritten as a checkpoint (automatic checkpoints are off, so runs repeat exactly).
+    case checkpoint(device: Int)
+    case crashMidCheckpoint(device: Int, afterCalls: Int, powerSeed: UInt64)
+    case crashMidWrite(device: Int, afterCalls: Int, edit: SimulationEdit, powerSeed: UInt64)
+}
+
+/// One step: an action, and how far the virtual clocks move before it.
+struct SimulationStep: Hashable, Sendable {
+    var action: SimulationAction
+    /// Milliseconds the devices' clock advances first.
+    var advance: Int64
+    /// Milliseconds the server's clock advances first (0: writes may share a stamp).
+    var tick: Int64
+
+    static func deviceName(_ index: Int) -> String {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return index < letters.count ? String(letters[index]) : "D\(index)"
+    }
+
+    /// The step as a line of a trace.
+    var text: String {
+        let name = Self.deviceName
+        let body: String
+        switch action {
+        case .edit(let device, let edit): body = "\(name(device)) \(edit.text)"
+        case .sync(let device, let fault): body = "\(name(device)) sync" + (fault == .none ? "" : " \(fault.rawValue)")
+        case .online(let device, let online): body = "\(name(device)) \(online ? "online" : "offline")"
+        case .writerWrite(let kind, let id, let fields): body = "server create \(kind) \(id) \(ScenarioValue.format(fields))"
+        case .writerUpdate(let kind, let id, let fields): body = "server update \(kind) \(id) \(ScenarioValue.format(fields))"
+        case .writerDelete(let kind, let id): body = "server delete \(kind) \(id)"
+        case .recordFault(let kind, let id, let permanent, let times):
+            body = permanent ? "server reject \(kind) \(id)" : "server fail \(kind) \(id) \(times)"
+        case .clearRecordFault(let kind, let id): body = "server clear \(kind) \(id)"
+        case .crash(let device, let seed): body = "\(name(device)) crash (" + (seed == nil ? "process killed" : "power cut") + "), restart"
+        case .crashMidRequest(let device, let choice, _):
+            body = "\(name(device)) sync hold" + (choice == nil ? "" : ", edit an in-flight record") + ", power cut, restart"
+        case .inFlightEdit(let device, _, let loseReply):
+            body = "\(name(device)) sync hold, edit an in-flight record, release" + (loseReply ? " (reply lost)" : "")
+        case .checkpoint(let device): body = "\(name(device)) checkpoint"
+        case .crashMidCheckpoint(let device, let calls, _): body = "\(name(device)) checkpoint, disk frozen after \(calls) calls, power cut, restart"
+        case .crashMidWrite(let device, let calls, let edit, _):
+            body = "\(name(device)) \(edit.text) with the disk frozen after \(calls) calls, power cut, restart"
+        }
+        var clocks: [String] = []
+        if advance > 0 { clocks.append("+\(advance) ms") }
+        if tick > 0 { clocks.append("server +\(tick) ms") }
+        return clocks.isEmpty ? body : body + " [" + clocks.joined(separator: ", ") + "]"
+    }
+}

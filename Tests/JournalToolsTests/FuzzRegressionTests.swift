@@ -1,0 +1,183 @@
+import Foundation
+import JournalTools
+import SyncJournalCore
+import SyncJournalStore
+import Synchronization
+import Testing
+
+/// The fuzz targets' regression corpus, run in plain `swift test`: every
+/// seed and every input a fuzzer ever found (`journals/fuzz-regressions/`)
+/// goes through the same in-process checks `tools/fuzz.sh` runs under
+/// libFuzzer, so a crash or broken invariant found once stays fixed.
+@Suite("Fuzz targets: seeds and regressions")
+struct FuzzRegressionTests {
+    static let root = ToolRunner.packageRoot
+
+    /// Regular files of `directory` (relative to the package root) whose
+    /// names end in one of `suffixes` (any name when empty), sorted; never a README.
+    static func files(in directory: String, suffixes: [String] = []) -> [String] {
+        let url = root.appendingPathComponent(directory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.filter { name in
+            !name.hasPrefix(".") && !name.hasSuffix(".md") && (suffixes.isEmpty || suffixes.contains { name.hasSuffix($0) })
+        }.sorted().map { directory + "/" + $0 }
+    }
+
+    static let journalSeeds = files(in: "journals/samples", suffixes: [".journal"]) + files(in: "journals/golden", suffixes: [".journal"])
+    static let journalRegressions = files(in: "journals/fuzz-regressions/journal-reader")
+    static let replyRegressions = files(in: "journals/fuzz-regressions/server-reply")
+
+    static func bytes(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: root.appendingPathComponent(path)))
+    }
+
+    @Test("the seed and regression directories are there")
+    func corpusIsThere() {
+        #expect(Self.journalSeeds.count >= 9)
+        #expect(Self.journalRegressions.count >= 2)
+        #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("journals/fuzz-regressions/README.md").path))
+    }
+
+    @Test("journal reader: every seed journal and every regression input keeps every invariant",
+          arguments: journalSeeds + journalRegressions)
+    func journalReaderInput(_ path: String) async throws {
+        let input = try Self.bytes(path)
+        do { try await FuzzTarget.journalReader.run(input) } catch {
+            Issue.record("\(path): \(error)")
+        }
+    }
+
+    @Test("server replies: every hand-made seed keeps every invariant", arguments: FuzzServerReply.seeds.map(\.name))
+    func serverReplySeed(_ name: String) async throws {
+        let seed = try #require(FuzzServerReply.seeds.first { $0.name == name })
+        do { try await FuzzTarget.serverReply.run(seed.bytes) } catch {
+            Issue.record("seed \(name): \(error)")
+        }
+    }
+
+    @Test("server replies: every regression input keeps every invariant", arguments: replyRegressions)
+    func serverReplyRegression(_ path: String) async throws {
+        let input = try Self.bytes(path)
+        do { try await FuzzTarget.serverReply.run(input) } catch {
+            Issue.record("\(path): \(error)")
+        }
+    }
+
+    // MARK: What the regressions found
+
+    /// The journals the first fuzz runs found, and what replay says of them
+    /// now: each verified record is refused as inconsistent instead of
+    /// trapping (a compaction step replacing an operation by one on another
+    /// record hit `Outbox.update`'s precondition) or of rebuilding a state a
+    /// checkpoint does not keep (an acknowledgement row of another record was
+    /// kept under the operation's key; a checkpoint files it under its own).
+    @Test("regression: a record that cannot apply to the state is refused, not trapped on or kept",
+          arguments: [("compaction-replaces-with-another-record.journal", UInt64(4)),
+                      ("acknowledgement-row-of-another-record.journal", UInt64(11))])
+    func inconsistentRecordIsRefused(_ name: String, _ sequence: UInt64) async throws {
+        let input = FuzzJournalReader.withChecksumsFixed(try Self.bytes("journals/fuzz-regressions/journal-reader/" + name))
+        let directory = try TemporaryDirectory()
+        let path = directory.path("found.journal")
+        try Data(input).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Replayer.replay(path: path)
+            Issue.record("\(name) replayed")
+        } catch let failure as Replayer.Failure {
+            guard case .inconsistent(let at, _) = failure else {
+                Issue.record("\(name): \(failure)")
+                return
+            }
+            #expect(at == sequence)
+        }
+        // A store on it opens unreadable and leaves the file as it was.
+        let store = try await LocalStore.open(path: path)
+        guard case .unreadable(let reason) = await store.status else {
+            Issue.record("\(name): the store opened \(await store.status)")
+            return
+        }
+        #expect(reason.contains("does not apply to the state before it"))
+        try await store.close()
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == input)
+    }
+
+    // MARK: The harness itself
+
+    @Test("the reply script's rules see a malformed reply, and the engine refuses it")
+    func malformedSeedsAreSeenAndRefused() async throws {
+        for name in ["malformed-push-missing-result", "malformed-pull-repeated-row"] {
+            let seed = try #require(FuzzServerReply.seeds.first { $0.name == name })
+            let lines = TraceLines()
+            try await FuzzServerReply.run(seed.bytes, trace: { lines.append($0) })
+            let trace = lines.all
+            #expect(trace.contains { $0.contains("[malformed:") }, "\(name): \(trace)")
+            #expect(trace.contains { $0.contains("sync error: malformed") }, "\(name): \(trace)")
+        }
+    }
+
+    @Test("the well-formed seeds end ok and none of their replies is malformed")
+    func wellFormedSeedsEndOK() async throws {
+        for seed in FuzzServerReply.seeds where !seed.name.hasPrefix("malformed") {
+            let lines = TraceLines()
+            try await FuzzServerReply.run(seed.bytes, trace: { lines.append($0) })
+            let trace = lines.all
+            #expect(!trace.contains { $0.contains("[malformed:") }, "\(seed.name): \(trace)")
+            #expect(trace.last?.contains("sync ok") == true, "\(seed.name): \(trace)")
+        }
+    }
+
+    @Test("checksum fixing frames the header and the records and leaves a healthy journal as it is")
+    func checksumFixing() throws {
+        let healthy = try Self.bytes("journals/samples/healthy.journal")
+        #expect(FuzzJournalReader.withChecksumsFixed(healthy) == healthy)
+        var flipped = healthy
+        flipped[100] ^= 0x01                      // inside record 1's payload
+        let fixed = FuzzJournalReader.withChecksumsFixed(flipped)
+        #expect(fixed != flipped)
+        #expect(Array(fixed[100...]) != Array(healthy[100...]))
+        #expect(FuzzJournalReader.withChecksumsFixed([1, 2, 3]) == [1, 2, 3])
+    }
+
+    @Test("the fuzz input reads zeros once exhausted, so any input is a whole script")
+    func fuzzInputExhausts() {
+        var input = FuzzInput([7, 0x81])
+        let first = input.int(below: 4)
+        let second = input.bool()
+        #expect(first == 3 && second)
+        #expect(input.isExhausted)
+        let after = (input.byte(), input.int64(), input.string(["a"]), input.fields())
+        #expect(after.0 == 0 && after.1 == 0 && after.2 == "a" && after.3.isEmpty)
+    }
+
+    @Test("the regression runner: files and directories, findings, usage errors")
+    func regressionRunner() throws {
+        let output = CapturedOutput()
+        let seeds = Self.root.appendingPathComponent("journals/samples").path
+        #expect(FuzzRegressionRunner.run(.journalReader, arguments: [seeds], output: output.tool) == 0)
+        #expect(output.standard.contains("5 inputs, 0 findings"))
+        #expect(FuzzRegressionRunner.run(.journalReader, arguments: [], output: output.tool) == 64)
+        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--bogus"], output: output.tool) == 64)
+        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["/nonexistent/input"], output: output.tool) == 66)
+
+        let directory = try TemporaryDirectory()
+        let seedDirectory = directory.path("seeds")
+        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--make-seeds", seedDirectory, seedDirectory], output: output.tool) == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: seedDirectory).count == FuzzServerReply.seeds.count)
+    }
+}
+
+/// Lines handed to a trace from the harness's tasks.
+final class TraceLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// A ``ToolOutput`` that keeps what it is given.
+final class CapturedOutput: Sendable {
+    private let text = Mutex<(standard: String, error: String)>(("", ""))
+    var tool: ToolOutput {
+        ToolOutput(standard: { chunk in self.text.withLock { $0.standard += chunk } },
+                   error: { chunk in self.text.withLock { $0.error += chunk } })
+    }
+    var standard: String { text.withLock { $0.standard } }
+}

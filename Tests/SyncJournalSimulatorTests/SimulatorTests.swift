@@ -1,0 +1,127 @@
+import Foundation
+import SyncJournalSimulator
+import Testing
+
+@Suite("sync-sim: seeded random runs hold every invariant and repeat byte for byte")
+struct SimulatorTests {
+    @Test("a seeded run with every fault holds every invariant and converges", arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func seededRunHolds(_ seed: UInt64) async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.operations > 0)
+        #expect(outcome.statistics.crashes > 0)
+        #expect(outcome.statistics.invariantChecks > 1_000)
+    }
+
+    @Test("the same seed gives the same output, byte for byte")
+    func sameSeedSameOutput() async {
+        let configuration = SimulationConfiguration(seed: 42, devices: 4, steps: 400)
+        let first = await Simulation.runWithShrinking(configuration)
+        let second = await Simulation.runWithShrinking(configuration)
+        #expect(first.report == second.report)
+        #expect(first.statistics == second.statistics)
+        #expect(first.report.hasPrefix("sync-sim seed=42 devices=4 steps=400: "))
+        #expect(first.report.split(separator: "\n").count == 1, "one summary line")
+    }
+
+    @Test("without faults, devices converge and nothing crashes")
+    func noFaultsConverge() async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: 9, devices: 5, steps: 300, faults: []))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.crashes == 0)
+    }
+
+    @Test("a single fault class can be run alone", arguments: SimulationFault.allCases)
+    func singleFaultClass(_ fault: SimulationFault) async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: 11, devices: 3, steps: 150, faults: [fault]))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+    }
+
+    @Test("the command line: defaults, fault lists, and clear errors")
+    func commandLine() throws {
+        let parsed = try SimulationConfiguration(arguments: ["--seed", "7", "--devices", "2", "--steps", "50", "--faults", "crash,lose-reply"])
+        #expect(parsed.seed == 7 && parsed.devices == 2 && parsed.steps == 50)
+        #expect(parsed.faults == [.crash, .loseReply])
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--faults", "none"]).faults.isEmpty)
+        for bad in [["--devices", "2"], ["--seed", "x"], ["--seed", "1", "--faults", "meteor"], ["--seed", "1", "--devices", "0"], ["--seed"]] {
+            #expect(throws: SimulationConfiguration.Problem.self) { try SimulationConfiguration(arguments: bad) }
+        }
+    }
+}
+
+@Suite("sync-sim binary: exit codes and output")
+struct SyncSimBinaryTests {
+    @Test("a seeded run prints one summary line and exits 0; the same seed prints the same bytes")
+    func seededRunExitsZero() throws {
+        let first = try SimRunner.run(["--seed", "5", "--devices", "3", "--steps", "120"])
+        let second = try SimRunner.run(["--seed", "5", "--devices", "3", "--steps", "120"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput == second.standardOutput)
+        #expect(first.standardOutput.hasPrefix("sync-sim seed=5 devices=3 steps=120: "))
+        #expect(first.standardOutput.hasSuffix("all held, converged\n"))
+    }
+
+    @Test("sync-sim run: passing files exit 0; a failing expectation exits 1 naming file and line")
+    func runExitCodes() throws {
+        let directory = try #require(ScenarioFiles.directory)
+        let passing = ScenarioFiles.names.prefix(3).map { directory.appendingPathComponent($0).path }
+        let ok = try SimRunner.run(["run"] + passing)
+        #expect(ok.status == 0, "\(ok.standardOutput)")
+        #expect(ok.standardOutput.hasSuffix("all 3 scenario(s) passed\n"))
+
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(UUID().uuidString).scenario")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        try "device A\nA create pin p1 n=1\nexpect server has pin p1\n".write(to: temporary, atomically: true, encoding: .utf8)
+        let failed = try SimRunner.run(["run", temporary.path])
+        #expect(failed.status == 1)
+        #expect(failed.standardOutput.contains("\(temporary.path):3: expect server has pin p1: the server lacks pin p1"))
+    }
+
+    @Test("bad usage exits 2 with the usage on standard error")
+    func badUsage() throws {
+        for arguments in [[], ["--steps", "5"], ["run"], ["--seed", "1", "--faults", "meteor"]] {
+            let result = try SimRunner.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.standardError.contains("usage: sync-sim"))
+        }
+    }
+}
+
+/// Runs the built `sync-sim` binary (built next to the test bundle: the test target depends on it).
+enum SimRunner {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    static let binary: URL = {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = exe.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("sync-sim").path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("sync-sim")
+    }()
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-out-\(UUID().uuidString)")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: errors)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      standardOutput: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
+                      standardError: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+}

@@ -1,0 +1,13 @@
+// sync-sim: the deterministic sync simulator and scenario runner (issue 6).
+//
+//   sync-sim run FILE...                                       run scenario files
+//   sync-sim --seed S --devices D --steps N [--faults LIST]   one seeded random run
+//
+// The logic lives in SyncJournalSimulator (SyncSimCommand), testable in-process.
+import Foundation
+import SyncJournalSimulator
+
+let result = await SyncSimCommand.main(Array(CommandLine.arguments.dropFirst()))
+FileHandle.standardOutput.write(Data(result.output.utf8))
+FileHandle.standardError.write(Data(result.errors.utf8))
+exit(result.status)
