@@ -100,6 +100,50 @@ struct FuzzRegressionTests {
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == input)
     }
 
+    /// A header naming first sequence 2^64 − 1 was accepted; a store opened
+    /// on it trapped on overflow when it counted on (a checkpoint's
+    /// `sequence += 1`). A header's first sequence is now at most 2^63 − 1.
+    @Test("regression: a header whose first sequence leaves no room to count on is corrupt")
+    func firstSequenceAtTheEndOfUInt64() async throws {
+        let input = FuzzJournalReader.withChecksumsFixed(try Self.bytes("journals/fuzz-regressions/journal-reader/first-sequence-at-the-end-of-uint64.journal"))
+        #expect(throws: JournalHeader.Problem.invalidField("first sequence \(UInt64.max)")) {
+            try JournalHeader.decode(Array(input.prefix(JournalFormat.headerLength)))
+        }
+        let largest = JournalHeader(journalID: .random(), generation: 7, firstSequence: JournalFormat.maximumFirstSequence, createdAtMilliseconds: 0)
+        #expect(try JournalHeader.decode(largest.encoded()).firstSequence == JournalFormat.maximumFirstSequence)
+
+        let directory = try TemporaryDirectory()
+        let path = directory.path("found.journal")
+        try Data(input).write(to: URL(fileURLWithPath: path))
+        #expect(try JournalReader(path: path).scan().status.damageOffset == 0)
+        let store = try await LocalStore.open(path: path)
+        guard case .unreadable = await store.status else {
+            Issue.record("the store opened \(await store.status)")
+            return
+        }
+        try await store.close()
+    }
+
+    /// The replies the server-reply fuzzer found: a resync page with one id
+    /// twice was accepted (a normal pull refused it), and one with an invalid
+    /// row was refused only after the last page (or, when a later page failed
+    /// transiently, turned into "retry later"). `SyncEngine.validate` now
+    /// refuses both as the page arrives.
+    @Test("regression: a malformed resync page is refused as it arrives",
+          arguments: [("resync-page-with-one-id-twice.bin", "row \"p1\" twice in one page"),
+                      ("resync-page-with-an-empty-id.bin", "missing or empty id"),
+                      ("resync-page-with-an-empty-id-then-503.bin", "missing or empty id")])
+    func malformedResyncPageIsRefused(_ name: String, _ reason: String) async throws {
+        let input = try Self.bytes("journals/fuzz-regressions/server-reply/" + name)
+        let lines = TraceLines()
+        try await FuzzServerReply.run(input, trace: { lines.append($0) })
+        let trace = lines.all
+        let first = try #require(trace.firstIndex { $0.contains("round 0: sync") }, "\(trace)")
+        #expect(trace[first].contains("sync error: malformed pull reply") && trace[first].contains(reason), "\(trace)")
+        // The malformed page was the last request of that sync.
+        #expect(trace[first - 1].contains("[malformed:"), "\(trace)")
+    }
+
     // MARK: The harness itself
 
     @Test("the reply script's rules see a malformed reply, and the engine refuses it")

@@ -14,4 +14,8 @@ public enum JournalFormat {
     public static let recordHeaderLength = 28
     /// Largest payload a record may carry (16 MiB).
     public static let maximumPayloadLength = 16 * 1024 * 1024
+    /// Largest first sequence number a header may name (2^63 − 1): sequence
+    /// numbers then never reach the end of `UInt64`, so counting on from any
+    /// record (reading, appending, checkpointing) cannot overflow.
+    public static let maximumFirstSequence = UInt64(Int64.max)
 }

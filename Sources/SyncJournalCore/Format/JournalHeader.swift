@@ -127,6 +127,7 @@ public struct JournalHeader: Sendable, Hashable {
             let flags = try reader.readUInt32()
             guard generation != 0 else { throw Problem.invalidField("generation 0") }
             guard first != 0 else { throw Problem.invalidField("first sequence 0") }
+            guard first <= JournalFormat.maximumFirstSequence else { throw Problem.invalidField("first sequence \(first)") }
             var header = JournalHeader(journalID: id, generation: generation, continuesGeneration: continues,
                                        firstSequence: first, createdAtMilliseconds: created, flags: flags)
             header.majorVersion = major
