@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "sync-sim", targets: ["sync-sim"]),
         .executable(name: "fuzz-journal-reader", targets: ["fuzz-journal-reader"]),
         .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
+        .executable(name: "journal-bench", targets: ["journal-bench"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -37,6 +38,12 @@ let package = Package(
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
 
+        // The system SQLite, a baseline for journal-bench only (issue 7).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
+        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "CSQLite"]),
+        .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
+
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
         .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
@@ -56,6 +63,7 @@ let package = Package(
             dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
+        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],

@@ -1,0 +1,6 @@
+// The system SQLite (libsqlite3-dev), used only by journal-bench as a baseline.
+#include <sqlite3.h>
+// glibc's heap statistics (mallinfo2), which journal-bench samples for peak memory.
+#if defined(__linux__) && __has_include(<malloc.h>)
+#include <malloc.h>
+#endif

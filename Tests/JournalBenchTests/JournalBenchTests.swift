@@ -1,0 +1,71 @@
+import JournalBench
+import Testing
+
+/// `journal-bench --quick --json` in-process with tiny sizes: checks the
+/// shape of the JSON and that every workload and baseline appears. Never a
+/// timed assertion: the figures themselves are not checked.
+@Suite("journal-bench")
+struct JournalBenchTests {
+    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push"]
+    static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
+                            "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",
+                            "sqlite-wal-normal-1-row-per-txn", "raw-buffered-write", "page-cached-read",
+                            "journal-a-quarter-as-long", "sequential-write-fsync", "device-only-server-keeps-nothing"]
+
+    @Test("a tiny --quick --json run reports every workload and baseline")
+    func quickJSON() async throws {
+        var configuration = JournalBench.Configuration.quick
+        configuration.json = true
+        configuration.durableEdits = 20
+        configuration.groupEdits = 128
+        configuration.editors = 8
+        configuration.bulkEdits = 500
+        configuration.sqliteNormalRows = 20
+        configuration.replayOperations = 800
+        configuration.replayLiveRecords = 50
+        configuration.checkpointOperations = 400
+        configuration.pushOperations = 200
+        let entries = try await JournalBench.run(configuration)
+        let json = JournalBench.json(entries)
+
+        #expect(json.hasPrefix("{\"workloads\": ["))
+        #expect(json.hasSuffix("]}\n"))
+        for name in Self.workloads { #expect(json.contains("\"name\": \"\(name)\""), "workload \(name)") }
+        for name in Self.baselines { #expect(json.contains("\"\(name)\":"), "baseline \(name)") }
+        #expect(Set(entries.map(\.name)) == Set(Self.workloads))
+        for entry in entries {
+            #expect(entry.value.isFinite)
+            #expect(entry.ratios.count == entry.baselines.count)
+            #expect(!entry.goal.isEmpty)
+        }
+        // Every entry carries exactly the keys of the issue, in its order.
+        let keys = ["\"name\": ", "\"figure\": ", "\"unit\": ", "\"value\": ", "\"baselines\": {", "\"ratios\": {", "\"goal\": ", "\"met\": "]
+        let lines = json.split(separator: "\n").filter { $0.hasPrefix("  {") }
+        #expect(lines.count == entries.count)
+        for line in lines {
+            var rest = Substring(line)
+            for key in keys {
+                guard let range = rest.firstRange(of: key) else {
+                    Issue.record("missing \(key) in \(line)")
+                    break
+                }
+                rest = rest[range.upperBound...]
+            }
+            #expect(line.hasSuffix("true}") || line.hasSuffix("true},") || line.hasSuffix("false}") || line.hasSuffix("false},"))
+        }
+    }
+
+    @Test("usage errors exit 64; --help prints the usage")
+    func usage() async {
+        let bad = await JournalBench.main(["--rounds", "zero"])
+        #expect(bad.status == 64)
+        #expect(bad.errors.contains("usage: journal-bench"))
+        let unknown = await JournalBench.main(["--only", "nothing"])
+        #expect(unknown.status == 64)
+        let flag = await JournalBench.main(["--frobnicate"])
+        #expect(flag.status == 64)
+        let help = await JournalBench.main(["--help"])
+        #expect(help.status == 0)
+        #expect(help.errors.contains("--quick"))
+    }
+}
