@@ -144,12 +144,14 @@ public enum FieldListCodec {
     /// Reads a field list, refusing empty, repeated or unordered names.
     public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
         let count = try reader.readCount(minimumItemSize: 2)
-        var fields: [String: FieldValue] = [:]
+        // Replay decodes every record: one allocation for the table, and the
+        // name's bytes read once (for the order check and the string).
+        var fields = [String: FieldValue](minimumCapacity: count)
         var previous: [UInt8]?
         for _ in 0..<count {
             let at = reader.position
-            let name = try reader.readString()
-            let bytes = Array(name.utf8)
+            let bytes = try reader.readBytes()
+            guard let name = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8(at: at) }
             if bytes.isEmpty { throw .invalid("empty field name", at: at) }
             if let previous, !previous.lexicographicallyPrecedes(bytes) {
                 throw .invalid("field names out of order or repeated", at: at)
