@@ -75,9 +75,10 @@ public struct ConflictInput: Sendable, Hashable {
 public enum ConflictDecision: Sendable, Hashable {
     /// Keep the server's copy (as ``ConflictPolicy/serverWins``).
     case acceptServer
-    /// Keep a record with exactly these fields: queued as an update of the
-    /// server's copy (only the fields that differ), or as a create when the
-    /// server deleted it.
+    /// Keep these field values: queued as an update of the server's copy
+    /// carrying only the fields whose values differ from it, or as a create
+    /// when the server deleted it. Updates never remove fields, so a field
+    /// the server has and this list leaves out keeps the server's value.
     case keep([String: FieldValue])
     /// Delete the record (queued against the server's copy; nothing when it is already deleted).
     case delete

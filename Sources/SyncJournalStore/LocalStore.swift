@@ -662,10 +662,12 @@ public actor LocalStore {
     }
 
     /// Resolves a conflict the app's way, later (say, the user picked "keep
-    /// mine"): `.keep(fields)` makes the record hold exactly those fields
-    /// (queued as an update of what the device shows now, or a create if it
-    /// is gone), `.delete` deletes it, `.acceptServer` only dismisses. The
-    /// conflict leaves ``conflicts()`` in the same journal write.
+    /// mine"): `.keep(fields)` sets those field values (queued as an update
+    /// of what the device shows now carrying the values that differ, or a
+    /// create if the record is gone; fields left out keep their values),
+    /// `.delete` deletes it, `.acceptServer` only dismisses. The conflict
+    /// leaves ``conflicts()`` in the same journal record as the edit
+    /// (`conflict-settled`), so a crash keeps both or neither.
     ///
     /// ```swift
     /// for conflict in try await store.conflicts() where userPrefersMine(conflict) {
