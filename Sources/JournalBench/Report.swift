@@ -1,3 +1,5 @@
+import JournalTools
+
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
     /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`).
@@ -171,25 +173,8 @@ enum Report {
     /// The JSON object of issue 7: `{"workloads": [{"name", "figure", "unit",
     /// "value", "baselines": {NAME: value}, "ratios": {NAME: ratio}, "goal", "met"}]}`.
     static func json(_ entries: [Entry]) -> String {
-        func string(_ text: String) -> String {
-            var out = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return out + "\""
-        }
+        // JournalTools' JSON string escaping, so the tools write one JSON dialect.
+        func string(_ text: String) -> String { JSONText.string(text).serialized }
         func number(_ value: Double) -> String {
             guard value.isFinite else { return "null" }
             if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
