@@ -151,9 +151,15 @@ public enum FuzzJournalReader {
         }
         switch report.status {
         case .clean:
-            if report.validBytes != report.fileBytes { throw finding("clean means every byte verified", "valid \(report.validBytes) of \(report.fileBytes)") }
+            if report.validBytes + report.preallocatedBytes != report.fileBytes {
+                throw finding("clean means every byte verified or preallocated", "valid \(report.validBytes), preallocated \(report.preallocatedBytes) of \(report.fileBytes)")
+            }
+            if bytes[Int(report.validBytes)...].contains(where: { $0 != 0 }) {
+                throw finding("preallocated space is all zeros", "non-zero byte after offset \(report.validBytes)")
+            }
         case .tornTail(let offset, _), .corrupt(let offset, _):
             if offset != report.validBytes { throw finding("damage starts where the valid prefix ends", "damage at \(offset), valid \(report.validBytes)") }
+            if report.preallocatedBytes != 0 { throw finding("only a clean journal has preallocated space", "\(report.preallocatedBytes) bytes") }
         }
         if let header {
             var expectedOffset = Int64(header.headerLength)
@@ -257,7 +263,7 @@ public enum FuzzJournalReader {
         let disk = disk(holding: bytes)
         let report = try? JournalReader(path: path, system: disk).scan()
         let replayed = try? Replayer.replay(path: path, system: disk)
-        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0)
+        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0, preallocationBytes: 4096)
         let store: LocalStore
         do { store = try await LocalStore.open(path: path, options: options) } catch {
             throw finding("a store opens on any file it can lock", "\(error)")
@@ -279,8 +285,9 @@ public enum FuzzJournalReader {
         if store.recovery?.statusFound != report.status {
             throw finding("recovery finds what the reader finds", "\(String(describing: store.recovery?.statusFound)) vs \(report.status)")
         }
-        if Int64(disk.contents(of: path)?.count ?? -1) != report.validBytes {
-            throw finding("recovery cuts a torn tail at the valid prefix", "file of \(disk.contents(of: path)?.count ?? -1) bytes, valid \(report.validBytes)")
+        if Int64(disk.contents(of: path)?.count ?? -1) != report.validBytes + report.preallocatedBytes {
+            throw finding("recovery cuts a torn tail at the valid prefix and keeps preallocated zeros",
+                          "file of \(disk.contents(of: path)?.count ?? -1) bytes, valid \(report.validBytes), preallocated \(report.preallocatedBytes)")
         }
         do { try await store.checkpoint() } catch {
             throw finding("a ready store checkpoints", "\(error)")

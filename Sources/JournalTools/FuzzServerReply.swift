@@ -69,7 +69,7 @@ public enum FuzzServerReply {
         disk.createDirectory("/fuzz")
         let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0,
                                          conflictPolicies: ["pin": policies[policyByte % 3], "note": policies[policyByte / 3 % 3]],
-                                         maximumPermanentFailures: 1 + settings / 16 % 3)
+                                         maximumPermanentFailures: 1 + settings / 16 % 3, preallocationBytes: 4096)
         let store: LocalStore
         do { store = try await LocalStore.open(path: path, options: options) } catch { throw finding("a new store opens", "\(error)") }
         // A device that has pulled before: p1, p2 and n1 with their cursors.

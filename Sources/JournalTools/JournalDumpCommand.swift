@@ -344,7 +344,8 @@ public struct JournalDumpCommand: Sendable {
         var text = ""
         let byType = report.recordsByType.sorted { $0.key < $1.key }.map { "\($0.key.name) \($0.value)" }.joined(separator: ", ")
         text += "records:  \(report.recordCount)" + (byType.isEmpty ? "" : " (\(byType))") + "\n"
-        text += "bytes:    \(report.validBytes) valid of \(report.fileBytes)\n"
+        text += "bytes:    \(report.validBytes) valid of \(report.fileBytes)"
+            + (report.preallocatedBytes > 0 ? ", then \(report.preallocatedBytes) preallocated (zero) bytes\n" : "\n")
         text += "status:   \(report.status)\n"
         switch report.status {
         case .clean: break
@@ -513,6 +514,7 @@ public struct JournalDumpCommand: Sendable {
             ("records", .int(Int64(report.recordCount))),
             ("validBytes", .int(report.validBytes)),
             ("fileBytes", .int(report.fileBytes)),
+            ("preallocatedBytes", .int(report.preallocatedBytes)),
             ("status", .string(report.status.name)),
             ("damageOffset", report.status.damageOffset.map { .int($0) } ?? .null),
             ("damage", report.status.damage.map { .string($0.description) } ?? .null),

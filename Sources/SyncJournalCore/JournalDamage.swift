@@ -12,8 +12,6 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     case checksumMismatch
     /// The record verifies but belongs to another file's generation (stale bytes).
     case foreignGeneration(UInt64)
-    /// Every byte from here to the end of the file is zero.
-    case zeroFilled(bytes: Int64)
     /// The record verifies but carries type 0 or a non-zero reserved field.
     case invalidRecordHeader
     /// A verified record has the wrong sequence number (a gap or a repeat).
@@ -39,7 +37,6 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
         case .impossibleLength(let length): return "impossible record length \(length)"
         case .checksumMismatch: return "checksum mismatch"
         case .foreignGeneration(let generation): return "record of another generation (\(generation))"
-        case .zeroFilled(let bytes): return "zero-filled tail (\(bytes) bytes)"
         case .invalidRecordHeader: return "invalid record header"
         case .sequenceMismatch(let expected, let found): return "sequence \(found) where \(expected) was expected"
         case .damageBeforeValidRecord(let inner, let at): return "\(inner.damage), followed by a valid record at offset \(at)"

@@ -138,6 +138,15 @@ struct JournalScanner {
             case .end:
                 return report
             case .damage(let damage):
+                // Zeros from a record boundary to the end are the space the
+                // writer preallocates, not damage; no record can hide in them
+                // (type 0 is invalid), so nothing later needs a search.
+                let zeroTail: Bool
+                do { zeroTail = try isZeroFilled(from: offset) } catch { throw ioError(error) }
+                if zeroTail {
+                    report.preallocatedBytes = fileSize - offset
+                    return report
+                }
                 report.status = try classify(damage, at: offset, generation: header.generation)
                 return report
             case .record(let frame, let payloadLength):
@@ -201,9 +210,6 @@ struct JournalScanner {
         if let later {
             return .corrupt(offset: offset, damage: .damageBeforeValidRecord(.init(damage), validRecordAt: later))
         }
-        var allZero = true
-        do { allZero = try isZeroFilled(from: offset) } catch { throw ioError(error) }
-        if allZero { return .tornTail(offset: offset, damage: .zeroFilled(bytes: window.fileSize - offset)) }
         return .tornTail(offset: offset, damage: damage)
     }
 

@@ -12,6 +12,10 @@ public struct JournalScanReport: Sendable, Hashable {
     public var validBytes: Int64
     /// The file's size.
     public var fileBytes: Int64
+    /// Zero bytes after the last record of a clean journal: space the writer
+    /// preallocated ahead of its appends (`journals/FORMAT.md`, section 3).
+    /// Always 0 for a damaged journal.
+    public var preallocatedBytes: Int64 = 0
     /// Sequence number of the last valid record, `nil` when there is none.
     public var lastSequence: UInt64?
 

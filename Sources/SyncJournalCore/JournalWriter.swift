@@ -53,16 +53,34 @@ public final class JournalWriter: Sendable {
         /// not read the file a second time. (A corrupt journal still fails the
         /// open after some records were visited.)
         public var visitRecord: (@Sendable (JournalRecord) -> Void)?
+        /// How far ahead of its appends the writer extends the file with
+        /// zeros, in bytes (0: never; the file grows with each write).
+        ///
+        /// An append into space that is already allocated and written leaves
+        /// the file's size alone, so its `fdatasync` flushes data only and
+        /// skips the file system's metadata journal: on ext4 that made a
+        /// durable append about 1.4 times as fast (`journal-bench`). Readers
+        /// take a zero-filled tail for the clean end of the journal, and
+        /// ``JournalWriter/close()`` cuts it off.
+        ///
+        /// ```swift
+        /// var options = JournalWriter.Options()
+        /// options.preallocationBytes = 4 << 20   // extend 4 MiB at a time
+        /// ```
+        public var preallocationBytes: Int
 
-        /// Default options: durable appends, real system calls, create if missing.
+        /// Default options: durable appends, real system calls, create if
+        /// missing, 1 MiB of preallocated space at a time.
         public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
                     headerForNewJournal: (@Sendable () -> JournalHeader)? = nil,
-                    visitRecord: (@Sendable (JournalRecord) -> Void)? = nil) {
+                    visitRecord: (@Sendable (JournalRecord) -> Void)? = nil,
+                    preallocationBytes: Int = 1 << 20) {
             self.mode = mode
             self.system = system
             self.createIfMissing = createIfMissing
             self.headerForNewJournal = headerForNewJournal
             self.visitRecord = visitRecord
+            self.preallocationBytes = max(0, preallocationBytes)
         }
     }
 
@@ -76,6 +94,7 @@ public final class JournalWriter: Sendable {
     public let mode: Mode
 
     private let io: FileIO
+    private let preallocationBytes: Int
     private let lockFD: FileDescriptor
     private let lockKey: String
     /// The open journal file. Changed only on the writer's queue (by a rewrite).
@@ -103,6 +122,8 @@ public final class JournalWriter: Sendable {
         var nextSequence: UInt64
         /// End of the last record written successfully.
         var endOffset: Int64
+        /// The file's size: `endOffset` plus the zeros preallocated after it.
+        var allocatedEnd: Int64
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false
         /// Bulk mode: encoded records not yet written, and whether a flush is queued.
@@ -112,15 +133,18 @@ public final class JournalWriter: Sendable {
     }
 
     private init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
-                 fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String, nextSequence: UInt64, endOffset: Int64) {
+                 preallocationBytes: Int, fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String,
+                 nextSequence: UInt64, endOffset: Int64, allocatedEnd: Int64) {
         self.lockKey = lockKey
         self.path = path
         self.recovery = recovery
         self.mode = mode
         self.io = io
+        self.preallocationBytes = preallocationBytes
         self.lockFD = lockFD
         queue = DispatchQueue(label: "SyncJournal.writer")
-        state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset))
+        state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset,
+                            allocatedEnd: max(endOffset, allocatedEnd)))
     }
 
     deinit {
@@ -213,6 +237,7 @@ public final class JournalWriter: Sendable {
             }
             var bytesCut: Int64 = 0
             var sideFile: String?
+            var allocatedEnd = report.fileBytes
             switch report.status {
             case .clean:
                 break
@@ -221,12 +246,14 @@ public final class JournalWriter: Sendable {
             case .tornTail(let offset, _):
                 sideFile = try cutTornTail(path: path, fd: fd, at: offset, fileSize: report.fileBytes, io: io)
                 bytesCut = report.fileBytes - offset
+                allocatedEnd = offset
             }
             guard let header = report.header else { throw JournalError.corrupt(path: path, offset: 0, damage: .checksumMismatch) }
             let recovery = JournalRecovery(statusFound: report.status, created: created, bytesCut: bytesCut,
                                            sideFile: sideFile, recordCount: report.recordCount)
-            return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io, fd: fd,
-                                 lockFD: lockFD, lockKey: lockKey, nextSequence: report.nextSequence, endOffset: report.validBytes)
+            return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io,
+                                 preallocationBytes: options.preallocationBytes, fd: fd, lockFD: lockFD, lockKey: lockKey,
+                                 nextSequence: report.nextSequence, endOffset: report.validBytes, allocatedEnd: allocatedEnd)
         } catch let error as JournalError {
             try? system.close(fd)
             throw error
@@ -379,9 +406,10 @@ public final class JournalWriter: Sendable {
         if let failure { throw failure }
         guard !bytes.isEmpty else { return }
         do {
+            preallocate(through: offset + Int64(bytes.count))
             try io.writeAll(fd, bytes, at: offset, path: path)
         } catch {
-            try? io.system.ftruncate(fd, offset)
+            if (try? io.system.ftruncate(fd, offset)) != nil { state.withLock { $0.allocatedEnd = offset } }
             let failure = JournalError.writerFailed(path: path, cause: error)
             state.withLock { $0.failure = failure }
             throw failure
@@ -472,13 +500,17 @@ public final class JournalWriter: Sendable {
                 }
             }
             do {
+                preallocate(through: offset + Int64(bytes.count))
                 try io.writeAll(fd, bytes, at: offset, path: path)
             } catch {
                 // Nothing was appended: cut any partial bytes so the next
                 // record starts at the same boundary. If even that fails the
                 // file's end is unknown, so the writer stops.
                 var failure = JournalError.io(error)
-                do { try io.system.ftruncate(fd, offset) } catch {
+                do {
+                    try io.system.ftruncate(fd, offset)
+                    state.withLock { $0.allocatedEnd = offset }
+                } catch {
                     let stop = JournalError.writerFailed(path: path, cause: error.at(path))
                     state.withLock { $0.failure = stop }
                     failure = stop
@@ -501,6 +533,36 @@ public final class JournalWriter: Sendable {
                 request.continuation.resume(returning: .success(firstOfRequest[index]))
             }
         }
+    }
+
+    /// Zeros written once, the source of every preallocation write.
+    private static let zeros = [UInt8](repeating: 0, count: 64 << 10)
+
+    /// Extends the file with zeros past `end` when the append about to be
+    /// written there would leave the preallocated space (on the writer's
+    /// queue): up to the next multiple of ``Options/preallocationBytes``
+    /// beyond `end`. The zeros become durable with the `fdatasync` that
+    /// follows the append, the one sync per extension that still changes the
+    /// file's size.
+    ///
+    /// Preallocation only ever saves time, so it never fails an append: when
+    /// the disk is too full for the zeros (or a write of them fails) it stops
+    /// where it got to, and the append itself reports whatever the disk says.
+    private func preallocate(through end: Int64) {
+        guard preallocationBytes > 0 else { return }
+        let allocated = state.withLock { $0.allocatedEnd }
+        guard end > allocated else { return }
+        let step = Int64(preallocationBytes)
+        let target = (end / step + 1) * step
+        var at = allocated
+        while at < target {
+            let count = Int(min(Int64(Self.zeros.count), target - at))
+            do throws(SystemError) {
+                try io.writeAll(fd, count == Self.zeros.count ? Self.zeros : [UInt8](repeating: 0, count: count), at: at, path: path)
+            } catch { break }
+            at += Int64(count)
+        }
+        state.withLock { $0.allocatedEnd = max($0.allocatedEnd, at) }
     }
 
     private func drainStopped() {
@@ -570,6 +632,7 @@ public final class JournalWriter: Sendable {
                 $0.header = header
                 $0.nextSequence = sequence
                 $0.endOffset = Int64(bytes.count)
+                $0.allocatedEnd = Int64(bytes.count)
                 $0.unsynced = false
             }
             try? system.close(oldFD)
@@ -605,6 +668,11 @@ public final class JournalWriter: Sendable {
                     if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
                 } catch { syncError = error }
             }
+            // A closed journal carries no preallocated zeros. The cut need not
+            // be durable: if a crash undoes it, readers take the zeros for
+            // the clean end all the same.
+            let (end, allocated, failed) = self.state.withLock { ($0.endOffset, $0.allocatedEnd, $0.failure != nil) }
+            if !failed && syncError == nil && allocated > end { try? self.io.system.ftruncate(self.fd, end) }
             try? self.io.system.close(self.fd)
             try? self.io.system.close(self.lockFD)
             LockRegistry.release(self.lockKey)

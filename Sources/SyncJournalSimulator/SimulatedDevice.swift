@@ -136,8 +136,10 @@ public final class SimulatedDevice {
 
     /// Opens the journal: a new store, engine and transport.
     func open() async throws(DeviceError) {
+        // Preallocation in 4 KiB steps: crashes land in extensions often,
+        // and each crash copies little of the simulated disk.
         let options = LocalStore.Options(system: disk, clock: VirtualTimeSource(clock: clock), checkpointThreshold: checkpointThreshold,
-                                         conflictPolicies: policies)
+                                         conflictPolicies: policies, preallocationBytes: 4096)
         let opened: LocalStore
         do { opened = try await LocalStore.open(path: path, options: options) } catch {
             throw DeviceError(description: "\(name) could not open its journal: \(error)")

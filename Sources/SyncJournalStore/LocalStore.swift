@@ -37,14 +37,18 @@ public actor LocalStore {
         /// Permanent failures an operation may have before it is quarantined
         /// (at least 1). Transient failures never count.
         public var maximumPermanentFailures: Int
+        /// How far ahead of its appends the journal is extended with zeros
+        /// (``JournalWriter/Options/preallocationBytes``; 0: never).
+        public var preallocationBytes: Int
 
         /// Default options: real system calls and clock, checkpoint past
-        /// 10,000 dead records, server wins, quarantine after 3 permanent failures.
+        /// 10,000 dead records, server wins, quarantine after 3 permanent
+        /// failures, the journal preallocated 1 MiB at a time.
         public init(system: any SystemCalls = PosixSystemCalls(), clock: any TimeSource = SystemTimeSource(),
                     checkpointThreshold: Int = 10_000,
                     makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                     conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
-                    maximumPermanentFailures: Int = 3) {
+                    maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
             self.system = system
             self.clock = clock
             self.checkpointThreshold = checkpointThreshold
@@ -52,6 +56,7 @@ public actor LocalStore {
             self.conflictPolicies = conflictPolicies
             self.defaultConflictPolicy = defaultConflictPolicy
             self.maximumPermanentFailures = max(1, maximumPermanentFailures)
+            self.preallocationBytes = max(0, preallocationBytes)
         }
     }
 
@@ -123,7 +128,8 @@ public actor LocalStore {
         let writer: JournalWriter
         do {
             writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system,
-                                                                             visitRecord: { replay.fold($0) }))
+                                                                             visitRecord: { replay.fold($0) },
+                                                                             preallocationBytes: options.preallocationBytes))
         } catch {
             switch error {
             case .corrupt, .notAJournal, .unsupportedVersion:

@@ -8,8 +8,8 @@ struct DamageClassificationTests {
         ([1, 2, 4], 3), ([1, 2, 2], 3), ([1, 1], 2), ([2, 3], 1),
     ]
 
-    @Test("A zero-filled tail is a torn tail of kind zeroFilled, and opening for writing cuts it")
-    func zeroFilledTailIsTornAndCut() async throws {
+    @Test("A zero-filled tail is preallocated space: clean, kept by a writer that opens it, appended over, cut on close")
+    func zeroFilledTailIsPreallocatedSpace() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("zeros.journal")
             let records = try await SampleJournal.write(SampleJournal.payloads(3), to: path)
@@ -17,18 +17,66 @@ struct DamageClassificationTests {
             try FileBytes.append([UInt8](repeating: 0, count: 4096), to: path)
 
             let (report, read) = try JournalReader(path: path).readAll()
-            #expect(report.status == .tornTail(offset: Int64(valid.count), damage: .zeroFilled(bytes: 4096)))
+            #expect(report.status == .clean)
+            #expect(report.validBytes == Int64(valid.count))
+            #expect(report.preallocatedBytes == 4096)
             #expect(read == records)
 
             let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
-            #expect(writer.recovery.bytesCut == 4096)
-            #expect(try FileBytes.read(writer.recovery.sideFile ?? "") == [UInt8](repeating: 0, count: 4096))
-            #expect(try FileBytes.read(path) == valid)
+            #expect(writer.recovery.bytesCut == 0)
+            #expect(writer.recovery.sideFile == nil)
+            #expect(try FileBytes.read(path).count == valid.count + 4096)
             #expect(try await writer.append(type: RecordType(rawValue: 1), payload: [4]) == 4)
+            // The append went into the zeros: the file did not grow.
+            #expect(try FileBytes.read(path).count == valid.count + 4096)
             try await writer.close()
             let after = try JournalReader(path: path).readAll()
             #expect(after.report.status == .clean)
+            #expect(after.report.preallocatedBytes == 0)
+            #expect(after.report.fileBytes == after.report.validBytes)
             #expect(after.records.map(\.sequence) == [1, 2, 3, 4])
+        }
+    }
+
+    @Test("Zeros followed by a valid record are corruption, not preallocated space")
+    func zerosBeforeValidRecordAreCorrupt() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("hole.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(4), to: path)
+            var bytes = try FileBytes.read(path)
+            let start = Int(records[1].offset)
+            let end = Int(records[2].offset)
+            for i in start..<end { bytes[i] = 0 }
+            try FileBytes.write(bytes, to: path)
+            let report = try JournalReader(path: path).scan()
+            guard case .corrupt(let offset, .damageBeforeValidRecord(_, let later)) = report.status else {
+                Issue.record("expected corruption, got \(report.status)")
+                return
+            }
+            #expect(offset == Int64(start))
+            #expect(later == Int64(end))
+            #expect(report.preallocatedBytes == 0)
+        }
+    }
+
+    @Test("A torn record inside preallocated space is a torn tail, and the writer cuts it and the zeros after it")
+    func tornRecordInPreallocatedSpace() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("torn-zeros.journal")
+            let records = try await SampleJournal.write(SampleJournal.payloads(3), to: path)
+            var bytes = try FileBytes.read(path)
+            let cut = Int(records[2].offset) + 10
+            bytes.removeLast(bytes.count - cut)
+            bytes += [UInt8](repeating: 0, count: 8192)
+            try FileBytes.write(bytes, to: path)
+            let report = try JournalReader(path: path).scan()
+            #expect(report.status.name == "torn-tail")
+            #expect(report.status.damageOffset == records[2].offset)
+            #expect(report.preallocatedBytes == 0)
+            let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
+            #expect(writer.recovery.bytesCut == Int64(10 + 8192))
+            try await writer.close()
+            #expect(try JournalReader(path: path).scan().recordCount == 2)
         }
     }
 

@@ -9,10 +9,15 @@ import Testing
 
 @Suite("Write failures")
 struct WriteFaultTests {
-    /// A journal with three durable records, opened through `faults`.
+    /// A journal with three durable records, opened through `faults`. Without
+    /// preallocation, so the file's bytes are exactly the records and every
+    /// cut is visible in its size (PreallocationTests covers faults in
+    /// preallocated space).
     private static func openWithThreeRecords(_ path: String, faults: FaultInjectingSystemCalls,
                                              mode: JournalWriter.Mode = .durable) async throws -> JournalWriter {
-        let writer = try await JournalWriter.open(path: path, options: SampleJournal.options(mode: mode, system: faults))
+        var options = SampleJournal.options(mode: mode, system: faults)
+        options.preallocationBytes = 0
+        let writer = try await JournalWriter.open(path: path, options: options)
         for payload in SampleJournal.payloads(3) { try await writer.append(type: RecordType(rawValue: 1), payload: payload) }
         return writer
     }

@@ -106,6 +106,15 @@ enum StoreRulesKit {
         FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 
+    /// The journal's content: the file's bytes up to the end of its last
+    /// record, without the zeros a writer preallocates after it (those are
+    /// free space, overwritten by the next append or cut on close).
+    static func journalContent(_ path: String) -> [UInt8]? {
+        guard let bytes = bytes(path) else { return nil }
+        guard let report = try? JournalReader(path: path).scan(), report.status == .clean else { return bytes }
+        return Array(bytes.prefix(Int(report.validBytes)))
+    }
+
     static func copySample(_ name: String, to destination: String) throws {
         let source = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

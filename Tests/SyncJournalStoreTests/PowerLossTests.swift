@@ -29,11 +29,15 @@ private struct PowerLossClock: TimeSource {
     func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
 }
 
+/// Preallocation in small steps: the journal is extended often, so crashes
+/// land in extensions too, and each crash copies little.
+private let powerLossPreallocation = 4096
+
 /// Options for a store on `disk`, as a process of its current boot (so
 /// nothing the store does after a crash reaches the disk).
 private func storeOptions(_ disk: SimulatedDisk, checkpointThreshold: Int) -> LocalStore.Options {
     LocalStore.Options(system: disk.process(), clock: PowerLossClock(), checkpointThreshold: checkpointThreshold,
-                       conflictPolicies: ["note": .clientWins, "tag": .mergeFields])
+                       conflictPolicies: ["note": .clientWins, "tag": .mergeFields], preallocationBytes: powerLossPreallocation)
 }
 
 // MARK: What is compared
@@ -690,7 +694,7 @@ extension PowerLossTests {
             for seed in UInt64(0)..<8 {
                 let counting = SimulatedDisk()
                 counting.createDirectory(directory)
-                let writer = try await JournalWriter.open(path: path, options: .init(mode: mode, system: counting))
+                let writer = try await JournalWriter.open(path: path, options: .init(mode: mode, system: counting, preallocationBytes: powerLossPreallocation))
                 _ = await writerWorkload(writer, mode: mode, lanes: lanes, count: count, seed: seed)
                 try await writer.close()
                 for point in 0..<counting.callCount {
@@ -701,7 +705,7 @@ extension PowerLossTests {
                     disk.createDirectory(directory)
                     disk.freeze(afterCalls: point)
                     var done = Array(repeating: (acknowledged: 0, attempted: 0), count: lanes)
-                    if let writer = try? await JournalWriter.open(path: path, options: .init(mode: mode, system: disk.process())) {
+                    if let writer = try? await JournalWriter.open(path: path, options: .init(mode: mode, system: disk.process(), preallocationBytes: powerLossPreallocation)) {
                         done = await writerWorkload(writer, mode: mode, lanes: lanes, count: count, seed: seed)
                         try? await writer.close()
                     }

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SyncJournalCore
+import SyncJournalTesting
+import Testing
+
+// Issue 7: the writer extends the journal with zeros ahead of its appends, so
+// a durable append overwrites allocated space and its fdatasync has no size
+// change to flush. Readers take the zeros for the clean end.
+
+@Suite("Preallocated space")
+struct PreallocationTests {
+    static func options(_ mode: JournalWriter.Mode, chunk: Int, system: any SystemCalls = PosixSystemCalls()) -> JournalWriter.Options {
+        var options = SampleJournal.options(mode: mode, system: system)
+        options.preallocationBytes = chunk
+        return options
+    }
+
+    @Test("Durable appends grow the file a whole chunk at a time, never by one record",
+          arguments: [JournalWriter.Mode.durable, .groupCommit, .bulk])
+    func appendsGrowByChunks(mode: JournalWriter.Mode) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("chunks.journal")
+            let writer = try await JournalWriter.open(path: path, options: Self.options(mode, chunk: 4096))
+            var sizes: Set<Int64> = []
+            for payload in SampleJournal.payloads(300, prefix: "a-somewhat-longer-record-payload") {
+                try await writer.append(type: RecordType(rawValue: 1), payload: payload)
+                if mode == .bulk { try await writer.sync() }
+                let size = try FileBytes.size(path)
+                #expect(size % 4096 == 0, "size \(size) is not a whole number of chunks")
+                #expect(size > writer.endOffset, "the file ends past the last record")
+                sizes.insert(size)
+            }
+            // About 12 KB of records: a handful of extensions, not 300.
+            #expect(sizes.count <= 5)
+            let open = try JournalReader(path: path).scan()
+            #expect(open.status == .clean)
+            #expect(open.recordCount == 300)
+            #expect(open.validBytes == writer.endOffset)
+            #expect(open.preallocatedBytes == open.fileBytes - open.validBytes)
+            try await writer.close()
+            #expect(try FileBytes.size(path) == writer.endOffset)
+        }
+    }
+
+    @Test("With preallocation off the file ends at the last record after every append")
+    func preallocationOff() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("off.journal")
+            let writer = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 0))
+            for payload in SampleJournal.payloads(20) {
+                try await writer.append(type: RecordType(rawValue: 1), payload: payload)
+                #expect(try FileBytes.size(path) == writer.endOffset)
+            }
+            try await writer.close()
+        }
+    }
+
+    @Test("A writer killed without closing leaves zeros that the next writer appends over")
+    func killedWriterLeavesZerosThatReopenUses() async throws {
+        let disk = SimulatedDisk()
+        disk.createDirectory("/p")
+        let path = "/p/killed.journal"
+        let first = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 8192, system: disk.process()))
+        for payload in SampleJournal.payloads(10) { try await first.append(type: RecordType(rawValue: 1), payload: payload) }
+        let end = first.endOffset
+        _ = disk.crash(.processCrash)
+
+        let report = try JournalReader(path: path, system: disk.process()).scan()
+        #expect(report.status == .clean)
+        #expect(report.recordCount == 10)
+        #expect(report.validBytes == end)
+        #expect(report.preallocatedBytes == 8192 - end)
+
+        let second = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 8192, system: disk.process()))
+        #expect(second.recovery.bytesCut == 0)
+        #expect(second.recovery.statusFound == .clean)
+        #expect(try await second.append(type: RecordType(rawValue: 1), payload: [1, 2, 3]) == 11)
+        #expect(disk.contents(of: path)?.count == 8192)
+        try await second.close()
+        let after = try JournalReader(path: path, system: disk.process()).readAll()
+        #expect(after.records.map(\.sequence) == Array(1...11))
+        #expect(after.report.fileBytes == after.report.validBytes)
+    }
+
+    @Test("Losing every unsynced write after acknowledged appends into preallocated space loses no acknowledged record")
+    func powerLossKeepsAcknowledgedRecords() async throws {
+        let disk = SimulatedDisk()
+        disk.createDirectory("/p")
+        let path = "/p/power.journal"
+        let writer = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 4096, system: disk.process()))
+        var acknowledged: [UInt64] = []
+        for payload in SampleJournal.payloads(200) {
+            acknowledged.append(try await writer.append(type: RecordType(rawValue: 1), payload: payload))
+        }
+        _ = disk.crash(.loseUnsynced)
+        let reader = JournalReader(path: path, system: disk.process())
+        let (report, records) = try reader.readAll()
+        #expect(report.status == .clean)
+        #expect(records.map(\.sequence) == acknowledged)
+    }
+
+    @Test("A disk too full for the zeros still takes an append that fits")
+    func fullDiskStillTakesAFittingAppend() async throws {
+        let probe = SimulatedDisk()
+        probe.createDirectory("/p")
+        let path = "/p/full.journal"
+        // Measure what one record needs, then leave room for it and little more.
+        let sizing = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 0, system: probe.process()))
+        let headerEnd = sizing.endOffset
+        try await sizing.append(type: RecordType(rawValue: 1), payload: [UInt8](repeating: 7, count: 100))
+        let recordEnd = sizing.endOffset
+        try await sizing.close()
+
+        let disk = SimulatedDisk(capacityBytes: Int(recordEnd) + 16)
+        disk.createDirectory("/p")
+        let writer = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 1 << 20, system: disk.process()))
+        #expect(writer.endOffset == headerEnd)
+        #expect(try await writer.append(type: RecordType(rawValue: 1), payload: [UInt8](repeating: 7, count: 100)) == 1)
+        try await writer.close()
+        let (report, records) = try JournalReader(path: path, system: disk.process()).readAll()
+        #expect(report.status == .clean)
+        #expect(records.count == 1)
+    }
+
+    @Test("A torn write inside preallocated space is cut back to the record boundary and the next append succeeds")
+    func tornWriteInPreallocatedSpace() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("torn-prealloc.journal")
+            let faults = FaultInjectingSystemCalls()
+            let writer = try await JournalWriter.open(path: path, options: Self.options(.durable, chunk: 65536, system: faults))
+            for payload in SampleJournal.payloads(3) { try await writer.append(type: RecordType(rawValue: 1), payload: payload) }
+            let end = writer.endOffset
+            #expect(try FileBytes.size(path) == 65536)
+            faults.inject(.tornWrite(bytes: 10, errno: EIO), into: .pwrite, on: .path(path))
+            await #expect(throws: JournalError.self) {
+                try await writer.append(type: RecordType(rawValue: 1), payload: Array("torn".utf8))
+            }
+            #expect(writer.endOffset == end)
+            // The torn bytes are gone; the zeros after them went with them.
+            #expect(try FileBytes.size(path) == end)
+            #expect(try await writer.append(type: RecordType(rawValue: 1), payload: Array("kept".utf8)) == 4)
+            #expect(try FileBytes.size(path) == 65536)
+            try await writer.close()
+            let (report, records) = try JournalReader(path: path).readAll()
+            #expect(report.status == .clean)
+            #expect(records.map(\.sequence) == [1, 2, 3, 4])
+            #expect(records.last?.payload == Array("kept".utf8))
+        }
+    }
+}
