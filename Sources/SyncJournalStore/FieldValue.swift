@@ -144,20 +144,31 @@ public enum FieldListCodec {
     /// Reads a field list, refusing empty, repeated or unordered names.
     public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
         let count = try reader.readCount(minimumItemSize: 2)
-        // Replay decodes every record: one allocation for the table, and the
-        // name's bytes read once (for the order check and the string).
+        // Replay decodes every record: one allocation for the table, and each
+        // name made once, in place (its bytes are compared where they lie in
+        // the payload).
         var fields = [String: FieldValue](minimumCapacity: count)
-        var previous: [UInt8]?
+        var previous: Range<Int>?
+        // Swift compares strings by canonical equivalence, so a name can
+        // equal an earlier one whose bytes differ; but two ASCII strings are
+        // equal only when their bytes are, and the order check already
+        // refuses equal bytes. So while every name is ASCII the table need
+        // not be searched before the insert.
+        var allASCII = true
         for _ in 0..<count {
             let at = reader.position
-            let bytes = try reader.readBytes()
-            guard let name = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8(at: at) }
+            let name = try reader.readString()
+            let bytes = (reader.position - name.utf8.count)..<reader.position
             if bytes.isEmpty { throw .invalid("empty field name", at: at) }
-            if let previous, !previous.lexicographicallyPrecedes(bytes) {
-                throw .invalid("field names out of order or repeated", at: at)
+            let (ordered, ascii) = reader.bytes.withUnsafeBufferPointer { payload in
+                let current = UnsafeBufferPointer(rebasing: payload[bytes])
+                let ordered = previous.map { UnsafeBufferPointer(rebasing: payload[$0]).lexicographicallyPrecedes(current) } ?? true
+                return (ordered, current.allSatisfy { $0 < 0x80 })
             }
+            if !ordered { throw .invalid("field names out of order or repeated", at: at) }
             previous = bytes
-            if fields[name] != nil { throw .invalid("field names are canonically equivalent", at: at) }
+            allASCII = allASCII && ascii
+            if !allASCII && fields[name] != nil { throw .invalid("field names are canonically equivalent", at: at) }
             fields[name] = try FieldValue.decode(from: &reader)
         }
         return fields
