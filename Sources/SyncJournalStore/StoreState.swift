@@ -244,7 +244,22 @@ public struct StoreState: Sendable, Hashable {
         }
         let rows = snapshot.values.sorted { $0.key < $1.key }
         chunked(rows, size: { Self.estimate($0.fields) + 64 }, make: { .rows($0) })
-        chunked(outbox.operations, size: { Self.estimate($0.operation.fields) + 128 }, make: { .outbox($0) })
+        // The queue is chunked as it is walked, not first copied whole into
+        // one array as large as the live state (same chunks as `chunked`).
+        var queued: [OutboxOperation] = []
+        var queuedBytes = 0
+        outbox.forEach { entry in
+            let itemBytes = Self.estimate(entry.operation.fields) + 128
+            if !queued.isEmpty && queuedBytes + itemBytes > partBytes {
+                parts.append(.outbox(queued))
+                queued = []
+                queuedBytes = 0
+            }
+            queued.append(entry)
+            queuedBytes += itemBytes
+            return true
+        }
+        if !queued.isEmpty { parts.append(.outbox(queued)) }
         if !cursors.isEmpty { parts.append(.cursors(cursors)) }
         chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
         chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])
