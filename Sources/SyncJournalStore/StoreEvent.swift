@@ -151,6 +151,18 @@ extension StoreEvent {
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
                                                 .conflictDismissed, .conflictSettled, .rowsForgotten]
 
+    /// Whether records of `type` carry store events: whether `type` is in ``decodedTypes``.
+    static func carriesEvent(_ type: RecordType) -> Bool {
+        switch type {
+        case .operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict,
+             .pulledRows, .checkpoint, .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
+             .conflictDismissed, .conflictSettled, .rowsForgotten:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).
@@ -158,7 +170,8 @@ extension StoreEvent {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }
-        if !decodedTypes.contains(record.type) {
+        // A switch, not `decodedTypes.contains`: no hashing per record.
+        if !carriesEvent(record.type) {
             if record.type.isSkippable || record.type == .salvaged { return nil }
             throw .unsupportedType(sequence: record.sequence, offset: record.offset, type: record.type)
         }
