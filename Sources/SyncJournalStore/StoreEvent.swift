@@ -186,6 +186,7 @@ extension StoreEvent {
                 let count = try reader.readCount(minimumItemSize: 17)
                 if count == 0 { throw .invalid("compacted edit without steps", at: reader.position) }
                 var steps: [CompactionStep] = []
+                steps.reserveCapacity(count)  // one allocation; the count is bounded by the payload
                 for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
                 event = .edit(operation, compaction: steps)
             case .operationBatch:
