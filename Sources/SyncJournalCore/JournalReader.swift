@@ -130,14 +130,23 @@ struct JournalScanner {
         var offset = Int64(header.headerLength)
         report.validBytes = offset
         var expected = header.firstSequence
+        // Records of one type usually come in runs: they are counted here and
+        // added to the table when the type changes or the scan ends, instead
+        // of hashing the type for every record.
+        var run: (type: RecordType, count: Int)?
+        func countRun() {
+            if let run { report.recordsByType[run.type, default: 0] += run.count }
+        }
 
         while true {
             let probe: Probe
             do { probe = try self.probe(at: offset, generation: header.generation) } catch { throw ioError(error) }
             switch probe {
             case .end:
+                countRun()
                 return report
             case .damage(let damage):
+                countRun()
                 // Zeros from a record boundary to the end are the space the
                 // writer preallocates, not damage; no record can hide in them
                 // (type 0 is invalid), so nothing later needs a search.
@@ -151,6 +160,7 @@ struct JournalScanner {
                 return report
             case .record(let frame, let payloadLength):
                 guard frame.sequence == expected else {
+                    countRun()
                     report.status = .corrupt(offset: offset, damage: .sequenceMismatch(expected: expected, found: frame.sequence))
                     return report
                 }
@@ -158,7 +168,10 @@ struct JournalScanner {
                                            payload: window.copy(offset + Int64(JournalFormat.recordHeaderLength), payloadLength))
                 try visit(record)
                 report.recordCount += 1
-                report.recordsByType[frame.type, default: 0] += 1
+                if run?.type == frame.type { run!.count += 1 } else {
+                    countRun()
+                    run = (frame.type, 1)
+                }
                 report.lastSequence = frame.sequence
                 offset += Int64(JournalFormat.recordHeaderLength + payloadLength)
                 report.validBytes = offset

@@ -606,6 +606,9 @@ public final class JournalWriter: Sendable {
                                        continuesGeneration: old.generation, firstSequence: firstSequence,
                                        createdAtMilliseconds: wallClockMilliseconds())
             var bytes = header.encoded()
+            // Sized once: a checkpoint of a large state is hundreds of megabytes,
+            // and growing by doubling copied it over and over.
+            bytes.reserveCapacity(bytes.count + records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count })
             var sequence = firstSequence
             for record in records {
                 RecordFrame.encode(type: record.type, generation: header.generation, sequence: sequence,

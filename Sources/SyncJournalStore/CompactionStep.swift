@@ -13,10 +13,10 @@ public enum CompactionStep: Sendable, Hashable {
         switch self {
         case .remove(let id):
             writer.writeUInt8(1)
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
         case .replace(let id, let operation):
             writer.writeUInt8(2)
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             operation.encode(into: &writer)
         }
     }
@@ -25,9 +25,9 @@ public enum CompactionStep: Sendable, Hashable {
     public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CompactionStep {
         let at = reader.position
         switch try reader.readUInt8() {
-        case 1: return .remove(OperationID(bytes: try reader.readRaw(16))!)
+        case 1: return .remove(try OperationID.decode(from: &reader))
         case 2:
-            let id = OperationID(bytes: try reader.readRaw(16))!
+            let id = try OperationID.decode(from: &reader)
             return .replace(id, with: try JournalOperation.decode(from: &reader))
         case let tag: throw .invalid("unknown compaction step \(tag)", at: at)
         }

@@ -42,7 +42,7 @@ public struct JournalOperation: Sendable, Hashable {
 
     /// Appends the operation's encoding.
     public func encode(into writer: inout ByteWriter) {
-        writer.writeRaw(id.bytes)
+        id.encode(into: &writer)
         writer.writeUInt8(kind.rawValue)
         writer.writeString(entity)
         writer.writeString(recordID)
@@ -61,7 +61,7 @@ public struct JournalOperation: Sendable, Hashable {
 
     /// Reads one operation.
     public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
-        let id = OperationID(bytes: try reader.readRaw(16))!
+        let id = try OperationID.decode(from: &reader)
         let kindAt = reader.position
         guard let kind = OperationKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
         let entityAt = reader.position

@@ -2,13 +2,43 @@ import SyncJournalCore
 
 /// The idempotency key of an operation: 16 random bytes, printed as a UUID.
 public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    // The 16 bytes as two big-endian words, stored inline: replay decodes and
+    // hashes several ids per record, and an array of bytes cost an allocation
+    // per id and sixteen hasher rounds per lookup. Big-endian, so comparing
+    // the words compares the bytes in order.
+    private let first: UInt64
+    private let second: UInt64
+
     /// The raw bytes (always 16).
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] {
+        (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? first : second) >> UInt64(56 - 8 * (i % 8))) }
+    }
 
     /// Wraps 16 bytes; `nil` for any other count.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 16 else { return nil }
-        self.bytes = bytes
+        func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        self.init(first: word(0), second: word(8))
+    }
+
+    private init(first: UInt64, second: UInt64) {
+        self.first = first
+        self.second = second
+    }
+
+    /// Reads the 16 raw bytes of an id.
+    static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> OperationID {
+        try reader.withRaw(16) { raw in
+            OperationID(first: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                        second: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    /// Appends the 16 raw bytes of the id.
+    func encode(into writer: inout ByteWriter) {
+        // `writeUInt64` writes little-endian: the byte-swapped word comes out in byte order.
+        writer.writeUInt64(first.byteSwapped)
+        writer.writeUInt64(second.byteSwapped)
     }
 
     /// A new random id (UUID version 4 layout).
@@ -20,16 +50,12 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     /// A random id from `generator` (deterministic generators make reproducible journals).
     public static func random(using generator: inout some RandomNumberGenerator) -> OperationID {
         // Two 64-bit draws, not sixteen 8-bit ones: the system generator costs a call each.
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let high = generator.next()
-        let low = generator.next()
-        for i in 0..<8 {
-            bytes[i] = UInt8(truncatingIfNeeded: high >> UInt64(8 * i))
-            bytes[8 + i] = UInt8(truncatingIfNeeded: low >> UInt64(8 * i))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return OperationID(bytes: bytes)!
+        // Each draw's bytes, low byte first, are the id's bytes (as before the
+        // words were stored), so a seeded generator gives the same ids.
+        let first = generator.next().byteSwapped
+        let second = generator.next().byteSwapped
+        // Version 4 in the high nibble of byte 6, variant 0b10 in the top bits of byte 8.
+        return OperationID(first: first & ~0xF000 | 0x4000, second: second & ~(0xC0 << 56) | 0x80 << 56)
     }
 
     /// Parses the `8-4-4-4-12` hex form.
@@ -56,11 +82,11 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
             bytes.append(high << 4 | low)
             index += 2
         }
-        self.bytes = bytes
+        self.init(bytes: bytes)
     }
 
     /// The `8-4-4-4-12` lowercase hex form.
     public var description: String { JournalID(bytes: bytes)!.description }
 
-    public static func < (lhs: OperationID, rhs: OperationID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func < (lhs: OperationID, rhs: OperationID) -> Bool { (lhs.first, lhs.second) < (rhs.first, rhs.second) }
 }

@@ -31,6 +31,12 @@ public struct Outbox: Sendable {
     /// The entry for `id`, if queued.
     public subscript(id: OperationID) -> OutboxOperation? { entries[id] }
 
+    /// The record of the entry for `id`, if queued (read in place: the entry is not copied).
+    func key(of id: OperationID) -> RecordKey? {
+        guard let index = entries.index(forKey: id) else { return nil }
+        return entries.values[index].key
+    }
+
     /// The queued operations on one record, in order.
     public func operations(on key: RecordKey) -> [OutboxOperation] {
         (byKey[key] ?? []).compactMap { entries[$0] }
@@ -41,7 +47,8 @@ public struct Outbox: Sendable {
 
     /// Queues `entry` at the end.
     public mutating func append(_ entry: OutboxOperation) {
-        guard entries[entry.id] == nil else { return }
+        // `index(forKey:)`, not `entries[id] == nil`: the subscript copies the entry out.
+        guard entries.index(forKey: entry.id) == nil else { return }
         order.append(entry.id)
         entries[entry.id] = entry
         byKey[entry.key, default: []].append(entry.id)
@@ -51,9 +58,11 @@ public struct Outbox: Sendable {
     @discardableResult
     public mutating func remove(_ id: OperationID) -> OutboxOperation? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if var ids = byKey[entry.key] {
-            ids.removeAll { $0 == id }
-            byKey[entry.key] = ids.isEmpty ? nil : ids
+        // The record's list is changed where it lies in the table (one lookup,
+        // no copy of the list); an id is in its record's list once.
+        if let index = byKey.index(forKey: entry.key) {
+            if let position = byKey.values[index].firstIndex(of: id) { byKey.values[index].remove(at: position) }
+            if byKey.values[index].isEmpty { byKey.remove(at: index) }
         }
         dead += 1
         if dead > 64 && dead > order.count / 2 {
@@ -79,11 +88,11 @@ public struct Outbox: Sendable {
 
     /// Changes the entry for `id` in place (its position is kept; its record must not change).
     public mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
-        guard var entry = entries[id] else { return }
-        let key = entry.key
-        body(&entry)
-        precondition(entry.key == key && entry.id == id, "an outbox entry keeps its id and record")
-        entries[id] = entry
+        // Changed in place: one lookup, and no copy of the entry written back.
+        guard let index = entries.index(forKey: id) else { return }
+        let key = entries.values[index].key
+        body(&entries.values[index])
+        precondition(entries.values[index].key == key && entries.values[index].id == id, "an outbox entry keeps its id and record")
     }
 }
 

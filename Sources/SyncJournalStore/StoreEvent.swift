@@ -96,19 +96,19 @@ extension StoreEvent {
             return JournalOperation.encodeBatch(operations)
         case .sent(let ids), .withdrawn(let ids):
             writer.writeVarint(UInt64(ids.count))
-            for id in ids { writer.writeRaw(id.bytes) }
+            for id in ids { id.encode(into: &writer) }
         case .acknowledged(let acks):
             writer.writeVarint(UInt64(acks.count))
             for ack in acks {
-                writer.writeRaw(ack.operationID.bytes)
+                ack.operationID.encode(into: &writer)
                 ack.row.encode(into: &writer)
             }
         case .failed(let id, let reason, let permanent):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             writer.writeUInt8(permanent ? 1 : 0)
             writer.writeString(reason)
         case .conflicted(let id, let server):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             writer.writeUInt8(server == nil ? 0 : 1)
             server?.encode(into: &writer)
         case .pulled(let kind, let rows, let cursor):
@@ -120,19 +120,19 @@ extension StoreEvent {
         case .checkpoint(let part):
             part.encode(into: &writer)
         case .attemptFailed(let id, let kind, let reason, let quarantine):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             writer.writeUInt8(kind.rawValue)
             writer.writeUInt8(quarantine ? 1 : 0)
             writer.writeString(reason)
         case .released(let id), .discarded(let id), .conflictDismissed(let id):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
         case .conflictSettled(let id, let operation, let steps):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             operation.encode(into: &writer)
             writer.writeVarint(UInt64(steps.count))
             for step in steps { step.encode(into: &writer) }
         case .conflictResolved(let id, let server, let base, let resolution):
-            writer.writeRaw(id.bytes)
+            id.encode(into: &writer)
             writer.writeUInt8((server == nil ? 0 : 1) | (base == nil ? 0 : 2))
             server?.encode(into: &writer)
             base?.encode(into: &writer)
@@ -151,6 +151,18 @@ extension StoreEvent {
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
                                                 .conflictDismissed, .conflictSettled, .rowsForgotten]
 
+    /// Whether records of `type` carry store events: whether `type` is in ``decodedTypes``.
+    static func carriesEvent(_ type: RecordType) -> Bool {
+        switch type {
+        case .operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict,
+             .pulledRows, .checkpoint, .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
+             .conflictDismissed, .conflictSettled, .rowsForgotten:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).
@@ -158,7 +170,8 @@ extension StoreEvent {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }
-        if !decodedTypes.contains(record.type) {
+        // A switch, not `decodedTypes.contains`: no hashing per record.
+        if !carriesEvent(record.type) {
             if record.type.isSkippable || record.type == .salvaged { return nil }
             throw .unsupportedType(sequence: record.sequence, offset: record.offset, type: record.type)
         }
@@ -173,6 +186,7 @@ extension StoreEvent {
                 let count = try reader.readCount(minimumItemSize: 17)
                 if count == 0 { throw .invalid("compacted edit without steps", at: reader.position) }
                 var steps: [CompactionStep] = []
+                steps.reserveCapacity(count)  // one allocation; the count is bounded by the payload
                 for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
                 event = .edit(operation, compaction: steps)
             case .operationBatch:
@@ -180,24 +194,24 @@ extension StoreEvent {
             case .sentMarker, .sendWithdrawn:
                 let count = try reader.readCount(minimumItemSize: 16)
                 var ids: [OperationID] = []
-                for _ in 0..<count { ids.append(OperationID(bytes: try reader.readRaw(16))!) }
+                for _ in 0..<count { ids.append(try OperationID.decode(from: &reader)) }
                 event = record.type == .sentMarker ? .sent(ids) : .withdrawn(ids)
             case .acknowledgement:
                 let count = try reader.readCount(minimumItemSize: 20)
                 var acks: [Acknowledgement] = []
                 for _ in 0..<count {
-                    let id = OperationID(bytes: try reader.readRaw(16))!
+                    let id = try OperationID.decode(from: &reader)
                     acks.append(Acknowledgement(operationID: id, row: try ServerRow.decode(from: &reader)))
                 }
                 event = .acknowledged(acks)
             case .rejection:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 let flagAt = reader.position
                 let flag = try reader.readUInt8()
                 if flag > 1 { throw .invalid("unknown failure flag", at: flagAt) }
                 event = .failed(id, reason: try reader.readString(), permanent: flag == 1)
             case .conflict:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 let flagAt = reader.position
                 let flag = try reader.readUInt8()
                 if flag > 1 { throw .invalid("unknown conflict flag", at: flagAt) }
@@ -215,7 +229,7 @@ extension StoreEvent {
             case .checkpoint:
                 event = .checkpoint(try CheckpointPart.decode(from: &reader))
             case .attemptFailed:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 let kindAt = reader.position
                 guard let kind = FailureKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown failure kind", at: kindAt) }
                 let flagAt = reader.position
@@ -223,10 +237,10 @@ extension StoreEvent {
                 if flag > 1 { throw .invalid("unknown quarantine flag", at: flagAt) }
                 event = .attemptFailed(id, kind: kind, reason: try reader.readString(), quarantine: flag == 1)
             case .quarantineReleased, .operationDiscarded, .conflictDismissed:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 event = record.type == .quarantineReleased ? .released(id) : record.type == .operationDiscarded ? .discarded(id) : .conflictDismissed(id)
             case .conflictResolved:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 let flagsAt = reader.position
                 let flags = try reader.readUInt8()
                 if flags & ~3 != 0 { throw .invalid("unknown conflict flags", at: flagsAt) }
@@ -234,7 +248,7 @@ extension StoreEvent {
                 let base = flags & 2 != 0 ? try ServerRow.decode(from: &reader) : nil
                 event = .conflictResolved(id, server: server, base: base, resolution: try ConflictResolution.decode(from: &reader))
             case .conflictSettled:
-                let id = OperationID(bytes: try reader.readRaw(16))!
+                let id = try OperationID.decode(from: &reader)
                 let operation = try JournalOperation.decode(from: &reader)
                 let count = try reader.readCount(minimumItemSize: 17)
                 var steps: [CompactionStep] = []

@@ -125,9 +125,9 @@ public struct StoreState: Sendable, Hashable {
             }
         case .edit(let operation, let steps):
             for case .replace(let id, let replacement) in steps {
-                guard let entry = outbox[id] ?? (id == operation.id ? OutboxOperation(operation: operation) : nil) else { continue }
+                guard let key = outbox.key(of: id) ?? (id == operation.id ? operation.key : nil) else { continue }
                 if replacement.id != id { return "compaction replaces operation \(id) by another id, \(replacement.id)" }
-                if replacement.key != entry.key { return "compaction replaces operation \(id) on \(entry.key) by one on \(replacement.key)" }
+                if replacement.key != key { return "compaction replaces operation \(id) on \(key) by one on \(replacement.key)" }
             }
         case .conflictResolved(let id, let server, _, let resolution):
             guard let entry = outbox[id] else { break }
@@ -172,7 +172,8 @@ public struct StoreState: Sendable, Hashable {
     }
 
     private mutating func forgetBaseIfIdle(_ key: RecordKey) {
-        if baseRows[key] != nil && outbox.operations(on: key).isEmpty { baseRows[key] = nil }
+        // Most states keep no base rows: skip hashing the key then.
+        if !baseRows.isEmpty && baseRows[key] != nil && outbox.operations(on: key).isEmpty { baseRows[key] = nil }
     }
 
     /// The server's copy `entry` was made on, if the device still knows it.
@@ -243,7 +244,22 @@ public struct StoreState: Sendable, Hashable {
         }
         let rows = snapshot.values.sorted { $0.key < $1.key }
         chunked(rows, size: { Self.estimate($0.fields) + 64 }, make: { .rows($0) })
-        chunked(outbox.operations, size: { Self.estimate($0.operation.fields) + 128 }, make: { .outbox($0) })
+        // The queue is chunked as it is walked, not first copied whole into
+        // one array as large as the live state (same chunks as `chunked`).
+        var queued: [OutboxOperation] = []
+        var queuedBytes = 0
+        outbox.forEach { entry in
+            let itemBytes = Self.estimate(entry.operation.fields) + 128
+            if !queued.isEmpty && queuedBytes + itemBytes > partBytes {
+                parts.append(.outbox(queued))
+                queued = []
+                queuedBytes = 0
+            }
+            queued.append(entry)
+            queuedBytes += itemBytes
+            return true
+        }
+        if !queued.isEmpty { parts.append(.outbox(queued)) }
         if !cursors.isEmpty { parts.append(.cursors(cursors)) }
         chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
         chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])

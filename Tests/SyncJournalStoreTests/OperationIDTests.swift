@@ -62,6 +62,24 @@ struct OperationIDTests {
         #expect(OperationID(fixedID.description) == fixedID)
     }
 
+    @Test("ids keep their bytes and order as their bytes do")
+    func bytesAndOrderRoundTrip() {
+        var rng = SeededGenerator(seed: 13)
+        var previous: OperationID?
+        for _ in 0..<2_000 {
+            // Ids sharing a first half, so the second word decides some comparisons.
+            var bytes = rng.bytes(16)
+            if let previous, Bool.random(using: &rng) { bytes.replaceSubrange(0..<8, with: previous.bytes[0..<8]) }
+            let id = OperationID(bytes: bytes)!
+            #expect(id.bytes == bytes)
+            if let previous {
+                #expect((id < previous) == bytes.lexicographicallyPrecedes(previous.bytes))
+                #expect((id == previous) == (bytes == previous.bytes))
+            }
+            previous = id
+        }
+    }
+
     @Test("uppercase hex parses to the same id")
     func uppercaseParses() {
         #expect(OperationID("00010203-0405-0607-0809-0A0B0C0D0E0F") == fixedID)

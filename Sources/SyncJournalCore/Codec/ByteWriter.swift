@@ -22,12 +22,13 @@ public struct ByteWriter: Sendable {
 
     /// Appends a little-endian `u32`.
     public mutating func writeUInt32(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        // One append of the value's bytes, not one per byte.
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a little-endian `u64`.
     public mutating func writeUInt64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a little-endian two's complement `i64`.
