@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "fuzz-journal-reader", targets: ["fuzz-journal-reader"]),
         .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
         .executable(name: "journal-bench", targets: ["journal-bench"]),
+        .executable(name: "sync-server", targets: ["sync-server"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -38,11 +39,14 @@ let package = Package(
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
 
-        // The system SQLite, a baseline for journal-bench only (issue 7).
+        // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
         .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
+        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite storage (issue 8).
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "CSQLite"]),
+        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
@@ -64,6 +68,10 @@ let package = Package(
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
+        .testTarget(
+            name: "SyncJournalServerTests",
+            dependencies: ["SyncJournalServer", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+        ),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
