@@ -1,1 +1,1 @@
-print("placeholder")
+print("sync-server: not wired yet")
