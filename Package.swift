@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers point one way, downward:
 //   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   SyncJournalWire -> SyncJournalSync (the HTTP protocol's JSON, for client and server)
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -10,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "SyncJournal", targets: ["SyncJournal"]),
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
+        .library(name: "SyncJournalWire", targets: ["SyncJournalWire"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
@@ -29,6 +31,9 @@ let package = Package(
         .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore"]),
         // The sync engine, the transport protocol and its wire types.
         .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
+        // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
+        // shared by the HTTP transport and the server.
+        .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
         // The library product: one import for apps.
         .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
@@ -68,6 +73,7 @@ let package = Package(
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
+        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
         .testTarget(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalServer", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
