@@ -111,6 +111,14 @@ public final class SQLiteStorage: SyncStorage {
         }
     }
 
+    /// Closes the idle connections (the last one to close checkpoints the
+    /// WAL into the database file). Later calls open new ones.
+    ///
+    /// ```swift
+    /// storage.closeConnections()
+    /// ```
+    public func closeConnections() { pool.closeIdle() }
+
     // MARK: Push
 
     /// Applies `mutations` in order in one transaction (see ``SyncStorage/push(user:_:)``).
