@@ -12,7 +12,7 @@ func fail(_ error: SyncServerError) -> Never {
     exit(error.exitStatus)
 }
 
-let invocation: SyncServerCommandLine.Invocation
+let invocation: SyncServerInvocation
 do throws(SyncServerError) {
     invocation = try SyncServerCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {

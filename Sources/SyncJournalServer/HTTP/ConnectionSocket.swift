@@ -50,12 +50,14 @@ struct ConnectionSocket: Sendable {
         }
     }
 
-    /// Writes all of `bytes` (a short write continues; `SO_SNDTIMEO` bounds each wait).
-    func write(_ bytes: [UInt8]) throws(SocketError) {
+    /// Writes all of `bytes` (a short write continues; `SO_SNDTIMEO` bounds
+    /// each wait). `flags` adds to `send`'s (`MSG_DONTWAIT`: never wait).
+    func write(_ bytes: [UInt8], flags: Int32 = 0) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return send(descriptor, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL) | flags)
             }
             if count >= 0 {
                 offset += count

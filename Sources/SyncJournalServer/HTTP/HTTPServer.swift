@@ -167,15 +167,12 @@ public final class HTTPServer: Sendable {
             return true
         }
         guard admitted else {
-            // Answered on its own short-lived thread, so a client that does not read cannot stall accepting.
+            // Written without waiting (a fresh socket's send buffer holds it),
+            // so a flood of refused clients costs neither threads nor time.
             let refusal = responder.respond(to: .tooManyConnections(limit: configuration.maximumConnections))
-            running.enter()
-            Thread { [self] in
-                socket.configure(writeTimeoutMilliseconds: 1_000)
-                try? socket.write(refusal.serialized(closing: true))
-                socket.close()
-                running.leave()
-            }.start()
+            try? socket.write(refusal.serialized(closing: true), flags: Int32(MSG_DONTWAIT))
+            _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+            socket.close()
             return
         }
         running.enter()

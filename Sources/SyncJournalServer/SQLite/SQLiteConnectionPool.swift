@@ -42,7 +42,7 @@ public final class SQLiteConnectionPool: Sendable {
     /// ```swift
     /// try pool.withConnection { database throws(SQLiteError) in try database.execute("select 1") }
     /// ```
-    public func withConnection<T, E: Error>(_ body: (SQLiteDatabase) throws(E) -> T) throws(PoolFailure<E>) -> T {
+    public func withConnection<T, E: Error>(_ body: (SQLiteDatabase) throws(E) -> T) throws(SQLiteConnectionPoolFailure<E>) -> T {
         let database: SQLiteDatabase
         if let reused = idle.withLock({ $0.popLast() }) {
             database = reused
@@ -85,13 +85,5 @@ public final class SQLiteConnectionPool: Sendable {
             return connections
         }
         for connection in connections { connection.close() }
-    }
-
-    /// Why ``withConnection(_:)`` failed: no connection could be opened, or the body threw.
-    public enum PoolFailure<BodyError: Error>: Error {
-        /// Opening or configuring a new connection failed.
-        case open(SQLiteError)
-        /// The body's own error.
-        case body(BodyError)
     }
 }

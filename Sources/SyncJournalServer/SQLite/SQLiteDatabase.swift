@@ -110,7 +110,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// ```swift
     /// try database.transaction(immediate: true) { () throws(SQLiteError) in try database.execute("delete from horizons") }
     /// ```
-    public func transaction<T, E: Error>(immediate: Bool, _ body: () throws(E) -> T) throws(TransactionFailure<E>) -> T {
+    public func transaction<T, E: Error>(immediate: Bool, _ body: () throws(E) -> T) throws(SQLiteTransactionFailure<E>) -> T {
         do {
             try execute(immediate ? "begin immediate" : "begin")
         } catch {
@@ -137,14 +137,5 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private func rollback() {
         guard let handle, sqlite3_get_autocommit(handle) == 0 else { return }
         try? execute("rollback")
-    }
-
-    /// Why ``transaction(immediate:_:)`` failed: the transaction itself
-    /// (`begin`/`commit`) or the body's own error.
-    public enum TransactionFailure<BodyError: Error>: Error {
-        /// `begin` or `commit` failed; nothing of the body is kept.
-        case database(SQLiteError)
-        /// The body threw; everything it did is rolled back.
-        case body(BodyError)
     }
 }

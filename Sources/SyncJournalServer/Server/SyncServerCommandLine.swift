@@ -9,14 +9,6 @@ import Foundation
 /// }
 /// ```
 public enum SyncServerCommandLine {
-    /// What the command line asks for.
-    public enum Invocation: Sendable {
-        /// `--help`: print ``usage`` and exit 0.
-        case help
-        /// Serve with these options.
-        case run(SyncServerOptions)
-    }
-
     /// The help text.
     ///
     /// ```swift
@@ -49,7 +41,7 @@ public enum SyncServerCommandLine {
     /// ```
     ///
     /// - Throws: ``SyncServerError/usage(_:)`` or ``SyncServerError/users(_:)``.
-    public static func parse(_ arguments: [String]) throws(SyncServerError) -> Invocation {
+    public static func parse(_ arguments: [String]) throws(SyncServerError) -> SyncServerInvocation {
         var options = SyncServerOptions()
         var index = 0
         func value(_ flag: String) throws(SyncServerError) -> String {

@@ -97,7 +97,7 @@ public final class SQLiteStorage: SyncStorage {
                                 _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         let now = self.now
         do {
-            return try pool.withConnection { database throws(SQLiteDatabase.TransactionFailure<StorageError>) in
+            return try pool.withConnection { database throws(SQLiteTransactionFailure<StorageError>) in
                 try database.transaction(immediate: immediate) { () throws(StorageError) in
                     try body(database, StorageTransaction(database: database, now: now))
                 }
