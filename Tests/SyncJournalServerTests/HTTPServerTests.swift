@@ -151,6 +151,9 @@ struct HTTPServerTests {
             #expect(response.status == 400, "\(raw.debugDescription)")
             #expect(try client.readsEndOfFile())
         }
+        let binary = try RawClient(port: server.port)
+        try binary.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])   // a TLS hello's first bytes: no line end yet
+        #expect(try binary.readResponse().status == 400, "binary garbage is refused without waiting for a line end")
         let version = try RawClient(port: server.port)
         try version.send("GET /echo HTTP/2.0\r\nHost: x\r\n\r\n")
         #expect(try version.readResponse().status == 505)

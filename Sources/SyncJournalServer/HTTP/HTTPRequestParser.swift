@@ -62,6 +62,11 @@ struct HTTPRequestParser: Sendable {
             if let lineEnd, case .failure(let failure) = Self.parseRequestLine(buffer[0..<lineEnd]) {
                 return .failure(failure)
             }
+            // So does a partial one with a byte no request line holds (binary garbage).
+            let partialLine = buffer[0..<(lineEnd ?? searchEnd)]
+            if partialLine.contains(where: { ($0 < 0x20 && $0 != Self.cr) || $0 >= 0x7F }) {
+                return .failure(.malformed("the request line holds a control or non-ASCII byte"))
+            }
             if buffer.count > configuration.maximumHeaderBytes {
                 return .failure(.headersTooLarge("the request head is over \(configuration.maximumHeaderBytes) bytes"))
             }
