@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
-        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],

@@ -6,8 +6,8 @@ import Glibc
 /// A loopback HTTP/1.1 responder for transport tests: it listens on
 /// 127.0.0.1 on a port the kernel picks, reads each request in full, records
 /// it, and answers with the next scripted ``Reply`` (one request per
-/// connection). A held request stays unanswered until ``releaseHeld()`` or
-/// ``stop()``; nothing here sleeps.
+/// connection), or with what its handler returns. A held request stays
+/// unanswered until ``releaseHeld()`` or ``stop()``; nothing here sleeps.
 final class ScriptedHTTPResponder: @unchecked Sendable {
     // @unchecked: mutable state is guarded by `lock`; sockets are owned by one thread each.
 
@@ -41,6 +41,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
     private let listener: Int32
     private let lock = NSLock()
     private var script: [Reply]
+    private let handler: (@Sendable (Request) async -> Reply)?
     private var received: [Request] = []
     private var heldSockets: [Int32] = []
     private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -54,8 +55,18 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
     var requests: [Request] { lock.withLock { received } }
 
     /// Starts listening; each request takes the next reply of `script` (a 500 when it runs out).
-    init(_ script: [Reply]) throws {
+    convenience init(_ script: [Reply]) throws {
+        try self.init(script: script, handler: nil)
+    }
+
+    /// Starts listening; each request is answered with what `handler` returns for it.
+    convenience init(handler: @escaping @Sendable (Request) async -> Reply) throws {
+        try self.init(script: [], handler: handler)
+    }
+
+    private init(script: [Reply], handler: (@Sendable (Request) async -> Reply)?) throws {
         self.script = script
+        self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
@@ -142,7 +153,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
             return (reply, ready)
         }
         for continuation in ready { continuation.resume() }
-        switch reply {
+        switch handler.map({ Self.wait(for: $0, request) }) ?? reply {
         case .respond(let status, let headers, let body):
             var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -167,6 +178,24 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
             write(connection, Array(head.utf8) + body)
             close(connection)
         }
+    }
+
+    /// Runs the async handler from this connection's own thread (never a
+    /// thread of the concurrency pool), which waits for it.
+    private static func wait(for handler: @escaping @Sendable (Request) async -> Reply, _ request: Request) -> Reply {
+        let done = DispatchSemaphore(value: 0)
+        let box = ReplyBox()
+        Task {
+            box.reply = await handler(request)
+            done.signal()
+        }
+        done.wait()
+        return box.reply ?? .close
+    }
+
+    private final class ReplyBox: @unchecked Sendable {
+        // @unchecked: written once before the semaphore is signalled, read after the wait.
+        var reply: Reply?
     }
 
     private func write(_ connection: Int32, _ bytes: [UInt8]) {
