@@ -107,6 +107,26 @@ public final class HTTPTransport: SyncTransport, Sendable {
         }
     }
 
+    /// Asks `GET /v1/health` (no token) whether the server is up: returns
+    /// when it answers 200 `{"status": "ok"}`, throws as ``push(_:)`` would
+    /// otherwise (``TransportError/offline`` when it cannot be reached).
+    ///
+    /// ```swift
+    /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
+    /// ```
+    public func checkHealth() async throws(TransportError) {
+        let reply = try await send(.health, body: nil, pulledKinds: [])
+        let status: String
+        do {
+            status = try HealthReplyCodec.decode(reply, parser: parser)
+        } catch {
+            throw Self.malformed(.health, error)
+        }
+        if status != HealthReplyCodec.ok {
+            throw .transient(reason: "the server reports status \"\(status)\"", retryAfterMilliseconds: nil)
+        }
+    }
+
     // MARK: Requests
 
     private static func malformed(_ endpoint: SyncEndpoint, _ error: WireError) -> TransportError {
@@ -119,18 +139,21 @@ public final class HTTPTransport: SyncTransport, Sendable {
         endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
     }
 
-    /// Sends one request and returns the body of a 200 reply; anything else is classified.
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8], pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
-        // A token with a line break could smuggle headers; only visible ASCII travels.
-        guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw .permanent(reason: "the bearer token is empty or holds characters other than visible ASCII")
-        }
+    /// Sends one request (a POST with `body` and the token, or a GET without
+    /// either) and returns the body of a 200 reply; anything else is classified.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
         request.httpMethod = endpoint.method
-        request.httpBody = Data(body)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let body {
+            // A token with a line break could smuggle headers; only visible ASCII travels.
+            guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .permanent(reason: "the bearer token is empty or holds characters other than visible ASCII")
+            }
+            request.httpBody = Data(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
 
         let exchange = await DataTaskCall.run(request, in: session, timeout: timeout)
         let response: HTTPURLResponse

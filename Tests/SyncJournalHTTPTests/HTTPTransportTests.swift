@@ -82,6 +82,23 @@ struct HTTPTransportTests {
         #expect(try ReadRequestCodec.decode(responder.requests[0].body) == ReadRequest(kind: "pin", id: "p1"))
     }
 
+    @Test("checkHealth gets /v1/health without a token; a refused connection is offline, another status transient")
+    func health() async throws {
+        let responder = try ScriptedHTTPResponder([.ok(HealthReplyCodec.encode()), .ok(HealthReplyCodec.encode(status: "draining")), .respond(status: 503)])
+        defer { responder.stop() }
+        let transport = Self.transport(responder)
+        try await transport.checkHealth()
+        let request = try #require(responder.requests.first)
+        #expect(request.method == "GET" && request.path == "/v1/health")
+        #expect(request.header("Authorization") == nil)
+        #expect(request.body.isEmpty)
+        guard case .transient = await Self.transportError({ () async throws(TransportError) in try await transport.checkHealth() }) else { Issue.record("draining"); return }
+        guard case .transient = await Self.transportError({ () async throws(TransportError) in try await transport.checkHealth() }) else { Issue.record("503"); return }
+        let closed = ClosedPort()
+        let unreachable = HTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(closed.port)")!, token: Self.token)
+        #expect(await Self.transportError { () async throws(TransportError) in try await unreachable.checkHealth() } == .offline)
+    }
+
     @Test("a base URL with a path keeps it in front of the protocol's paths")
     func baseURLPath() async throws {
         let responder = try ScriptedHTTPResponder([.ok(ReadReplyCodec.encode(nil))])
