@@ -27,7 +27,7 @@ final class DataTaskCall: @unchecked Sendable {
     static func run(_ request: URLRequest, in session: URLSession, timeout: Duration) async -> DataTaskOutcome {
         let call = DataTaskCall()
         // A timer, not a synchronisation: it only cuts the exchange short.
-        let deadline = Task {
+        let deadline = Task.detached {
             do {
                 try await Task.sleep(for: timeout)
                 call.expire()

@@ -227,6 +227,12 @@ struct HTTPTransportTests {
         #expect(await Self.transportError { () async throws(TransportError) in try await transport.push(Self.mutations) } == .offline)
     }
 
+    @Test("a host name that does not resolve is offline (.invalid never resolves, RFC 6761)")
+    func unknownHost() async throws {
+        let transport = HTTPTransport(baseURL: URL(string: "http://sync-journal-test.invalid")!, token: Self.token, timeout: .seconds(20))
+        #expect(await Self.transportError { () async throws(TransportError) in try await transport.push(Self.mutations) } == .offline)
+    }
+
     @Test("a reply that does not come within the timeout is transient")
     func timeout() async throws {
         let responder = try ScriptedHTTPResponder([.hold])
