@@ -23,18 +23,17 @@ final class DataTaskCall: @unchecked Sendable {
 
     private init() {}
 
+    /// Where deadlines fire.
+    private static let timerQueue = DispatchQueue(label: "SyncJournalHTTP.DataTaskCall.deadline")
+
     /// Runs `request` in `session` and waits for its outcome, at most `timeout`.
     static func run(_ request: URLRequest, in session: URLSession, timeout: Duration) async -> DataTaskOutcome {
         let call = DataTaskCall()
-        // A timer, not a synchronisation: it only cuts the exchange short.
-        let deadline = Task.detached {
-            do {
-                try await Task.sleep(for: timeout)
-                call.expire()
-            } catch {
-                // Cancelled: the exchange ended first.
-            }
-        }
+        // A timer, not a synchronisation: it only cuts the exchange short. It
+        // runs on a dispatch queue, not in the concurrency pool, so a pool
+        // busy with CPU-bound work cannot hold it back.
+        let deadline = DispatchWorkItem { call.expire() }
+        Self.timerQueue.asyncAfter(deadline: .now() + timeout.timeInterval, execute: deadline)
         defer { deadline.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<DataTaskOutcome, Never>) in

@@ -68,7 +68,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
-    private static func backstop(_ timeout: Duration) -> TimeInterval { timeout.timeInterval.rounded(.up) + 1 }
+    private static func backstop(_ timeout: Duration) -> TimeInterval { timeout.timeInterval.rounded(.up) + 5 }
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -87,8 +87,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
         }
     }
 
-    /// Posts `request` to `/v1/sync/pull` and returns the page.
+    /// Posts `request` to `/v1/sync/pull` and returns the page. A limit over
+    /// the protocol's 10,000 is sent as 10,000 (a smaller page is always
+    /// allowed; a larger limit would be refused with 400).
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
+        var request = request
+        request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
         let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted())
         do {
             return try PullPageCodec.decode(reply, parser: parser)
