@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers point one way, downward:
 //   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
-//   SyncJournalWire -> SyncJournalSync (the HTTP protocol's JSON, for client and server)
+//   SyncJournalHTTP -> SyncJournalWire -> SyncJournalSync
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SyncJournal", targets: ["SyncJournal"]),
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
         .library(name: "SyncJournalWire", targets: ["SyncJournalWire"]),
+        .library(name: "SyncJournalHTTP", targets: ["SyncJournalHTTP"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
@@ -34,6 +35,8 @@ let package = Package(
         // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
         // shared by the HTTP transport and the server.
         .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
+        // SyncTransport over URLSession (FoundationNetworking on Linux).
+        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync"]),
         // The library product: one import for apps.
         .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
@@ -74,6 +77,7 @@ let package = Package(
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]

@@ -20,7 +20,7 @@ struct JSONWriterTests {
         #expect(JSONValue.number(.nan).encodedText == "null")
         #expect(JSONValue.number(-.infinity).encodedText == "null")
         let samples: [Double] = [0, -0.0, 1, -1, 0.1, 1.0 / 3.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                                 .leastNormalMagnitude, 9007199254740993, 123456789.123456789, 1e-7, 1e21, 1e22]
+                                 .leastNormalMagnitude, 9_007_199_254_740_994, .ulpOfOne, 0.1 + 0.2, 123456789.123456789, 1e-7, 1e21, 1e22]
         for sample in samples {
             let text = JSONValue.number(sample).encodedText
             #expect(text.contains(".") || text.contains("e"), "\(text)")

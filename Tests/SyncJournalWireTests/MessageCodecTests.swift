@@ -169,3 +169,14 @@ struct WireErrorMappingTests {
         #expect(WireError.unknownMember(path: "$.x").offset == nil)
     }
 }
+
+@Suite("Health reply")
+struct HealthReplyCodecTests {
+    @Test("the health reply is {\"status\":\"ok\"} and decodes to its status; other members are refused")
+    func health() throws {
+        #expect(String(decoding: HealthReplyCodec.encode(), as: UTF8.self) == #"{"status":"ok"}"#)
+        #expect(try HealthReplyCodec.decode(HealthReplyCodec.encode(status: "draining")) == "draining")
+        #expect(wireError { try HealthReplyCodec.decode(bytes(#"{"status":"ok","uptime":1}"#)) } == .unknownMember(path: "$.uptime"))
+        #expect(wireError { try HealthReplyCodec.decode(bytes(#"{"status":1}"#)) } == .wrongType(path: "$.status", expected: "a string"))
+    }
+}
