@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(
             name: "JournalToolsTests",

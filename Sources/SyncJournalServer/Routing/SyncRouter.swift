@@ -48,7 +48,7 @@ public struct SyncRouter: HTTPResponder {
                               headers: [HTTPHeader(name: "Allow", value: endpoint.method)])
         }
         if endpoint == .health {
-            return .json(status: 200, body: JSONValue.object(["status": .string("ok")]).encoded())
+            return .json(status: 200, body: HealthReplyCodec.encode())
         }
         guard let user = authenticatedUser(request) else {
             return Self.error(401, .unauthorized, "a valid Authorization: Bearer TOKEN header is needed",
@@ -59,7 +59,7 @@ public struct SyncRouter: HTTPResponder {
             case .push: return try push(request.body, user: user)
             case .pull: return try pull(request.body, user: user)
             case .read: return try read(request.body, user: user)
-            case .health: return .json(status: 200, body: JSONValue.object(["status": .string("ok")]).encoded())
+            case .health: return .json(status: 200, body: HealthReplyCodec.encode())
             }
         } catch {
             return reply(to: error, endpoint: endpoint, user: user)
