@@ -93,6 +93,7 @@ struct CrashSafetyTests {
         let running = try ServerProcess(["--port", "0", "--db", directory.path("a.sqlite")])
         #expect(try run(["--port", String(running.port), "--db", directory.path("b.sqlite")]) == 69)
         #expect(try run(["--port", "0", "--db", directory.path("no/such/dir/c.sqlite")]) == 73)
+        #expect(running.stop(SIGINT) == 0, "SIGINT stops it cleanly too")
     }
 
     @Test("the command line reads a users file with comments, and --user adds to it")

@@ -24,7 +24,6 @@ public final class HTTPServer: Sendable {
     private let responder: any HTTPResponder
 
     private struct State {
-        var listener: Int32 = -1
         var wakeRead: Int32 = -1
         var wakeWrite: Int32 = -1
         var port = 0
@@ -61,15 +60,29 @@ public final class HTTPServer: Sendable {
     /// ```
     ///
     /// - Throws: ``SocketError`` when the address cannot be resolved or bound
-    ///   (in use, not local, no permission).
+    ///   (in use, not local, no permission), or the server was started before
+    ///   (`EALREADY`; a stopped server is not restarted, make a new one).
     public func start() throws(SocketError) {
-        let listener = try Self.listen(host: configuration.host, port: configuration.port)
+        let claimed = state.withLock { state -> Bool in
+            guard !state.started else { return false }
+            state.started = true
+            return true
+        }
+        guard claimed else { throw SocketError(call: "start", errno: EALREADY, context: "\(configuration.host):\(configuration.port)") }
+        let listener: Int32
+        do throws(SocketError) {
+            listener = try Self.listen(host: configuration.host, port: configuration.port)
+        } catch {
+            state.withLock { $0.started = false }
+            throw error
+        }
         var pipeEnds: [Int32] = [-1, -1]
         // pipe2 and accept4 are not exported by the Glibc module: flags are set right after.
         guard pipe(&pipeEnds) == 0 else {
             let failure = errno
             _ = Glibc.close(listener)
-            throw SocketError(call: "pipe2", errno: failure, context: "wake-up pipe")
+            state.withLock { $0.started = false }
+            throw SocketError(call: "pipe", errno: failure, context: "wake-up pipe")
         }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -82,11 +95,9 @@ public final class HTTPServer: Sendable {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         } == 0 ? Self.port(of: address) : configuration.port
         state.withLock { state in
-            state.listener = listener
             state.wakeRead = wakeRead
             state.wakeWrite = wakeWrite
             state.port = port
-            state.started = true
         }
         running.enter()
         let thread = Thread { [self] in
