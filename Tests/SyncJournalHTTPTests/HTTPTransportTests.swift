@@ -253,12 +253,14 @@ struct HTTPTransportTests {
         let elapsed = ContinuousClock.now - started
 
         guard case .transient(let reason, nil) = error else { Issue.record("\(String(describing: error))"); return }
+        // The transport's own deadline fired (the session's backstop, 5 s
+        // later, says "timed out"), and not at once, as URLSession on Linux
+        // does for 0.3 s (it truncates to whole seconds). No upper bound on the
+        // time: a test run that keeps the concurrency pool busy delays the
+        // resumption of this task, not the deadline.
         #expect(reason.contains("within 0.3 seconds"))
         #expect(responder.requests.count == 1)
-        // The transport's own deadline: URLSession on Linux would round 0.3 s
-        // down to none (failing at once), and its backstop waits 5 s more.
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(5))
     }
 
     @Test("a connection closed mid-reply is transient")
