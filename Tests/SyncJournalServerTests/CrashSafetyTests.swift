@@ -89,6 +89,7 @@ struct CrashSafetyTests {
         #expect(try run(["--port"]) == 64)
         #expect(try run(["--user", "no-colon"]) == 64)
         #expect(try run(["--max-batch", "0"]) == 64)
+        #expect(try run(["--tombstone-retention-days", "0"]) == 64)
         #expect(try run(["--users", directory.path("missing.txt")]) == 66)
         let running = try ServerProcess(["--port", "0", "--db", directory.path("a.sqlite")])
         #expect(try run(["--port", String(running.port), "--db", directory.path("b.sqlite")]) == 69)
@@ -101,7 +102,8 @@ struct CrashSafetyTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("users.txt")
         try "# tokens\n\nt-alice alice\n  t-bob\tbob  \n".write(toFile: path, atomically: true, encoding: .utf8)
-        guard case .run(let options) = try SyncServerCommandLine.parse(["--users", path, "--user", "t-carol:carol", "--port", "0"]) else {
+        guard case .run(let options) = try SyncServerCommandLine.parse(["--users", path, "--user", "t-carol:carol", "--port", "0",
+                                                                                "--tombstone-retention-days", "30", "--max-batch", "50", "--max-body", "4096"]) else {
             Issue.record("expected options")
             return
         }
@@ -109,7 +111,8 @@ struct CrashSafetyTests {
         #expect(options.users.user(forToken: "t-bob") == "bob")
         #expect(options.users.user(forToken: "t-carol") == "carol")
         #expect(options.users.user(forToken: "t-caro") == nil)
-        #expect(options.port == 0)
+        #expect(options.port == 0 && options.maximumBatchSize == 50 && options.maximumBodyBytes == 4_096)
+        #expect(options.tombstoneRetentionMilliseconds == 30 * 86_400_000)
         try "t-alice alice extra\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: SyncServerError.self) { try SyncServerCommandLine.parse(["--users", path]) }
     }

@@ -29,7 +29,7 @@ public final class SyncServer: Sendable {
     public init(options: SyncServerOptions, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SyncServerError) {
         self.options = options
         do throws(StorageError) {
-            storage = try SQLiteStorage(path: options.databasePath)
+            storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
         } catch {
             throw .storage(error)
         }

@@ -26,6 +26,9 @@ public enum SyncServerCommandLine {
           --user TOKEN:USER    one user (repeatable; for tests)
           --max-body BYTES     largest request body taken (default 8388608)
           --max-batch N        most mutations in one push (default 1000)
+          --tombstone-retention-days D
+                               purge deletions older than D days (default: keep them;
+                               clients behind a purged one are told to resync)
           --help               this text
 
         Prints "sync-server listening on http://HOST:PORT (sqlite PATH)" when ready.
@@ -91,6 +94,8 @@ public enum SyncServerCommandLine {
                 options.maximumBodyBytes = try number(flag, in: 1...(1 << 30))
             case "--max-batch":
                 options.maximumBatchSize = try number(flag, in: 1...1_000_000)
+            case "--tombstone-retention-days":
+                options.tombstoneRetentionMilliseconds = Int64(try number(flag, in: 1...100_000)) * 86_400_000
             default:
                 throw .usage("unknown argument \"\(flag)\" (see --help)")
             }

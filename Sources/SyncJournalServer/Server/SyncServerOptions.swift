@@ -19,6 +19,9 @@ public struct SyncServerOptions: Sendable {
     public var maximumBodyBytes = 8 * 1024 * 1024
     /// The most mutations one push may carry (413 above).
     public var maximumBatchSize = 1_000
+    /// How long tombstones are kept before pulls purge them (`nil`: for ever).
+    /// A client whose cursor is behind a purged tombstone is told to resync (410).
+    public var tombstoneRetentionMilliseconds: Int64?
 
     /// The defaults: 127.0.0.1:8787, `./sync-server.sqlite`, no users.
     ///

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 import SyncJournalStore
 import SyncJournalSync
 
@@ -27,6 +28,12 @@ public final class SQLiteStorage: SyncStorage {
     public let path: String
     private let pool: SQLiteConnectionPool
     private let now: @Sendable () -> Int64
+    /// How long tombstones are kept (`nil`: until purged by hand).
+    public let tombstoneRetentionMilliseconds: Int64?
+    /// The storage clock's reading at the last retention purge.
+    private let lastRetentionPurge = Mutex<Int64?>(nil)
+    /// Retention purges run at most this often (each is a write transaction).
+    private static let retentionPurgeIntervalMilliseconds: Int64 = 60_000
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -41,16 +48,21 @@ public final class SQLiteStorage: SyncStorage {
     /// let storage = try SQLiteStorage(path: "/tmp/test.sqlite", clock: { 1_764_000_000_000 })
     /// ```
     ///
-    /// - Parameter clock: the time stamps start from, in milliseconds (the
-    ///   wall clock by default); stamps still increase when it stands still
-    ///   or goes back.
+    /// - Parameters:
+    ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
+    ///   stamped more than this before the clock (as ``ReferenceServer``'s
+    ///   retention does), at most once a minute.
+    ///   - clock: the time stamps start from, in milliseconds (the wall clock
+    ///   by default); stamps still increase when it stands still or goes back.
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
     ///   another version.
     public init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
+                tombstoneRetentionMilliseconds: Int64? = nil,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
         self.path = path
         self.now = clock
+        self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
         pool = SQLiteConnectionPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { database throws(SQLiteError) in
             try database.execute("pragma journal_mode = WAL")
             // FULL: a commit is synced before push returns, so an acknowledged mutation survives a power cut.
@@ -201,6 +213,7 @@ public final class SQLiteStorage: SyncStorage {
                 throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to 64 bytes of UTF-8")
             }
         }
+        applyRetention()
         let kinds = request.cursors.keys.sorted()
         // A deferred transaction: one snapshot for the horizons and every kind's rows.
         return try transaction(immediate: false) { (_, queries) throws(StorageError) in
@@ -232,6 +245,22 @@ public final class SQLiteStorage: SyncStorage {
             }
             return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
         }
+    }
+
+    /// Purges tombstones past the retention, unless a purge ran within the
+    /// last minute. Best effort: a failed purge (say, the database is busy)
+    /// leaves the tombstones for the next one and does not fail the pull.
+    private func applyRetention() {
+        guard let retention = tombstoneRetentionMilliseconds else { return }
+        let clock = now()
+        let due = lastRetentionPurge.withLock { last -> Bool in
+            if let previous = last, clock >= previous, clock - previous < Self.retentionPurgeIntervalMilliseconds { return false }
+            last = clock
+            return true
+        }
+        guard due else { return }
+        let (limit, overflow) = clock.subtractingReportingOverflow(retention)
+        if !overflow { _ = try? purgeTombstones(olderThan: limit, kind: nil) }
     }
 
     // MARK: Read
