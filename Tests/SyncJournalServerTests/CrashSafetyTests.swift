@@ -112,7 +112,7 @@ struct CrashSafetyTests {
         #expect(options.users.user(forToken: "t-carol") == "carol")
         #expect(options.users.user(forToken: "t-caro") == nil)
         #expect(options.port == 0 && options.maximumBatchSize == 50 && options.maximumBodyBytes == 4_096)
-        #expect(options.tombstoneRetentionMilliseconds == 30 * 86_400_000)
+        #expect(options.tombstoneRetentionMilliseconds == Int64(30) * 86_400_000)
         try "t-alice alice extra\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: SyncServerError.self) { try SyncServerCommandLine.parse(["--users", path]) }
     }
