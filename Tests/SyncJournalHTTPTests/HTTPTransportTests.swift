@@ -139,6 +139,15 @@ struct HTTPTransportTests {
         guard case .permanent = try await Self.pushError(.respond(status: 405)) else { Issue.record("405"); return }
     }
 
+    @Test("408 (the request did not arrive whole) is transient; 414 and 431 are permanent")
+    func requestTimeoutAndLimits() async throws {
+        let timedOut = try await Self.pushError(.respond(status: 408, body: Self.error(#"{"error":"request_timeout","message":"read timeout"}"#)))
+        guard case .transient(let reason, nil) = timedOut else { Issue.record("408: \(String(describing: timedOut))"); return }
+        #expect(reason.contains("request_timeout"))
+        guard case .permanent = try await Self.pushError(.respond(status: 414)) else { Issue.record("414"); return }
+        guard case .permanent = try await Self.pushError(.respond(status: 431)) else { Issue.record("431"); return }
+    }
+
     @Test("410 on a pull is cursorExpired with the kinds the body names")
     func cursorExpired() async throws {
         let responder = try ScriptedHTTPResponder([
