@@ -322,6 +322,34 @@ struct HTTPTransportTests {
         #expect(responder.requests.isEmpty)
     }
 
+    @Test("cancellations racing replies resume every call exactly once: a result or a cancelled transient, never a trap or a hang")
+    func cancellationRaces() async throws {
+        let body = PushReplyCodec.encode(Self.results)
+        let responder = try ScriptedHTTPResponder(handler: { _ in .ok(body) })
+        defer { responder.stop() }
+        let transport = Self.transport(responder)
+        let calls = (0..<40).map { _ in
+            Task { () -> Result<[MutationResult], TransportError> in
+                do throws(TransportError) { return .success(try await transport.push(Self.mutations)) } catch { return .failure(error) }
+            }
+        }
+        // Cancel every other call at once: some before they start, some in flight, some after their reply.
+        for (index, call) in calls.enumerated() where index % 2 == 1 { call.cancel() }
+        var answered = 0
+        for (index, call) in calls.enumerated() {
+            switch await call.value {
+            case .success(let results):
+                #expect(results == Self.results)
+                answered += 1
+            case .failure(.transient(let reason, nil)) where index % 2 == 1:
+                #expect(reason.contains("cancelled"))
+            case .failure(let error):
+                Issue.record("call \(index): \(error)")
+            }
+        }
+        #expect(answered >= 20)
+    }
+
     @Test("a task cancelled before it sends makes no request")
     func cancelledBeforeSending() async throws {
         let responder = try ScriptedHTTPResponder([.ok(PushReplyCodec.encode(Self.results))])
