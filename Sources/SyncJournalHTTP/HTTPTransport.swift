@@ -12,8 +12,8 @@ import SyncJournalWire
 ///
 /// Failures are classified as the protocol's error table says: no
 /// connection (refused, no route, DNS) is ``TransportError/offline``; a
-/// timeout, a dropped connection, a 5xx or 429 (with its `Retry-After`
-/// seconds), or a 200 whose body does not decode is
+/// timeout, a dropped connection, a 408, a 5xx or 429 (with its
+/// `Retry-After` seconds), or a 200 whose body does not decode is
 /// ``TransportError/transient(reason:retryAfterMilliseconds:)`` and nothing
 /// of it is returned; 410 `cursor_expired` is
 /// ``TransportError/cursorExpired(kinds:)``; 413 is

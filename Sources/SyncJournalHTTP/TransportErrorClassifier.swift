@@ -46,6 +46,9 @@ enum TransportErrorClassifier {
             return .cursorExpired(kinds: pulledKinds)
         case 413:
             return .tooLarge(reason: detail)
+        case 408:
+            // The request did not reach the server whole, so nothing of it was applied.
+            return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
         case 429, 500...599:
             return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
         case 300...399:

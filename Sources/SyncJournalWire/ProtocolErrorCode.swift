@@ -24,6 +24,8 @@ public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     public static let notFound = ProtocolErrorCode(rawValue: "not_found")
     /// 405: a method the path does not take.
     public static let methodNotAllowed = ProtocolErrorCode(rawValue: "method_not_allowed")
+    /// 408: the request did not arrive whole within the server's read timeout.
+    public static let requestTimeout = ProtocolErrorCode(rawValue: "request_timeout")
     /// 410: a pull cursor behind purged tombstones (with `kinds`).
     public static let cursorExpired = ProtocolErrorCode(rawValue: "cursor_expired")
     /// 411: no `Content-Length` (a chunked body).
@@ -32,12 +34,16 @@ public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     public static let tooLarge = ProtocolErrorCode(rawValue: "too_large")
     /// 429: slow down (with `Retry-After`).
     public static let tooManyRequests = ProtocolErrorCode(rawValue: "too_many_requests")
+    /// 414: a request line over the server's limit.
+    public static let uriTooLong = ProtocolErrorCode(rawValue: "uri_too_long")
     /// 431: request headers over the server's limit.
     public static let headersTooLarge = ProtocolErrorCode(rawValue: "headers_too_large")
     /// 500: the server failed.
     public static let `internal` = ProtocolErrorCode(rawValue: "internal")
     /// 503: the server is overloaded or going down.
     public static let unavailable = ProtocolErrorCode(rawValue: "unavailable")
+    /// 505: an HTTP version the server does not speak.
+    public static let httpVersionNotSupported = ProtocolErrorCode(rawValue: "http_version_not_supported")
 
     /// The raw code.
     public var description: String { rawValue }

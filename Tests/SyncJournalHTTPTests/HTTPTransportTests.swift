@@ -139,6 +139,15 @@ struct HTTPTransportTests {
         guard case .permanent = try await Self.pushError(.respond(status: 405)) else { Issue.record("405"); return }
     }
 
+    @Test("408 (the request did not arrive whole) is transient; 414 and 431 are permanent")
+    func requestTimeoutAndLimits() async throws {
+        let timedOut = try await Self.pushError(.respond(status: 408, body: Self.error(#"{"error":"request_timeout","message":"read timeout"}"#)))
+        guard case .transient(let reason, nil) = timedOut else { Issue.record("408: \(String(describing: timedOut))"); return }
+        #expect(reason.contains("request_timeout"))
+        guard case .permanent = try await Self.pushError(.respond(status: 414)) else { Issue.record("414"); return }
+        guard case .permanent = try await Self.pushError(.respond(status: 431)) else { Issue.record("431"); return }
+    }
+
     @Test("410 on a pull is cursorExpired with the kinds the body names")
     func cursorExpired() async throws {
         let responder = try ScriptedHTTPResponder([
@@ -311,6 +320,34 @@ struct HTTPTransportTests {
         let error = await Self.transportError { () async throws(TransportError) in try await transport.push(Self.mutations) }
         guard case .permanent = error else { Issue.record("\(String(describing: error))"); return }
         #expect(responder.requests.isEmpty)
+    }
+
+    @Test("cancellations racing replies resume every call exactly once: a result or a cancelled transient, never a trap or a hang")
+    func cancellationRaces() async throws {
+        let body = PushReplyCodec.encode(Self.results)
+        let responder = try ScriptedHTTPResponder(handler: { _ in .ok(body) })
+        defer { responder.stop() }
+        let transport = Self.transport(responder)
+        let calls = (0..<40).map { _ in
+            Task { () -> Result<[MutationResult], TransportError> in
+                do throws(TransportError) { return .success(try await transport.push(Self.mutations)) } catch { return .failure(error) }
+            }
+        }
+        // Cancel every other call at once: some before they start, some in flight, some after their reply.
+        for (index, call) in calls.enumerated() where index % 2 == 1 { call.cancel() }
+        var answered = 0
+        for (index, call) in calls.enumerated() {
+            switch await call.value {
+            case .success(let results):
+                #expect(results == Self.results)
+                answered += 1
+            case .failure(.transient(let reason, nil)) where index % 2 == 1:
+                #expect(reason.contains("cancelled"))
+            case .failure(let error):
+                Issue.record("call \(index): \(error)")
+            }
+        }
+        #expect(answered >= 20)
     }
 
     @Test("a task cancelled before it sends makes no request")
