@@ -90,6 +90,28 @@ struct SyncServerHTTPTests {
         try expectIntact()
     }
 
+    @Test("the HTTP layer's refusals are JSON error bodies with the protocol's codes, and close the connection")
+    func httpRefusalsAreJSON() throws {
+        let cases: [(String, Int, ProtocolErrorCode)] = [
+            ("GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n", 431, .headersTooLarge),
+            ("GET /\(String(repeating: "a", count: 9_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, .uriTooLong),
+            ("POST /v1/sync/push HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411, .lengthRequired),
+            ("POST /v1/sync/push HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n", 413, .tooLarge),
+            ("GET /v1/health HTTP/3.0\r\nHost: x\r\n\r\n", 505, .httpVersionNotSupported),
+            ("GET /v1/health HTTP/1.1\r\n\r\n", 400, .badRequest),
+        ]
+        for (raw, status, code) in cases {
+            let client = try RawClient(port: fixture.port)
+            try client.send(raw)
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect(try SyncServerFixture.error(response).code == code)
+            #expect(response.header("connection") == "close")
+            #expect(try client.readsEndOfFile())
+        }
+        try expectIntact()
+    }
+
     @Test("an unknown path is 404 and a wrong method 405 with Allow")
     func notFoundAndMethod() throws {
         #expect(try fixture.send("/v1/sync/everything", body: Array("{}".utf8)).status == 404)
