@@ -132,8 +132,8 @@ public struct SyncRouter: HTTPResponder {
             case .cursorExpired(let kinds):
                 return .json(status: 410, body: ErrorBodyCodec.encode(ErrorBody(
                     code: .cursorExpired, message: "deletions were purged after these cursors; re-pull with resync", kinds: kinds)))
-            case .unavailable(let sqlite):
-                log("sync-server: \(endpoint.path) for \(user): \(sqlite)")
+            case .unavailable(let reason):
+                log("sync-server: \(endpoint.path) for \(user): \(reason)")
                 return Self.error(503, .unavailable, "the database is busy; retry", headers: [HTTPHeader(name: "Retry-After", value: "1")])
             case .sqlite(let sqlite):
                 log("sync-server: \(endpoint.path) for \(user): \(sqlite)")

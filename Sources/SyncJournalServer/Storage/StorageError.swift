@@ -10,20 +10,23 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case badRequest(String)
     /// Cursors behind a purged tombstone, kinds sorted: 410 `cursor_expired`.
     case cursorExpired(kinds: [String])
-    /// The database is locked past the busy timeout: 503 `unavailable`, worth retrying.
-    case unavailable(SQLiteError)
+    /// The database is locked past the busy timeout (SQLite `SQLITE_BUSY`; in
+    /// PostgreSQL a lock timeout or serialization failure): 503
+    /// `unavailable`, worth retrying. Backend-neutral, so every backend maps its own.
+    case unavailable(reason: String)
     /// Any other SQLite failure (I/O, full disk, corruption): 500 `internal`.
+    /// (Another backend adds its own case; the router's exhaustive switch says where to map it.)
     case sqlite(SQLiteError)
     /// A stored row or remembered result that does not decode: 500 `internal`.
     case corrupt(table: String, key: String, reason: String)
 
-    /// The error for a failed SQLite call: busy and locked are ``unavailable(_:)``.
+    /// The error for a failed SQLite call: busy and locked are ``unavailable(reason:)``.
     ///
     /// ```swift
     /// throw StorageError(sqlite: error)
     /// ```
     public init(sqlite error: SQLiteError) {
-        self = error.isBusy ? .unavailable(error) : .sqlite(error)
+        self = error.isBusy ? .unavailable(reason: error.description) : .sqlite(error)
     }
 
     /// One line for the log (the HTTP reply carries less for 5xx).
@@ -32,7 +35,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badCursor(let kind, let reason): return "bad cursor for \(kind): \(reason)"
         case .badRequest(let reason): return "bad request: \(reason)"
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.joined(separator: ", "))"
-        case .unavailable(let error): return "unavailable: \(error)"
+        case .unavailable(let reason): return "unavailable: \(reason)"
         case .sqlite(let error): return error.description
         case .corrupt(let table, let key, let reason): return "corrupt \(table) entry \(key): \(reason)"
         }

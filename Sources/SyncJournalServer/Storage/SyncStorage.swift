@@ -17,6 +17,10 @@ import SyncJournalSync
 ///   transaction, so every write's stamp is larger than every stamp before
 ///   it and a pull that saw a stamp never misses a later write.
 /// - ``pull(user:_:)`` reads one consistent snapshot.
+/// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
+///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
+///   (400, 400, 410); a lock that stays held is
+///   ``StorageError/unavailable(reason:)`` (503); anything else is a 500.
 ///
 /// ```swift
 /// let storage: any SyncStorage = try SQLiteStorage(path: "./sync-server.sqlite")
