@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers point one way, downward:
 //   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   SyncJournalHTTP -> SyncJournalWire -> SyncJournalSync
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -10,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "SyncJournal", targets: ["SyncJournal"]),
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
+        .library(name: "SyncJournalWire", targets: ["SyncJournalWire"]),
+        .library(name: "SyncJournalHTTP", targets: ["SyncJournalHTTP"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
         .executable(name: "journal-dump", targets: ["journal-dump"]),
         .executable(name: "journal-crash", targets: ["journal-crash"]),
@@ -18,6 +21,7 @@ let package = Package(
         .executable(name: "fuzz-journal-reader", targets: ["fuzz-journal-reader"]),
         .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
         .executable(name: "journal-bench", targets: ["journal-bench"]),
+        .executable(name: "sync-server", targets: ["sync-server"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -28,6 +32,11 @@ let package = Package(
         .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore"]),
         // The sync engine, the transport protocol and its wire types.
         .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
+        // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
+        // shared by the HTTP transport and the server.
+        .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
+        // SyncTransport over URLSession (FoundationNetworking on Linux).
+        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync"]),
         // The library product: one import for apps.
         .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
@@ -38,11 +47,14 @@ let package = Package(
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
 
-        // The system SQLite, a baseline for journal-bench only (issue 7).
+        // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
         .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
+        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite storage (issue 8).
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite"]),
+        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
@@ -64,6 +76,12 @@ let package = Package(
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
+        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
+        .testTarget(
+            name: "SyncJournalServerTests",
+            dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+        ),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],

@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalWire
+
+/// A ``SyncTransport`` that speaks `journals/PROTOCOL.md` over HTTP with
+/// `URLSession`: `push`, `pull` and `read` post JSON to `/v1/sync/push`,
+/// `/v1/sync/pull` and `/v1/sync/read` under ``baseURL`` with a bearer token.
+///
+/// Failures are classified as the protocol's error table says: no
+/// connection (refused, no route, DNS) is ``TransportError/offline``; a
+/// timeout, a dropped connection, a 408, a 5xx or 429 (with its
+/// `Retry-After` seconds), or a 200 whose body does not decode is
+/// ``TransportError/transient(reason:retryAfterMilliseconds:)`` and nothing
+/// of it is returned; 410 `cursor_expired` is
+/// ``TransportError/cursorExpired(kinds:)``; 413 is
+/// ``TransportError/tooLarge(reason:)``; any other 4xx is
+/// ``TransportError/permanent(reason:)``. Redirects are not followed (the
+/// token must not travel to another origin): a 3xx is permanent.
+///
+/// ```swift
+/// let transport = HTTPTransport(baseURL: URL(string: "https://sync.example.com")!,
+///                               token: "device-token", timeout: .seconds(30))
+/// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
+/// ```
+public final class HTTPTransport: SyncTransport, Sendable {
+    /// The server's root; the protocol's paths are appended to it.
+    public let baseURL: URL
+    /// How long one request may take from sending to the last byte of its reply.
+    public let timeout: Duration
+    /// The longest reply body accepted (a longer one is a transient error).
+    public let maximumReplyBytes: Int
+
+    private let token: String
+    private let session: URLSession
+    private let parser: JSONParser
+
+    /// The default cap on reply bodies: 32 MiB.
+    public static let defaultMaximumReplyBytes = 32 << 20
+
+    /// Creates a transport with its own `URLSession` (no cookies, no cache,
+    /// no redirects).
+    ///
+    /// - Parameters:
+    ///   - baseURL: the server's root, such as `https://sync.example.com` or `http://127.0.0.1:8080/api`.
+    ///   - token: the bearer token sent with every request.
+    ///   - timeout: the limit on each request, from sending to the whole reply.
+    ///   - maximumReplyBytes: the longest reply body accepted.
+    public init(baseURL: URL, token: String, timeout: Duration = .seconds(30),
+                maximumReplyBytes: Int = HTTPTransport.defaultMaximumReplyBytes) {
+        self.baseURL = baseURL
+        self.token = token
+        self.timeout = timeout
+        self.maximumReplyBytes = maximumReplyBytes
+        self.parser = JSONParser(maximumByteCount: maximumReplyBytes)
+        let configuration = URLSessionConfiguration.ephemeral
+        // The transport keeps its own deadline (DataTaskCall); the session's,
+        // which Linux truncates to whole seconds, is only a looser backstop.
+        configuration.timeoutIntervalForRequest = Self.backstop(timeout)
+        configuration.timeoutIntervalForResource = Self.backstop(timeout)
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
+
+    private static func backstop(_ timeout: Duration) -> TimeInterval { timeout.timeInterval.rounded(.up) + 5 }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    // MARK: SyncTransport
+
+    /// Posts `mutations` to `/v1/sync/push` and returns one result per
+    /// mutation, checked to answer them in order.
+    public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: [])
+        do {
+            return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
+        } catch {
+            throw Self.malformed(.push, error)
+        }
+    }
+
+    /// Posts `request` to `/v1/sync/pull` and returns the page. A limit over
+    /// the protocol's 10,000 is sent as 10,000 (a smaller page is always
+    /// allowed; a larger limit would be refused with 400).
+    public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
+        var request = request
+        request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
+        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted())
+        do {
+            return try PullPageCodec.decode(reply, parser: parser)
+        } catch {
+            throw Self.malformed(.pull, error)
+        }
+    }
+
+    /// Posts `{"kind", "id"}` to `/v1/sync/read` and returns the row (`nil`: no live row of this user).
+    public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
+        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: [])
+        do {
+            return try ReadReplyCodec.decode(reply, parser: parser)
+        } catch {
+            throw Self.malformed(.read, error)
+        }
+    }
+
+    /// Asks `GET /v1/health` (no token) whether the server is up: returns
+    /// when it answers 200 `{"status": "ok"}`, throws as ``push(_:)`` would
+    /// otherwise (``TransportError/offline`` when it cannot be reached).
+    ///
+    /// ```swift
+    /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
+    /// ```
+    public func checkHealth() async throws(TransportError) {
+        let reply = try await send(.health, body: nil, pulledKinds: [])
+        let status: String
+        do {
+            status = try HealthReplyCodec.decode(reply, parser: parser)
+        } catch {
+            throw Self.malformed(.health, error)
+        }
+        if status != HealthReplyCodec.ok {
+            throw .transient(reason: "the server reports status \"\(status)\"", retryAfterMilliseconds: nil)
+        }
+    }
+
+    // MARK: Requests
+
+    private static func malformed(_ endpoint: SyncEndpoint, _ error: WireError) -> TransportError {
+        // The server may have applied a push: its operation ids make the resend safe.
+        .transient(reason: "malformed reply to \(endpoint.path): \(error)", retryAfterMilliseconds: nil)
+    }
+
+    /// The URL of `endpoint` under ``baseURL``.
+    public func url(of endpoint: SyncEndpoint) -> URL {
+        endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
+    }
+
+    /// Sends one request (a POST with `body` and the token, or a GET without
+    /// either) and returns the body of a 200 reply; anything else is classified.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
+        var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
+        request.httpMethod = endpoint.method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            // A token with a line break could smuggle headers; only visible ASCII travels.
+            guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .permanent(reason: "the bearer token is empty or holds characters other than visible ASCII")
+            }
+            request.httpBody = Data(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+
+        let exchange = await DataTaskCall.run(request, in: session, timeout: timeout)
+        let response: HTTPURLResponse
+        let data: Data
+        switch exchange {
+        case .failed(let error): throw TransportErrorClassifier.classify(error)
+        case .cancelled: throw .transient(reason: "cancelled while waiting for \(endpoint.path)", retryAfterMilliseconds: nil)
+        case .timedOut: throw .transient(reason: "no reply from \(endpoint.path) within \(timeout)", retryAfterMilliseconds: nil)
+        case .completed(let reply, let replyData):
+            guard let http = reply as? HTTPURLResponse else {
+                throw .transient(reason: "not an HTTP reply from \(endpoint.path)", retryAfterMilliseconds: nil)
+            }
+            response = http
+            data = replyData
+        }
+        if data.count > maximumReplyBytes {
+            throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfterMilliseconds: nil)
+        }
+        let bytes = [UInt8](data)
+        if response.statusCode == 200 { return bytes }
+        throw TransportErrorClassifier.classify(status: response.statusCode,
+                                                retryAfter: response.header("Retry-After"),
+                                                body: bytes, endpoint: endpoint, pulledKinds: pulledKinds)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SyncJournalSync
+import SyncJournalWire
+
+/// The protocol's error table (`journals/PROTOCOL.md`, "Errors"): what a
+/// failed exchange means to the sync engine.
+enum TransportErrorClassifier {
+    /// A session error: no connection is `.offline` (the request never left);
+    /// anything after that may have reached the server, so it is transient.
+    static func classify(_ error: Error) -> TransportError {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else {
+            return .transient(reason: "request failed: \(nsError.localizedDescription)", retryAfterMilliseconds: nil)
+        }
+        switch URLError.Code(rawValue: nsError.code) {
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+             .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+            return .offline
+        case .timedOut:
+            return .transient(reason: "timed out", retryAfterMilliseconds: nil)
+        case .networkConnectionLost:
+            return .transient(reason: "connection lost", retryAfterMilliseconds: nil)
+        case .badURL, .unsupportedURL:
+            return .permanent(reason: "bad URL: \(nsError.localizedDescription)")
+        default:
+            return .transient(reason: "request failed (\(nsError.code)): \(nsError.localizedDescription)", retryAfterMilliseconds: nil)
+        }
+    }
+
+    /// A reply whose status is not 200.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: the `Retry-After` header, honoured in its seconds form.
+    ///   - body: the reply body, an ``ErrorBody`` when the server follows the protocol.
+    ///   - pulledKinds: a pull's kinds, named by a 410 whose body does not name them
+    ///     (re-pulling every kind is always safe, only slower).
+    static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: SyncEndpoint, pulledKinds: [String]) -> TransportError {
+        let errorBody = try? ErrorBodyCodec.decode(body)
+        let detail = "HTTP \(status) from \(endpoint.path)" + (errorBody.map { ": \($0.code) (\($0.message))" } ?? "")
+        switch status {
+        case 410 where endpoint == .pull:
+            if let kinds = errorBody?.kinds, !kinds.isEmpty { return .cursorExpired(kinds: kinds) }
+            return .cursorExpired(kinds: pulledKinds)
+        case 413:
+            return .tooLarge(reason: detail)
+        case 408:
+            // The request did not reach the server whole, so nothing of it was applied.
+            return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
+        case 429, 500...599:
+            return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
+        case 300...399:
+            return .permanent(reason: detail + ", a redirect (not followed)")
+        case 400...499:
+            return .permanent(reason: detail)
+        default:
+            // 1xx, another 2xx, or no status HTTP defines: the server is not following the protocol.
+            return .transient(reason: detail + ", not a status of the protocol", retryAfterMilliseconds: nil)
+        }
+    }
+
+    /// `Retry-After` in its delay-seconds form (`120`) in milliseconds; the
+    /// HTTP-date form and anything else are ignored (`nil`).
+    static func retryAfterMilliseconds(_ header: String?) -> Int64? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.utf8.count <= 18,
+              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let seconds = Int64(text) else { return nil }
+        return seconds.multipliedReportingOverflow(by: 1000).overflow ? .max : seconds * 1000
+    }
+}

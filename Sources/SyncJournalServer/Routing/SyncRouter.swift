@@ -1,0 +1,160 @@
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalWire
+
+/// The protocol's routes (journals/PROTOCOL.md): `POST /v1/sync/push`,
+/// `/v1/sync/pull`, `/v1/sync/read` with a bearer token, `GET /v1/health`
+/// without one. Bodies are decoded and replies encoded by `SyncJournalWire`;
+/// every error is a JSON `{"error", "message"}` reply.
+///
+/// ```swift
+/// let router = SyncRouter(storage: storage, users: users, maximumBatchSize: 1_000)
+/// let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: router)
+/// ```
+public struct SyncRouter: HTTPResponder {
+    /// Where rows live.
+    public let storage: any SyncStorage
+    /// Who may sync.
+    public let users: UserDirectory
+    /// The most mutations one push may carry (413 `too_large` above).
+    public let maximumBatchSize: Int
+    /// Where failures the client is not told the details of go (5xx).
+    public let log: @Sendable (String) -> Void
+
+    /// A router over `storage` for `users`.
+    ///
+    /// ```swift
+    /// let router = SyncRouter(storage: storage, users: users, maximumBatchSize: 500) { print($0) }
+    /// ```
+    public init(storage: any SyncStorage, users: UserDirectory, maximumBatchSize: Int = 1_000,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.storage = storage
+        self.users = users
+        self.maximumBatchSize = max(1, maximumBatchSize)
+        self.log = log
+    }
+
+    /// The reply to one request.
+    ///
+    /// ```swift
+    /// let response = router.respond(to: HTTPRequest(method: "GET", target: "/v1/health"))
+    /// ```
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        guard let endpoint = SyncEndpoint(rawValue: request.path) else {
+            return Self.error(404, .notFound, "no such path: \(request.path.prefix(200))")
+        }
+        guard request.method == endpoint.method else {
+            return Self.error(405, .methodNotAllowed, "\(endpoint.path) takes \(endpoint.method), not \(request.method.prefix(20))",
+                              headers: [HTTPHeader(name: "Allow", value: endpoint.method)])
+        }
+        if endpoint == .health {
+            return .json(status: 200, body: HealthReplyCodec.encode())
+        }
+        guard let user = authenticatedUser(request) else {
+            return Self.error(401, .unauthorized, "a valid Authorization: Bearer TOKEN header is needed",
+                              headers: [HTTPHeader(name: "WWW-Authenticate", value: "Bearer")])
+        }
+        do throws(RouteFailure) {
+            switch endpoint {
+            case .push: return try push(request.body, user: user)
+            case .pull: return try pull(request.body, user: user)
+            case .read: return try read(request.body, user: user)
+            case .health: return .json(status: 200, body: HealthReplyCodec.encode())
+            }
+        } catch {
+            return reply(to: error, endpoint: endpoint, user: user)
+        }
+    }
+
+    /// The reply to a request the HTTP layer refused (it closes the connection after).
+    ///
+    /// ```swift
+    /// let response = router.respond(to: .headersTooLarge("101 fields"))   // 431 headers_too_large
+    /// ```
+    public func respond(to failure: HTTPRequestFailure) -> HTTPResponse {
+        let headers = failure.status == 503 ? [HTTPHeader(name: "Retry-After", value: "1")] : []
+        var response = Self.error(failure.status, ProtocolErrorCode(rawValue: failure.code), failure.message, headers: headers)
+        response.closesConnection = true
+        return response
+    }
+
+    // MARK: Routes
+
+    private func push(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+        let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
+        if mutations.count > maximumBatchSize {
+            throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
+        }
+        let results = try store { () throws(StorageError) in try storage.push(user: user, mutations) }
+        return .json(status: 200, body: PushReplyCodec.encode(results))
+    }
+
+    private func pull(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+        let request = try decode { () throws(WireError) in try PullRequestCodec.decode(body) }
+        let page = try store { () throws(StorageError) in try storage.pull(user: user, request) }
+        return .json(status: 200, body: PullPageCodec.encode(page))
+    }
+
+    private func read(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+        let request = try decode { () throws(WireError) in try ReadRequestCodec.decode(body) }
+        let row = try store { () throws(StorageError) in try storage.read(user: user, kind: request.kind, id: request.id) }
+        return .json(status: 200, body: ReadReplyCodec.encode(row))
+    }
+
+    // MARK: Failures
+
+    private enum RouteFailure: Error {
+        case wire(WireError)
+        case storage(StorageError)
+        case tooManyMutations(count: Int, limit: Int)
+    }
+
+    private func decode<T>(_ work: () throws(WireError) -> T) throws(RouteFailure) -> T {
+        do throws(WireError) { return try work() } catch { throw .wire(error) }
+    }
+
+    private func store<T>(_ work: () throws(StorageError) -> T) throws(RouteFailure) -> T {
+        do throws(StorageError) { return try work() } catch { throw .storage(error) }
+    }
+
+    private func reply(to failure: RouteFailure, endpoint: SyncEndpoint, user: String) -> HTTPResponse {
+        switch failure {
+        case .wire(let error):
+            return Self.error(error.errorCode == .tooLarge ? 413 : 400, error.errorCode, error.description)
+        case .tooManyMutations(let count, let limit):
+            return Self.error(413, .tooLarge, "\(count) mutations, at most \(limit) per push")
+        case .storage(let error):
+            switch error {
+            case .badCursor:
+                return Self.error(400, .badCursor, error.description)
+            case .badRequest(let reason):
+                return Self.error(400, .badRequest, reason)
+            case .cursorExpired(let kinds):
+                return .json(status: 410, body: ErrorBodyCodec.encode(ErrorBody(
+                    code: .cursorExpired, message: "deletions were purged after these cursors; re-pull with resync", kinds: kinds)))
+            case .unavailable(let reason):
+                log("sync-server: \(endpoint.path) for \(user): \(reason)")
+                return Self.error(503, .unavailable, "the database is busy; retry", headers: [HTTPHeader(name: "Retry-After", value: "1")])
+            case .sqlite(let sqlite):
+                log("sync-server: \(endpoint.path) for \(user): \(sqlite)")
+                return Self.error(500, .internal, "storage failure (sqlite code \(sqlite.code)); nothing of the request was applied")
+            case .corrupt:
+                log("sync-server: \(endpoint.path) for \(user): \(error)")
+                return Self.error(500, .internal, "stored data could not be read")
+            }
+        }
+    }
+
+    /// The user of a request's `Authorization: Bearer TOKEN`, if the token is known.
+    private func authenticatedUser(_ request: HTTPRequest) -> String? {
+        let values = request.headers.filter { $0.hasName("authorization") }
+        guard values.count == 1, let value = values.first?.value else { return nil }
+        let parts = value.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return users.user(forToken: String(parts[1]))
+    }
+
+    static func error(_ status: Int, _ code: ProtocolErrorCode, _ message: String, headers: [HTTPHeader] = []) -> HTTPResponse {
+        .json(status: status, body: ErrorBodyCodec.encode(ErrorBody(code: code, message: message)), headers: headers)
+    }
+}

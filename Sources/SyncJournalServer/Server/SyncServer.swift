@@ -1,0 +1,78 @@
+/// `sync-server` in-process: the SQLite storage, the router and the HTTP
+/// server put together. Tests start one on port 0 and stop it with ``shutdown()``.
+///
+/// ```swift
+/// var options = SyncServerOptions()
+/// options.port = 0
+/// try options.users.add(token: "t1", user: "alice")
+/// let server = try SyncServer(options: options)
+/// try server.start()
+/// print(server.readyLine)   // sync-server listening on http://127.0.0.1:40123 (sqlite ./sync-server.sqlite)
+/// server.shutdown()
+/// ```
+public final class SyncServer: Sendable {
+    /// The options it was made with.
+    public let options: SyncServerOptions
+    /// The storage.
+    public let storage: SQLiteStorage
+    /// The HTTP server.
+    public let http: HTTPServer
+
+    /// Opens the database; nothing listens until ``start()``.
+    ///
+    /// ```swift
+    /// let server = try SyncServer(options: options) { line in print(line) }
+    /// ```
+    ///
+    /// - Parameter log: where failures the clients are not told the details of go.
+    /// - Throws: ``SyncServerError/storage(_:)`` when the database cannot be opened.
+    public init(options: SyncServerOptions, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SyncServerError) {
+        self.options = options
+        do throws(StorageError) {
+            storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+        } catch {
+            throw .storage(error)
+        }
+        let router = SyncRouter(storage: storage, users: options.users, maximumBatchSize: options.maximumBatchSize, log: log)
+        http = HTTPServer(configuration: options.httpConfiguration, responder: router)
+    }
+
+    /// Starts listening and serving.
+    ///
+    /// ```swift
+    /// try server.start()
+    /// ```
+    ///
+    /// - Throws: ``SyncServerError/socket(_:)`` when the address cannot be listened on.
+    public func start() throws(SyncServerError) {
+        do throws(SocketError) { try http.start() } catch { throw .socket(error) }
+    }
+
+    /// The port listened on.
+    ///
+    /// ```swift
+    /// let base = "http://127.0.0.1:\(server.port)"
+    /// ```
+    public var port: Int { http.port }
+
+    /// The line the tool prints when ready (tests wait for it).
+    ///
+    /// ```swift
+    /// print(server.readyLine)
+    /// ```
+    public var readyLine: String {
+        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        return "sync-server listening on http://\(host):\(port) (sqlite \(options.databasePath))"
+    }
+
+    /// Stops accepting, finishes requests in flight, closes every connection
+    /// and then the database's.
+    ///
+    /// ```swift
+    /// server.shutdown()
+    /// ```
+    public func shutdown() {
+        http.shutdown()
+        storage.closeConnections()
+    }
+}

@@ -1,0 +1,43 @@
+/// Everything `sync-server` is started with.
+///
+/// ```swift
+/// var options = SyncServerOptions()
+/// options.port = 0
+/// options.databasePath = "/tmp/test.sqlite"
+/// try options.users.add(token: "t1", user: "alice")
+/// ```
+public struct SyncServerOptions: Sendable {
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port (0: any free port).
+    public var port = 8787
+    /// The SQLite database file (created if missing).
+    public var databasePath = "./sync-server.sqlite"
+    /// Tokens and their users.
+    public var users = UserDirectory()
+    /// The largest request body taken (413 above).
+    public var maximumBodyBytes = 8 * 1024 * 1024
+    /// The most mutations one push may carry (413 above).
+    public var maximumBatchSize = 1_000
+    /// How long tombstones are kept before pulls purge them (`nil`: for ever).
+    /// A client whose cursor is behind a purged tombstone is told to resync (410).
+    public var tombstoneRetentionMilliseconds: Int64?
+
+    /// The defaults: 127.0.0.1:8787, `./sync-server.sqlite`, no users.
+    ///
+    /// ```swift
+    /// let options = SyncServerOptions()
+    /// ```
+    public init() {}
+
+    /// The HTTP configuration these options make.
+    ///
+    /// ```swift
+    /// let configuration = options.httpConfiguration
+    /// ```
+    public var httpConfiguration: HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration(host: host, port: port)
+        configuration.maximumBodyBytes = maximumBodyBytes
+        return configuration
+    }
+}

@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+import SyncJournalStore
+import SyncJournalSync
+
+/// ``SyncStorage`` in one SQLite file (WAL mode, `synchronous=FULL`), with
+/// ``ReferenceServer``'s semantics for a server that remembers operation ids.
+///
+/// - Every push is one `begin immediate` transaction: its stamps, rows and
+///   remembered operation ids are committed (and synced) together before the
+///   results are returned, or none of it is.
+/// - Stamps: `max(now, last + 1)` read and updated in that transaction, so
+///   they are strictly increasing in commit order; a pull's snapshot holds a
+///   prefix of them, and any later write sorts after everything it saw.
+/// - Connections come from a ``SQLiteConnectionPool`` (readers in parallel,
+///   one writer at a time; see there for why).
+///
+/// ```swift
+/// let storage = try SQLiteStorage(path: "./sync-server.sqlite")
+/// let results = try storage.push(user: "u1", [mutation])
+/// ```
+public final class SQLiteStorage: SyncStorage {
+    /// The database file.
+    public let path: String
+    private let pool: SQLiteConnectionPool
+    private let now: @Sendable () -> Int64
+    /// How long tombstones are kept (`nil`: until purged by hand).
+    public let tombstoneRetentionMilliseconds: Int64?
+    /// The storage clock's reading at the last retention purge.
+    private let lastRetentionPurge = Mutex<Int64?>(nil)
+    /// Retention purges run at most this often (each is a write transaction).
+    private static let retentionPurgeIntervalMilliseconds: Int64 = 60_000
+
+    /// The most rows one pull may ask for (journals/PROTOCOL.md).
+    ///
+    /// ```swift
+    /// let limit = min(requested, SQLiteStorage.maximumPullLimit)
+    /// ```
+    public static let maximumPullLimit = 10_000
+
+    /// Opens (or creates) the database at `path` and its tables.
+    ///
+    /// ```swift
+    /// let storage = try SQLiteStorage(path: "/tmp/test.sqlite", clock: { 1_764_000_000_000 })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
+    ///   stamped more than this before the clock (as ``ReferenceServer``'s
+    ///   retention does), at most once a minute.
+    ///   - clock: the time stamps start from, in milliseconds (the wall clock
+    ///   by default); stamps still increase when it stands still or goes back.
+    /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
+    ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
+    ///   another version.
+    public init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
+                tombstoneRetentionMilliseconds: Int64? = nil,
+                clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
+        self.path = path
+        self.now = clock
+        self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
+        pool = SQLiteConnectionPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { database throws(SQLiteError) in
+            try database.execute("pragma journal_mode = WAL")
+            // FULL: a commit is synced before push returns, so an acknowledged mutation survives a power cut.
+            try database.execute("pragma synchronous = FULL")
+        }
+        try migrate()
+    }
+
+    /// Milliseconds since 1970 from the system's real-time clock.
+    ///
+    /// ```swift
+    /// let now = SQLiteStorage.wallClockMilliseconds()
+    /// ```
+    @Sendable public static func wallClockMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    private func migrate() throws(StorageError) {
+        try transaction(immediate: true) { (database, _) throws(StorageError) in
+            let version: Int64
+            do throws(SQLiteError) {
+                version = try database.withStatement("pragma user_version") { statement throws(SQLiteError) in
+                    try statement.step() ? statement.int64(0) : 0
+                }
+            } catch {
+                throw StorageError(sqlite: error)
+            }
+            guard version == 0 || version == StorageSchema.version else {
+                throw .corrupt(table: "user_version", key: path, reason: "schema version \(version), this server knows \(StorageSchema.version)")
+            }
+            do throws(SQLiteError) {
+                try database.execute(StorageSchema.sqlite)
+                try database.execute("pragma user_version = \(StorageSchema.version)")
+            } catch {
+                throw StorageError(sqlite: error)
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction on a pooled connection.
+    private func transaction<T>(immediate: Bool,
+                                _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+        let now = self.now
+        do {
+            return try pool.withConnection { database throws(SQLiteTransactionFailure<StorageError>) in
+                try database.transaction(immediate: immediate) { () throws(StorageError) in
+                    try body(database, StorageTransaction(database: database, now: now))
+                }
+            }
+        } catch {
+            switch error {
+            case .open(let failure): throw StorageError(sqlite: failure)
+            case .body(.database(let failure)): throw StorageError(sqlite: failure)
+            case .body(.body(let failure)): throw failure
+            }
+        }
+    }
+
+    /// Closes the idle connections (the last one to close checkpoints the
+    /// WAL into the database file). Later calls open new ones.
+    ///
+    /// ```swift
+    /// storage.closeConnections()
+    /// ```
+    public func closeConnections() { pool.closeIdle() }
+
+    // MARK: Push
+
+    /// Applies `mutations` in order in one transaction (see ``SyncStorage/push(user:_:)``).
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", [mutation])
+    /// ```
+    public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
+        try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            var results: [MutationResult] = []
+            results.reserveCapacity(mutations.count)
+            for mutation in mutations {
+                if let first = try queries.remembered(owner: user, operationID: mutation.operationID) {
+                    results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
+                    continue
+                }
+                let outcome = try apply(mutation, user: user, queries)
+                // Only an applied result changed anything; a refusal is judged afresh on a resend.
+                if case .applied(let row) = outcome {
+                    try queries.remember(owner: user, operationID: mutation.operationID, row: row)
+                }
+                results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
+            }
+            return results
+        }
+    }
+
+    private func apply(_ mutation: Mutation, user: String, _ queries: StorageTransaction) throws(StorageError) -> MutationOutcome {
+        if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
+        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
+            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
+        }
+        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
+        let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+        let existing = try queries.row(kind: key.kind, id: key.id)
+        if let existing, existing.owner != user {
+            return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
+        }
+        let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
+        switch mutation.op {
+        case .create:
+            if let live { return .conflict(server: live) }
+            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp())
+            try queries.write(row, owner: user)
+            return .applied(row)
+        case .update:
+            guard var row = live else { return .conflict(server: nil) }
+            guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
+            row.fields.merge(mutation.fields) { _, new in new }
+            row.updatedAt = try queries.nextStamp()
+            try queries.write(row, owner: user)
+            return .applied(row)
+        case .delete:
+            if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
+            // Deleting a deleted row is harmless: its tombstone is the answer.
+            if live == nil, let existing { return .applied(existing.row) }
+            let stamp = try queries.nextStamp()
+            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
+            try queries.write(tombstone, owner: user)
+            return .applied(tombstone)
+        }
+    }
+
+    // MARK: Pull
+
+    /// One page of `user`'s rows (see ``SyncStorage/pull(user:_:)``).
+    ///
+    /// ```swift
+    /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
+    /// ```
+    public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
+        let limit = request.limit
+        guard limit >= 1, limit <= Self.maximumPullLimit else {
+            throw .badRequest("limit must be 1 to \(Self.maximumPullLimit), not \(limit)")
+        }
+        for (kind, cursor) in request.cursors {
+            if kind.isEmpty { throw .badRequest("empty kind") }
+            guard let cursor = cursor ?? nil else { continue }
+            if cursor.id.isEmpty || cursor.id.utf8.count > 64 {
+                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to 64 bytes of UTF-8")
+            }
+        }
+        applyRetention()
+        let kinds = request.cursors.keys.sorted()
+        // A deferred transaction: one snapshot for the horizons and every kind's rows.
+        return try transaction(immediate: false) { (_, queries) throws(StorageError) in
+            var horizons: [String: PullCursor] = [:]
+            for kind in kinds { horizons[kind] = try queries.horizon(kind: kind) }
+            let expired = kinds.filter { kind in
+                guard let cursor = request.cursors[kind] ?? nil, let horizon = horizons[kind] else { return false }
+                return cursor < horizon
+            }
+            if !expired.isEmpty && !request.isResync { throw .cursorExpired(kinds: expired) }
+            // limit + 1 rows: the extra one only says whether there is more.
+            var page: [ServerRow] = []
+            for kind in kinds {
+                let after = request.cursors[kind] ?? nil
+                page += try queries.rows(owner: user, kind: kind, after: after, limit: limit + 1 - page.count)
+                if page.count > limit { break }
+            }
+            let hasMore = page.count > limit
+            if hasMore { page.removeLast() }
+            var next: [String: PullCursor] = [:]
+            for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }
+            if !hasMore {
+                // A kind left behind its horizon would be refused for ever: nothing of this user lies between.
+                for kind in kinds {
+                    guard let horizon = horizons[kind] else { continue }
+                    let reached = next[kind] ?? (request.cursors[kind] ?? nil)
+                    if reached.map({ $0 < horizon }) ?? true { next[kind] = horizon }
+                }
+            }
+            return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
+        }
+    }
+
+    /// Purges tombstones past the retention, unless a purge ran within the
+    /// last minute. Best effort: a failed purge (say, the database is busy)
+    /// leaves the tombstones for the next one and does not fail the pull.
+    private func applyRetention() {
+        guard let retention = tombstoneRetentionMilliseconds else { return }
+        let clock = now()
+        let due = lastRetentionPurge.withLock { last -> Bool in
+            if let previous = last, clock >= previous, clock - previous < Self.retentionPurgeIntervalMilliseconds { return false }
+            last = clock
+            return true
+        }
+        guard due else { return }
+        let (limit, overflow) = clock.subtractingReportingOverflow(retention)
+        if !overflow { _ = try? purgeTombstones(olderThan: limit, kind: nil) }
+    }
+
+    // MARK: Read
+
+    /// The live row of `user` (see ``SyncStorage/read(user:kind:id:)``).
+    ///
+    /// ```swift
+    /// let row = try storage.read(user: "u1", kind: "pin", id: "p1")
+    /// ```
+    public func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow? {
+        try transaction(immediate: false) { (_, queries) throws(StorageError) in
+            guard let stored = try queries.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
+            return stored.row
+        }
+    }
+
+    // MARK: Tombstones
+
+    /// Purges tombstones stamped before `stamp` (see ``SyncStorage/purgeTombstones(olderThan:kind:)``).
+    ///
+    /// ```swift
+    /// try storage.purgeTombstones(olderThan: SQLiteStorage.wallClockMilliseconds() - 86_400_000, kind: "pin")
+    /// ```
+    @discardableResult
+    public func purgeTombstones(olderThan stamp: Int64, kind: String? = nil) throws(StorageError) -> Int {
+        try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            let purged = try queries.tombstones(before: stamp, kind: kind)
+            var latest: [String: PullCursor] = [:]
+            for (kind, position) in purged {
+                try queries.deleteRow(kind: kind, id: position.id)
+                if latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+            }
+            for (kind, position) in latest {
+                let current = try queries.horizon(kind: kind)
+                if current.map({ $0 < position }) ?? true { try queries.setHorizon(kind: kind, position) }
+            }
+            return purged.count
+        }
+    }
+}

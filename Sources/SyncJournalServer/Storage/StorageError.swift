@@ -1,0 +1,43 @@
+/// Why a ``SyncStorage`` call failed, classified for the HTTP reply.
+///
+/// ```swift
+/// catch .cursorExpired(let kinds) { reply(410, kinds) }
+/// ```
+public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A cursor the storage cannot use (an empty id, one over 64 bytes): 400 `bad_cursor`.
+    case badCursor(kind: String, reason: String)
+    /// A request outside the protocol's limits (a limit of 0): 400 `bad_request`.
+    case badRequest(String)
+    /// Cursors behind a purged tombstone, kinds sorted: 410 `cursor_expired`.
+    case cursorExpired(kinds: [String])
+    /// The database is locked past the busy timeout (SQLite `SQLITE_BUSY`; in
+    /// PostgreSQL a lock timeout or serialization failure): 503
+    /// `unavailable`, worth retrying. Backend-neutral, so every backend maps its own.
+    case unavailable(reason: String)
+    /// Any other SQLite failure (I/O, full disk, corruption): 500 `internal`.
+    /// (Another backend adds its own case; the router's exhaustive switch says where to map it.)
+    case sqlite(SQLiteError)
+    /// A stored row or remembered result that does not decode: 500 `internal`.
+    case corrupt(table: String, key: String, reason: String)
+
+    /// The error for a failed SQLite call: busy and locked are ``unavailable(reason:)``.
+    ///
+    /// ```swift
+    /// throw StorageError(sqlite: error)
+    /// ```
+    public init(sqlite error: SQLiteError) {
+        self = error.isBusy ? .unavailable(reason: error.description) : .sqlite(error)
+    }
+
+    /// One line for the log (the HTTP reply carries less for 5xx).
+    public var description: String {
+        switch self {
+        case .badCursor(let kind, let reason): return "bad cursor for \(kind): \(reason)"
+        case .badRequest(let reason): return "bad request: \(reason)"
+        case .cursorExpired(let kinds): return "cursor expired for \(kinds.joined(separator: ", "))"
+        case .unavailable(let reason): return "unavailable: \(reason)"
+        case .sqlite(let error): return error.description
+        case .corrupt(let table, let key, let reason): return "corrupt \(table) entry \(key): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// The tables every ``SyncStorage`` keeps, as SQLite DDL (journals/PROTOCOL.md,
+/// "Appendix: server storage", gives the PostgreSQL spelling).
+///
+/// - `rows`: one per record, tombstones included until purged. `fields` is
+///   the record's field list in journals/FORMAT.md's encoding (names sorted
+///   by bytes, typed values; exact for doubles and sets). The index serves
+///   pulls: one kind of one owner after a `(updated_at, id)` cursor.
+/// - `operations`: the applied operations per user with the row the push
+///   answered (only applied results are remembered, so the row is the result).
+/// - `stamp`: one row, the last stamp issued.
+/// - `horizons`: per kind, the position of the last tombstone purged.
+///
+/// ```swift
+/// try database.execute(StorageSchema.sqlite)
+/// ```
+public enum StorageSchema {
+    /// The schema's version, kept in SQLite's `user_version`.
+    ///
+    /// ```swift
+    /// #expect(StorageSchema.version == 1)
+    /// ```
+    public static let version: Int64 = 1
+
+    /// The DDL, idempotent (`if not exists`).
+    ///
+    /// ```swift
+    /// try database.execute(StorageSchema.sqlite)
+    /// ```
+    public static let sqlite = """
+        create table if not exists rows (
+          kind       text not null,
+          id         text not null,
+          owner      text not null,
+          fields     blob not null,
+          updated_at integer not null,
+          deleted_at integer,
+          primary key (kind, id)
+        ) without rowid;
+        create index if not exists rows_pull on rows (kind, owner, updated_at, id);
+        create table if not exists operations (
+          owner        text not null,
+          operation_id text not null,
+          kind         text not null,
+          id           text not null,
+          fields       blob not null,
+          updated_at   integer not null,
+          deleted_at   integer,
+          primary key (owner, operation_id)
+        ) without rowid;
+        create table if not exists stamp (
+          only integer primary key check (only = 1),
+          last integer not null
+        );
+        insert or ignore into stamp (only, last) values (1, 0);
+        create table if not exists horizons (
+          kind       text primary key,
+          updated_at integer not null,
+          id         text not null
+        ) without rowid;
+        """
+}

@@ -1,0 +1,217 @@
+import SyncJournalCore
+import SyncJournalStore
+
+/// The queries of ``SQLiteStorage`` on one connection inside one open
+/// transaction, each turning SQLite's errors into ``StorageError``.
+struct StorageTransaction {
+    let database: SQLiteDatabase
+    let now: @Sendable () -> Int64
+
+    /// A stored row and its owner.
+    struct Stored {
+        var row: ServerRow
+        var owner: String
+    }
+
+    private func sql<T>(_ work: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+        do throws(SQLiteError) { return try work() } catch { throw StorageError(sqlite: error) }
+    }
+
+    // MARK: Rows
+
+    func row(kind: String, id: String) throws(StorageError) -> Stored? {
+        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)? = try sql { () throws(SQLiteError) in
+            try database.withStatement("select owner, fields, updated_at, deleted_at from rows where kind = ?1 and id = ?2") { statement throws(SQLiteError) in
+                statement.bind(1, kind)
+                statement.bind(2, id)
+                guard try statement.step() else { return nil }
+                return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3))
+            }
+        }
+        guard let found else { return nil }
+        let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
+        return Stored(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt),
+                      owner: found.owner)
+    }
+
+    func write(_ row: ServerRow, owner: String) throws(StorageError) {
+        let fields = Self.encodeFields(row.fields)
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                insert into rows (kind, id, owner, fields, updated_at, deleted_at) values (?1, ?2, ?3, ?4, ?5, ?6)
+                on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
+                  updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, row.kind)
+                statement.bind(2, row.id)
+                statement.bind(3, owner)
+                statement.bind(4, bytes: fields)
+                statement.bind(5, row.updatedAt)
+                statement.bind(6, row.deletedAt)
+                _ = try statement.step()
+            }
+        }
+    }
+
+    /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order.
+    func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
+        let query = cursor == nil
+            ? "select id, fields, updated_at, deleted_at from rows where kind = ?1 and owner = ?2 order by updated_at, id limit ?3"
+            : "select id, fields, updated_at, deleted_at from rows where kind = ?1 and owner = ?2 and (updated_at, id) > (?4, ?5) order by updated_at, id limit ?3"
+        let found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)] = try sql { () throws(SQLiteError) in
+            try database.withStatement(query) { statement throws(SQLiteError) in
+                statement.bind(1, kind)
+                statement.bind(2, owner)
+                statement.bind(3, Int64(limit))
+                if let cursor {
+                    statement.bind(4, cursor.updatedAt)
+                    statement.bind(5, cursor.id)
+                }
+                var found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)] = []
+                while try statement.step() {
+                    found.append((statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3)))
+                }
+                return found
+            }
+        }
+        var rows: [ServerRow] = []
+        rows.reserveCapacity(found.count)
+        for entry in found {
+            let fields = try Self.decodeFields(entry.fields, table: "rows", key: "\(kind)/\(entry.id)")
+            rows.append(ServerRow(kind: kind, id: entry.id, fields: fields, updatedAt: entry.updatedAt, deletedAt: entry.deletedAt))
+        }
+        return rows
+    }
+
+    // MARK: Remembered operations
+
+    func remembered(owner: String, operationID: OperationID) throws(StorageError) -> ServerRow? {
+        let key = operationID.description
+        let found: (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)? = try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                select kind, id, fields, updated_at, deleted_at from operations where owner = ?1 and operation_id = ?2
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, owner)
+                statement.bind(2, key)
+                guard try statement.step() else { return nil }
+                return (statement.text(0), statement.text(1), statement.bytes(2), statement.int64(3), statement.optionalInt64(4))
+            }
+        }
+        guard let found else { return nil }
+        let fields = try Self.decodeFields(found.fields, table: "operations", key: "\(owner)/\(key)")
+        return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt)
+    }
+
+    func remember(owner: String, operationID: OperationID, row: ServerRow) throws(StorageError) {
+        let fields = Self.encodeFields(row.fields)
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, owner)
+                statement.bind(2, operationID.description)
+                statement.bind(3, row.kind)
+                statement.bind(4, row.id)
+                statement.bind(5, bytes: fields)
+                statement.bind(6, row.updatedAt)
+                statement.bind(7, row.deletedAt)
+                _ = try statement.step()
+            }
+        }
+    }
+
+    // MARK: Stamps
+
+    /// The next stamp, `max(now, last + 1)`, recorded as the last one.
+    func nextStamp() throws(StorageError) -> Int64 {
+        let last: Int64? = try sql { () throws(SQLiteError) in
+            try database.withStatement("select last from stamp where only = 1") { statement throws(SQLiteError) in
+                try statement.step() ? statement.int64(0) : nil
+            }
+        }
+        guard let last else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
+        let (following, overflow) = last.addingReportingOverflow(1)
+        guard !overflow else { throw .corrupt(table: "stamp", key: "1", reason: "the last stamp is Int64.max") }
+        let stamp = max(now(), following)
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("update stamp set last = ?1 where only = 1") { statement throws(SQLiteError) in
+                statement.bind(1, stamp)
+                _ = try statement.step()
+            }
+        }
+        return stamp
+    }
+
+    // MARK: Horizons
+
+    func horizon(kind: String) throws(StorageError) -> PullCursor? {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("select updated_at, id from horizons where kind = ?1") { statement throws(SQLiteError) in
+                statement.bind(1, kind)
+                return try statement.step() ? PullCursor(updatedAt: statement.int64(0), id: statement.text(1)) : nil
+            }
+        }
+    }
+
+    func setHorizon(kind: String, _ position: PullCursor) throws(StorageError) {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                insert into horizons (kind, updated_at, id) values (?1, ?2, ?3)
+                on conflict (kind) do update set updated_at = excluded.updated_at, id = excluded.id
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, kind)
+                statement.bind(2, position.updatedAt)
+                statement.bind(3, position.id)
+                _ = try statement.step()
+            }
+        }
+    }
+
+    /// The tombstones stamped before `stamp` (of `kind`, or all), as positions per kind.
+    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(kind: String, position: PullCursor)] {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                select kind, id, updated_at from rows
+                where deleted_at is not null and updated_at < ?1 and (?2 is null or kind = ?2)
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, stamp)
+                if let kind { statement.bind(2, kind) }
+                var found: [(kind: String, position: PullCursor)] = []
+                while try statement.step() {
+                    found.append((statement.text(0), PullCursor(updatedAt: statement.int64(2), id: statement.text(1))))
+                }
+                return found
+            }
+        }
+    }
+
+    func deleteRow(kind: String, id: String) throws(StorageError) {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("delete from rows where kind = ?1 and id = ?2") { statement throws(SQLiteError) in
+                statement.bind(1, kind)
+                statement.bind(2, id)
+                _ = try statement.step()
+            }
+        }
+    }
+
+    // MARK: Field lists
+
+    static func encodeFields(_ fields: [String: FieldValue]) -> [UInt8] {
+        var writer = ByteWriter(capacity: 64)
+        FieldListCodec.encode(fields, into: &writer)
+        return writer.bytes
+    }
+
+    static func decodeFields(_ bytes: [UInt8], table: String, key: String) throws(StorageError) -> [String: FieldValue] {
+        var reader = ByteReader(bytes)
+        do throws(ByteReader.Failure) {
+            let fields = try FieldListCodec.decode(from: &reader)
+            try reader.expectEnd()
+            return fields
+        } catch {
+            throw .corrupt(table: table, key: key, reason: error.description)
+        }
+    }
+}

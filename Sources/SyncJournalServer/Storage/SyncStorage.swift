@@ -1,0 +1,71 @@
+import SyncJournalStore
+import SyncJournalSync
+
+/// Where `sync-server` keeps rows, remembered operation ids, the stamp
+/// counter and tombstone horizons, with ``ReferenceServer``'s semantics
+/// (journals/PROTOCOL.md, "Push", "Pull", "Read").
+///
+/// The calls block (the HTTP server runs each connection on its own thread)
+/// and may be made from many threads at once. ``SQLiteStorage`` is the one
+/// implementation; a PostgreSQL one keeps the same tables (see
+/// journals/PROTOCOL.md, "Appendix: server storage").
+///
+/// What every implementation must keep:
+/// - ``push(user:_:)`` is one transaction: all of it is durable before it
+///   returns, or none of it is applied.
+/// - Stamps come from the storage, `max(now, last + 1)` inside the
+///   transaction, so every write's stamp is larger than every stamp before
+///   it and a pull that saw a stamp never misses a later write.
+/// - ``pull(user:_:)`` reads one consistent snapshot.
+/// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
+///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
+///   (400, 400, 410); a lock that stays held is
+///   ``StorageError/unavailable(reason:)`` (503); anything else is a 500.
+///
+/// ```swift
+/// let storage: any SyncStorage = try SQLiteStorage(path: "./sync-server.sqlite")
+/// let results = try storage.push(user: "u1", [mutation])
+/// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
+/// ```
+public protocol SyncStorage: Sendable {
+    /// Applies `mutations` in order for `user` in one transaction and returns
+    /// one result each (an applied operation id answers a resend with its
+    /// first result; refusals are not remembered).
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", mutations)
+    /// ```
+    func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult]
+
+    /// One page of `user`'s rows after each kind's cursor, in `(updatedAt, id)`
+    /// order, kinds in name order, at most `request.limit` rows.
+    ///
+    /// ```swift
+    /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": cursor], limit: 500))
+    /// ```
+    ///
+    /// - Throws: ``StorageError/cursorExpired(kinds:)`` for cursors behind a
+    ///   purged tombstone (unless `request.isResync`),
+    ///   ``StorageError/badCursor(kind:reason:)`` or
+    ///   ``StorageError/badRequest(_:)`` for a request that cannot be served.
+    func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage
+
+    /// The live row of `user` with this kind and id, or `nil` (none, a
+    /// tombstone, or another user's).
+    ///
+    /// ```swift
+    /// let row = try storage.read(user: "u1", kind: "pin", id: "p1")
+    /// ```
+    func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow?
+
+    /// Forgets tombstones stamped before `stamp` (of `kind`, or of every kind
+    /// when `nil`) and moves each kind's horizon to the last one purged.
+    ///
+    /// ```swift
+    /// let purged = try storage.purgeTombstones(olderThan: now - 30 * 86_400_000, kind: nil)
+    /// ```
+    ///
+    /// - Returns: the number of tombstones purged.
+    @discardableResult
+    func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int
+}

@@ -1,0 +1,98 @@
+import SyncJournalStore
+
+/// The JSON of a ``FieldValue`` and of a field list (`journals/PROTOCOL.md`,
+/// "Values"): integers as integer literals, finite doubles as numbers with a
+/// fraction or exponent, non-finite ones as `{"double": "nan"}`, bytes as
+/// `{"bytes": BASE64}`, sets as `{"set": [...]}` sorted by UTF-8 bytes.
+///
+/// A NaN is written as `"nan"` whatever its payload, so it reads back as
+/// `Double.nan`.
+///
+/// ```swift
+/// FieldValueCodec.encode(.bytes([0, 1, 2]))     // {"bytes":"AAEC"}
+/// let value = try FieldValueCodec.decode(.integer(-42), at: "$.grade")   // .int(-42)
+/// ```
+public enum FieldValueCodec {
+    /// The JSON of one value.
+    public static func encode(_ value: FieldValue) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .int(let number): return .integer(number)
+        case .double(let number):
+            if number.isFinite { return .number(number) }
+            return .object(["double": .string(number.isNaN ? "nan" : (number > 0 ? "inf" : "-inf"))])
+        case .string(let text): return .string(text)
+        case .bytes(let bytes): return .object(["bytes": .string(Base64.encode(bytes))])
+        case .stringSet(let set):
+            let sorted = set.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return .object(["set": .array(sorted.map { .string($0) })])
+        }
+    }
+
+    /// The value `json` (found at `path`) stands for.
+    ///
+    /// - Throws: ``WireError`` naming `path` (or a path below it).
+    public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> FieldValue {
+        switch json {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .integer(let number): return .int(number)
+        case .number(let number): return .double(number)
+        case .string(let text): return .string(text)
+        case .array: throw .wrongType(path: path, expected: "a field value (arrays are written {\"set\": [...]})")
+        case .object(let members):
+            guard members.count == 1, let member = members.first else {
+                throw .invalidValue(path: path, reason: "an object field value has exactly one member: double, bytes or set")
+            }
+            let (tag, inner) = (member.key, member.value)
+            let innerPath = JSONPath.member(path, tag)
+            switch tag {
+            case "double":
+                guard case .string(let text) = inner else { throw .wrongType(path: innerPath, expected: "\"nan\", \"inf\" or \"-inf\"") }
+                switch text {
+                case "nan": return .double(.nan)
+                case "inf": return .double(.infinity)
+                case "-inf": return .double(-.infinity)
+                default: throw .invalidValue(path: innerPath, reason: "\"\(text)\" is not nan, inf or -inf (finite doubles are plain numbers)")
+                }
+            case "bytes":
+                guard case .string(let text) = inner else { throw .wrongType(path: innerPath, expected: "a base64 string") }
+                switch Base64.decode(text) {
+                case .success(let bytes): return .bytes(bytes)
+                case .failure(let failure): throw .invalidValue(path: innerPath, reason: failure.description)
+                }
+            case "set":
+                guard case .array(let items) = inner else { throw .wrongType(path: innerPath, expected: "an array of strings") }
+                var set = Set<String>(minimumCapacity: items.count)
+                for (index, item) in items.enumerated() {
+                    let itemPath = JSONPath.element(innerPath, index)
+                    guard case .string(let element) = item else { throw .wrongType(path: itemPath, expected: "a string") }
+                    // Swift compares strings by canonical equivalence: two spellings
+                    // of one string are one element, so they count as a repeat.
+                    if !set.insert(element).inserted { throw .invalidValue(path: itemPath, reason: "a repeated set element") }
+                }
+                return .stringSet(set)
+            default:
+                throw .unknownMember(path: innerPath)
+            }
+        }
+    }
+
+    /// The JSON object of a field list.
+    public static func encode(fields: [String: FieldValue]) -> JSONValue {
+        .object(fields.mapValues { encode($0) })
+    }
+
+    /// The field list `json` (found at `path`) stands for; names must be non-empty.
+    public static func decodeFields(_ json: JSONValue, at path: String) throws(WireError) -> [String: FieldValue] {
+        guard case .object(let members) = json else { throw .wrongType(path: path, expected: "an object of fields") }
+        var fields = [String: FieldValue](minimumCapacity: members.count)
+        for (name, value) in members {
+            let fieldPath = JSONPath.member(path, name)
+            if name.isEmpty { throw .invalidValue(path: fieldPath, reason: "an empty field name") }
+            fields[name] = try decode(value, at: fieldPath)
+        }
+        return fields
+    }
+}

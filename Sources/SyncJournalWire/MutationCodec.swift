@@ -1,0 +1,53 @@
+import SyncJournalStore
+import SyncJournalSync
+
+/// The JSON of one pushed ``Mutation``: `{"operationId", "kind", "op",
+/// "recordId", "baseUpdatedAt", "fields"}`, every member present.
+///
+/// ```swift
+/// let json = MutationCodec.encode(mutation)
+/// let again = try MutationCodec.decode(json, at: "$.mutations[0]")
+/// ```
+public enum MutationCodec {
+    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields"]
+
+    /// The mutation's JSON.
+    public static func encode(_ mutation: Mutation) -> JSONValue {
+        .object([
+            "operationId": .string(mutation.operationID.description),
+            "kind": .string(mutation.kind),
+            "op": .string(mutation.op.description),
+            "recordId": .string(mutation.recordID),
+            "baseUpdatedAt": mutation.baseUpdatedAt.map { .integer($0) } ?? .null,
+            "fields": FieldValueCodec.encode(fields: mutation.fields),
+        ])
+    }
+
+    /// The mutation `json` (found at `path`) stands for: an operation id in
+    /// the `8-4-4-4-12` hex form, a non-empty kind, `op` one of `create`,
+    /// `update`, `delete`, a record id of 1 to 64 UTF-8 bytes, and no fields
+    /// for a delete.
+    public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> Mutation {
+        let object = try JSONObjectReader(json, at: path, allowed: members)
+        let operationID = try operationID(object, "operationId")
+        let kind = try object.name("kind")
+        let opText = try object.string("op")
+        guard let op = OperationKind.allCases.first(where: { $0.description == opText }) else {
+            throw .invalidValue(path: object.path(of: "op"), reason: "\"\(opText)\" is not create, update or delete")
+        }
+        let recordID = try object.name("recordId", maximumBytes: JournalOperation.maximumRecordIDLength)
+        let baseUpdatedAt = try object.optionalInt64("baseUpdatedAt")
+        let fields = try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
+        if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }
+        return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields, baseUpdatedAt: baseUpdatedAt)
+    }
+
+    /// Member `name` of `object` as an operation id.
+    static func operationID(_ object: JSONObjectReader, _ name: String) throws(WireError) -> OperationID {
+        let text = try object.string(name)
+        guard let id = OperationID(text) else {
+            throw .invalidValue(path: object.path(of: name), reason: "\"\(text)\" is not an operation id (8-4-4-4-12 hex)")
+        }
+        return id
+    }
+}

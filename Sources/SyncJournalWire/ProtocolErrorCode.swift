@@ -1,0 +1,50 @@
+/// The `error` member of an error reply (`journals/PROTOCOL.md`, "Errors").
+/// Codes the protocol does not list are kept as they came, so a newer
+/// server's code still reaches the message.
+///
+/// ```swift
+/// let body = ErrorBody(code: .cursorExpired, message: "pin cursor behind purged tombstones", kinds: ["pin"])
+/// ```
+public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code as it appears on the wire.
+    public var rawValue: String
+
+    /// Wraps a code.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// 400: a request of the wrong shape.
+    public static let badRequest = ProtocolErrorCode(rawValue: "bad_request")
+    /// 400: a body that is not strict JSON.
+    public static let badJSON = ProtocolErrorCode(rawValue: "bad_json")
+    /// 400: a pull cursor that is not `UPDATEDAT:ID`.
+    public static let badCursor = ProtocolErrorCode(rawValue: "bad_cursor")
+    /// 401: no token, or an unknown one.
+    public static let unauthorized = ProtocolErrorCode(rawValue: "unauthorized")
+    /// 404: no such path.
+    public static let notFound = ProtocolErrorCode(rawValue: "not_found")
+    /// 405: a method the path does not take.
+    public static let methodNotAllowed = ProtocolErrorCode(rawValue: "method_not_allowed")
+    /// 408: the request did not arrive whole within the server's read timeout.
+    public static let requestTimeout = ProtocolErrorCode(rawValue: "request_timeout")
+    /// 410: a pull cursor behind purged tombstones (with `kinds`).
+    public static let cursorExpired = ProtocolErrorCode(rawValue: "cursor_expired")
+    /// 411: no `Content-Length` (a chunked body).
+    public static let lengthRequired = ProtocolErrorCode(rawValue: "length_required")
+    /// 413: a body or batch over the server's limit.
+    public static let tooLarge = ProtocolErrorCode(rawValue: "too_large")
+    /// 429: slow down (with `Retry-After`).
+    public static let tooManyRequests = ProtocolErrorCode(rawValue: "too_many_requests")
+    /// 414: a request line over the server's limit.
+    public static let uriTooLong = ProtocolErrorCode(rawValue: "uri_too_long")
+    /// 431: request headers over the server's limit.
+    public static let headersTooLarge = ProtocolErrorCode(rawValue: "headers_too_large")
+    /// 500: the server failed.
+    public static let `internal` = ProtocolErrorCode(rawValue: "internal")
+    /// 503: the server is overloaded or going down.
+    public static let unavailable = ProtocolErrorCode(rawValue: "unavailable")
+    /// 505: an HTTP version the server does not speak.
+    public static let httpVersionNotSupported = ProtocolErrorCode(rawValue: "http_version_not_supported")
+
+    /// The raw code.
+    public var description: String { rawValue }
+}

@@ -1,0 +1,48 @@
+import SyncJournalStore
+import SyncJournalSync
+
+/// The body of `POST /v1/sync/pull`:
+/// `{"cursors": {KIND: CURSOR or null, …}, "limit": N, "resync": BOOL}`.
+///
+/// ```swift
+/// let body = PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 500))
+/// let request = try PullRequestCodec.decode(body)
+/// ```
+public enum PullRequestCodec {
+    /// The largest `limit` the protocol allows.
+    public static let maximumLimit = 10_000
+
+    /// The request body.
+    public static func encode(_ request: PullRequest) -> [UInt8] {
+        let cursors = request.cursors.mapValues { cursor -> JSONValue in cursor.map { .string(PullCursorCodec.encode($0)) } ?? .null }
+        return JSONValue.object([
+            "cursors": .object(cursors),
+            "limit": .integer(Int64(request.limit)),
+            "resync": .bool(request.isResync),
+        ]).encoded()
+    }
+
+    /// The request a body stands for: non-empty kinds, cursors in the
+    /// `UPDATEDAT:ID` form or `null`, a limit of 1 to ``maximumLimit``.
+    ///
+    /// - Throws: ``WireError``; a malformed cursor is ``WireError/badCursor(path:text:)``.
+    public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> PullRequest {
+        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "limit", "resync"])
+        let cursorsPath = object.path(of: "cursors")
+        var cursors: [String: PullCursor?] = [:]
+        for (kind, value) in try object.object("cursors") {
+            let path = JSONPath.member(cursorsPath, kind)
+            if kind.isEmpty { throw .invalidValue(path: path, reason: "an empty kind") }
+            switch value {
+            case .null: cursors[kind] = .some(nil)
+            case .string(let text): cursors[kind] = try PullCursorCodec.decode(text, at: path)
+            default: throw .wrongType(path: path, expected: "a cursor string or null")
+            }
+        }
+        let limit = try object.int64("limit")
+        guard limit >= 1, limit <= Int64(maximumLimit) else {
+            throw .invalidValue(path: object.path(of: "limit"), reason: "\(limit) is not 1 to \(maximumLimit)")
+        }
+        return PullRequest(cursors: cursors, limit: Int(limit), isResync: try object.bool("resync"))
+    }
+}

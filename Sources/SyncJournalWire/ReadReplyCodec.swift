@@ -1,0 +1,22 @@
+import SyncJournalStore
+
+/// The 200 body of `POST /v1/sync/read`: `{"row": ROW or null}`.
+///
+/// ```swift
+/// let body = ReadReplyCodec.encode(row)          // the server; nil for no live row
+/// let row = try ReadReplyCodec.decode(body)      // the client
+/// ```
+public enum ReadReplyCodec {
+    /// The reply body.
+    public static func encode(_ row: ServerRow?) -> [UInt8] {
+        JSONValue.object(["row": ServerRowCodec.encode(optional: row)]).encoded()
+    }
+
+    /// The row of a reply body, `nil` for `null`.
+    ///
+    /// - Throws: ``WireError`` with the byte offset or JSON path of the problem.
+    public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> ServerRow? {
+        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["row"])
+        return try ServerRowCodec.decode(optional: try object.value("row"), at: object.path(of: "row"))
+    }
+}

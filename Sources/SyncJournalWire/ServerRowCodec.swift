@@ -1,0 +1,43 @@
+import SyncJournalStore
+
+/// The JSON of a ``ServerRow``: `{"kind", "id", "fields", "updatedAt", "deletedAt"}`,
+/// every member present (`deletedAt` is `null` for a live row).
+///
+/// ```swift
+/// let json = ServerRowCodec.encode(ServerRow(kind: "pin", id: "p1", fields: ["grade": .int(7)], updatedAt: 1764000000123))
+/// let row = try ServerRowCodec.decode(json, at: "$.row")
+/// ```
+public enum ServerRowCodec {
+    static let members: Set<String> = ["kind", "id", "fields", "updatedAt", "deletedAt"]
+
+    /// The row's JSON.
+    public static func encode(_ row: ServerRow) -> JSONValue {
+        .object([
+            "kind": .string(row.kind),
+            "id": .string(row.id),
+            "fields": FieldValueCodec.encode(fields: row.fields),
+            "updatedAt": .integer(row.updatedAt),
+            "deletedAt": row.deletedAt.map { .integer($0) } ?? .null,
+        ])
+    }
+
+    /// The row `json` (found at `path`) stands for: a non-empty kind, an id
+    /// of 1 to 64 UTF-8 bytes, non-empty field names.
+    public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> ServerRow {
+        let object = try JSONObjectReader(json, at: path, allowed: members)
+        return ServerRow(kind: try object.name("kind"),
+                         id: try object.name("id", maximumBytes: JournalOperation.maximumRecordIDLength),
+                         fields: try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields")),
+                         updatedAt: try object.int64("updatedAt"),
+                         deletedAt: try object.optionalInt64("deletedAt"))
+    }
+
+    /// `null`, or the row's JSON.
+    static func encode(optional row: ServerRow?) -> JSONValue { row.map(encode) ?? .null }
+
+    /// `nil` for `null`, else the row.
+    static func decode(optional json: JSONValue, at path: String) throws(WireError) -> ServerRow? {
+        if json == .null { return nil }
+        return try decode(json, at: path)
+    }
+}

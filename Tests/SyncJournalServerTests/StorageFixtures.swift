@@ -1,0 +1,35 @@
+import SyncJournalServer
+import SyncJournalStore
+import SyncJournalSync
+import Synchronization
+
+/// A clock a test sets by hand (stamps still increase when it stands still).
+final class FixedClock: Sendable {
+    private let value = Mutex<Int64>(1_764_000_000_000)
+    var now: Int64 { value.withLock { $0 } }
+    func set(_ milliseconds: Int64) { value.withLock { $0 = milliseconds } }
+    var reading: @Sendable () -> Int64 { { [self] in now } }
+}
+
+/// Shorthands for building mutations.
+enum Mutations {
+    static func create(_ id: String, kind: String = "pin", _ fields: [String: FieldValue] = ["title": .string("t")],
+                       operation: OperationID = .random()) -> Mutation {
+        Mutation(operationID: operation, kind: kind, op: .create, recordID: id, fields: fields, baseUpdatedAt: nil)
+    }
+    static func update(_ id: String, kind: String = "pin", base: Int64?, _ fields: [String: FieldValue],
+                       operation: OperationID = .random()) -> Mutation {
+        Mutation(operationID: operation, kind: kind, op: .update, recordID: id, fields: fields, baseUpdatedAt: base)
+    }
+    static func delete(_ id: String, kind: String = "pin", base: Int64?, operation: OperationID = .random()) -> Mutation {
+        Mutation(operationID: operation, kind: kind, op: .delete, recordID: id, fields: [:], baseUpdatedAt: base)
+    }
+}
+
+extension MutationOutcome {
+    /// The applied row, or `nil`.
+    var appliedRow: ServerRow? {
+        if case .applied(let row) = self { return row }
+        return nil
+    }
+}

@@ -1,0 +1,51 @@
+// sync-server: the SyncJournal HTTP protocol (journals/PROTOCOL.md) over SQLite.
+//
+//   sync-server [--host H] [--port P] [--db PATH] [--users FILE] [--user TOKEN:USER]...
+//               [--max-body BYTES] [--max-batch N]
+//
+// The logic lives in SyncJournalServer (SyncServer, SyncServerCommandLine), testable in-process.
+import Foundation
+import SyncJournalServer
+
+func fail(_ error: SyncServerError) -> Never {
+    FileHandle.standardError.write(Data("sync-server: \(error)\n".utf8))
+    exit(error.exitStatus)
+}
+
+let invocation: SyncServerInvocation
+do throws(SyncServerError) {
+    invocation = try SyncServerCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error)
+}
+guard case .run(let options) = invocation else {
+    print(SyncServerCommandLine.usage)
+    exit(0)
+}
+
+// Block the stop signals in every thread (threads inherit the mask) and take
+// them with sigwait below; a reset client must not kill the process either.
+signal(SIGPIPE, SIG_IGN)
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGTERM)
+sigaddset(&stopSignals, SIGINT)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+if options.users.count == 0 {
+    FileHandle.standardError.write(Data("sync-server: warning: no users (--users FILE or --user TOKEN:USER); every sync request gets 401\n".utf8))
+}
+let server: SyncServer
+do throws(SyncServerError) {
+    server = try SyncServer(options: options) { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    try server.start()
+} catch {
+    fail(error)
+}
+FileHandle.standardOutput.write(Data((server.readyLine + "\n").utf8))
+
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
+FileHandle.standardError.write(Data("sync-server: signal \(received): stopping\n".utf8))
+server.shutdown()
+exit(0)
