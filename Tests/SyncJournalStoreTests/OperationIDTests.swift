@@ -131,4 +131,32 @@ struct OperationIDTests {
         #expect(!(high < low))
         #expect(!(low < low))
     }
+
+    @Test("random() from four tasks at once: 200,000 ids, all distinct, each with the UUID version 4 layout")
+    func randomIDsAreDistinctAcrossTasks() async {
+        let batches = await withTaskGroup(of: [OperationID].self) { group in
+            for _ in 0..<4 { group.addTask { (0..<50_000).map { _ in OperationID.random() } } }
+            var all: [[OperationID]] = []
+            for await batch in group { all.append(batch) }
+            return all
+        }
+        let ids = batches.flatMap { $0 }
+        #expect(ids.count == 200_000)
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.bytes[6] >> 4 == 4 && $0.bytes[8] >> 6 == 0b10 })
+        // Every bit outside the version and variant varies.
+        var seenSet = [UInt8](repeating: 0, count: 16)
+        var seenClear = [UInt8](repeating: 0, count: 16)
+        for id in ids.prefix(1_000) {
+            for (i, byte) in id.bytes.enumerated() {
+                seenSet[i] |= byte
+                seenClear[i] |= ~byte
+            }
+        }
+        let fixed: [Int: UInt8] = [6: 0xF0, 8: 0xC0]
+        for i in 0..<16 {
+            let mask = ~(fixed[i] ?? 0)
+            #expect(seenSet[i] & mask == mask && seenClear[i] & mask == mask, "byte \(i) has bits that never change")
+        }
+    }
 }
