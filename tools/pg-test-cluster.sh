@@ -43,6 +43,8 @@ start() {
   local bindir dir port attempt started=0
   bindir=$(find_bindir) || fail "initdb/pg_ctl/postgres not found (install postgresql, or set PG_BINDIR)"
   dir=$(mktemp -d "${TMPDIR:-/tmp}/syncjournal-pg.XXXXXX")
+  # Until the cluster is up and recorded, a failure removes the directory.
+  trap 'rm -rf "$dir"' EXIT
   chmod 755 "$dir"
   mkdir "$dir/data" "$dir/socket"
   if [ "$(id -u)" -eq 0 ]; then chown "$run_as" "$dir" "$dir/data" "$dir/socket"; fi
@@ -64,6 +66,7 @@ start() {
   echo "$port" > "$dir/port"
   "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres syncjournal_test
   echo "$dir" > "$state"
+  trap - EXIT
   conninfo_of "$dir"
 }
 

@@ -51,8 +51,8 @@ enum PostgreSQLTestDatabase {
         return startThrowawayCluster()
     }
 
-    /// The state file of the cluster this process started (read by the exit handler).
-    nonisolated(unsafe) private static var ownClusterState: String?
+    /// The shell command that stops the cluster this process started (run by the exit handler).
+    nonisolated(unsafe) private static var ownClusterStopCommand: String?
 
     private static let script: String = {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -63,35 +63,29 @@ enum PostgreSQLTestDatabase {
         guard FileManager.default.isExecutableFile(atPath: script) else {
             return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and \(script) is missing"))
         }
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-pg-tests-\(getpid())-\(UUID().uuidString)").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, "start"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PG_TEST_CLUSTER_STATE": state]) { _, new in new }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do { try process.run() } catch {
-            return .failure(Unavailable(description: "cannot run \(script): \(error)"))
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last, !line.isEmpty else {
-            return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and tools/pg-test-cluster.sh start failed: "
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-pg-tests-\(getpid())-\(UUID().uuidString)").path
+        let state = base + ".state"
+        // system(), not Process: the server pg_ctl leaves running inherits the
+        // shell's descriptors, and output goes to files, so nothing waits on a pipe.
+        let status = system("PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) start >\(quoted(base + ".out")) 2>\(quoted(base + ".err"))")
+        let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
+        let failure = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+        guard status == 0, let line = output.split(separator: "\n").last, !line.isEmpty else {
+            return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and tools/pg-test-cluster.sh start failed (status \(status)): "
                                         + failure.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
-        ownClusterState = state
+        ownClusterStopCommand = "PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) stop >/dev/null 2>&1"
         atexit {
-            guard let state = PostgreSQLTestDatabase.ownClusterState else { return }
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: "/bin/bash")
-            stop.arguments = [PostgreSQLTestDatabase.script, "stop"]
-            stop.environment = ["PG_TEST_CLUSTER_STATE": state, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-            try? stop.run()
-            stop.waitUntilExit()
+            guard let command = PostgreSQLTestDatabase.ownClusterStopCommand else { return }
+            _ = system(command)
         }
         return .success(String(line))
+    }
+
+    /// `text` in single quotes for the shell (paths made here, quoted anyway).
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
