@@ -152,6 +152,47 @@ struct PostgreSQLStorageTests {
         #expect(try once.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows.map(\.id) == ["p1", "p2", "p3"])
     }
 
+    @Test("a push waits for the push holding the stamp lock and is stamped after it; past lock_timeout it is 503 unavailable, not a hang")
+    func stampLockOrdersPushes() throws {
+        let schema = try PostgreSQLTestSchema()
+        let application = "syncjournal-test-\(UUID().uuidString.prefix(8).lowercased())"
+        let storage = try PostgreSQLStorage(connection: schema.connection(adding: "application_name", application))
+        let impatient = try PostgreSQLStorage(connection: schema.connection, lockTimeoutMilliseconds: 100, maximumAttempts: 1)
+        // A push in flight on another server: it holds the stamp row and has taken a stamp, not yet committed.
+        let inFlight = try PostgreSQLConnection(connection: schema.connection)
+        try inFlight.execute("begin")
+        let held = try inFlight.execute("update stamp set last = last + 1000 where \"only\" = 1 returning last").int64(0, 0)
+        do {
+            _ = try impatient.push(user: "u1", [Mutations.create("impatient")])
+            Issue.record("a push ran while another held the stamp lock")
+        } catch {
+            guard case .unavailable(let reason) = error else {
+                Issue.record("expected unavailable, got \(error)")
+                return
+            }
+            #expect(reason.contains("55P03"), "\(reason)")
+        }
+        let waiting = Mutex<(done: Bool, result: MutationResult?)>((false, nil))
+        let observer = try PostgreSQLConnection(connection: schema.connection)
+        ConcurrentThreads.run([
+            { @Sendable in
+                let result = (try? storage.push(user: "u1", [Mutations.create("waiting")]))?.first
+                waiting.withLock { $0 = (true, result) }
+            },
+            { @Sendable in
+                // Commit only once the other push is seen waiting for a lock (pg_locks, not a timer),
+                // or has ended (then the expectations below say why).
+                while !waiting.withLock({ $0.done }), (try? observer.execute("""
+                    select count(*)::int8 from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                    where not l.granted and a.application_name = $1
+                    """, [.text(application)]).int64(0, 0)) == 0 {}
+                _ = try? inFlight.execute("commit")
+            },
+        ])
+        let stamp = try #require(waiting.withLock { $0.result }?.outcome.appliedRow?.updatedAt)
+        #expect(stamp > held, "stamped after the push that held the lock committed")
+    }
+
     @Test("servers starting at once on an empty database all create the tables without tripping over each other")
     func racingMigrations() throws {
         let schema = try PostgreSQLTestSchema()
