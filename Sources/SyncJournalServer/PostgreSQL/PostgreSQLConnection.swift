@@ -103,9 +103,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { bytes in
             guard let bytes else { return nil }
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
-            bytes.withUnsafeBufferPointer { source in
-                source.withMemoryRebound(to: CChar.self) { buffer.initialize(from: $0.baseAddress!, count: bytes.count) }
-            }
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
             return buffer
         }
         defer { for buffer in buffers { buffer?.deallocate() } }
