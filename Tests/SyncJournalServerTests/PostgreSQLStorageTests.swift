@@ -95,6 +95,28 @@ struct PostgreSQLStorageTests {
         #expect(seen == Dictionary(uniqueKeysWithValues: everything.rows.map { ($0.id, $0) }), "after \(pulls) pulls")
     }
 
+    @Test("negative control: a stamp taken outside the pushing transaction's lock lets a puller following cursors miss a row")
+    func stampOutsideTheLockMissesRows() throws {
+        // Why the stamp lock is held until commit: here a broken writer takes its
+        // stamp in one transaction and writes its row in a later one.
+        let schema = try PostgreSQLTestSchema()
+        let storage = try PostgreSQLStorage(connection: schema.connection)
+        let broken = try PostgreSQLConnection(connection: schema.connection)
+        let early = try broken.execute("update stamp set last = last + 1 where \"only\" = 1 returning last").int64(0, 0)
+        let pushed = try #require(try storage.push(user: "u1", [Mutations.create("ok")]).first?.outcome.appliedRow)
+        #expect(pushed.updatedAt > early)
+        let first = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
+        #expect(first.rows == [pushed])
+        try broken.execute("""
+            insert into rows (kind, id, owner, fields, updated_at, deleted_at)
+            select kind, 'late', owner, fields, $1, null from rows where id = 'ok'
+            """, [.int64(early)])
+        let next = try storage.pull(user: "u1", PullRequest(cursors: ["pin": first.nextCursors["pin"]], limit: 10))
+        #expect(next.rows.isEmpty, "the late row sorts before the cursor: missed")
+        let everything = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
+        #expect(everything.rows.map(\.id) == ["late", "ok"], "yet it is in the database")
+    }
+
     @Test("two servers racing the same resend both answer the first result, and it is applied once")
     func racingResends() throws {
         let schema = try PostgreSQLTestSchema()
