@@ -52,8 +52,12 @@ let package = Package(
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
         .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
-        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite storage (issue 8).
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite"]),
+        // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite and PostgreSQL storage (issue 8).
+        // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
+        // must link libpq anyway to offer --postgres, and StorageError names its error type.
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),

@@ -28,7 +28,7 @@ struct StorageFailureTests {
     func corruptRow() throws {
         let fixture = try SyncServerFixture()
         _ = try fixture.push([Mutations.create("p1")])
-        let database = try SQLiteDatabase(path: fixture.server.storage.path)
+        let database = try SQLiteDatabase(path: fixture.server.options.databasePath)
         try database.execute("update rows set fields = x'FFFF' where id = 'p1'")
         database.close()
         let pull = PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 10))

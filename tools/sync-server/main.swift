@@ -1,6 +1,6 @@
-// sync-server: the SyncJournal HTTP protocol (journals/PROTOCOL.md) over SQLite.
+// sync-server: the SyncJournal HTTP protocol (journals/PROTOCOL.md) over SQLite or PostgreSQL.
 //
-//   sync-server [--host H] [--port P] [--db PATH] [--users FILE] [--user TOKEN:USER]...
+//   sync-server [--host H] [--port P] [--db PATH | --postgres CONNINFO] [--users FILE] [--user TOKEN:USER]...
 //               [--max-body BYTES] [--max-batch N]
 //
 // The logic lives in SyncJournalServer (SyncServer, SyncServerCommandLine), testable in-process.

@@ -138,6 +138,9 @@ public struct SyncRouter: HTTPResponder {
             case .sqlite(let sqlite):
                 log("sync-server: \(endpoint.path) for \(user): \(sqlite)")
                 return Self.error(500, .internal, "storage failure (sqlite code \(sqlite.code)); nothing of the request was applied")
+            case .postgres(let postgres):
+                log("sync-server: \(endpoint.path) for \(user): \(postgres)")
+                return Self.error(500, .internal, "storage failure (sqlstate \(postgres.sqlState ?? "none")); nothing of the request was applied")
             case .corrupt:
                 log("sync-server: \(endpoint.path) for \(user): \(error)")
                 return Self.error(500, .internal, "stored data could not be read")

@@ -1,4 +1,5 @@
-/// `sync-server` in-process: the SQLite storage, the router and the HTTP
+/// `sync-server` in-process: the storage (SQLite, or PostgreSQL with
+/// ``SyncServerOptions/postgresConnection``), the router and the HTTP
 /// server put together. Tests start one on port 0 and stop it with ``shutdown()``.
 ///
 /// ```swift
@@ -13,8 +14,10 @@
 public final class SyncServer: Sendable {
     /// The options it was made with.
     public let options: SyncServerOptions
-    /// The storage.
-    public let storage: SQLiteStorage
+    /// The storage: a ``SQLiteStorage`` or a ``PostgreSQLStorage``.
+    public let storage: any SyncStorage
+    /// Where the storage is, for the ready line: `sqlite PATH` or `postgres CONNINFO` (without a password).
+    public let storageDescription: String
     /// The HTTP server.
     public let http: HTTPServer
 
@@ -29,7 +32,14 @@ public final class SyncServer: Sendable {
     public init(options: SyncServerOptions, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SyncServerError) {
         self.options = options
         do throws(StorageError) {
-            storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+            if let connection = options.postgresConnection {
+                let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+                storage = postgres
+                storageDescription = "postgres \(postgres.redactedConnection)"
+            } else {
+                storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+                storageDescription = "sqlite \(options.databasePath)"
+            }
         } catch {
             throw .storage(error)
         }
@@ -62,7 +72,7 @@ public final class SyncServer: Sendable {
     /// ```
     public var readyLine: String {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-        return "sync-server listening on http://\(host):\(port) (sqlite \(options.databasePath))"
+        return "sync-server listening on http://\(host):\(port) (\(storageDescription))"
     }
 
     /// Stops accepting, finishes requests in flight, closes every connection

@@ -17,11 +17,15 @@ public enum SyncServerCommandLine {
     public static let usage = """
         usage: sync-server [options]
 
-        Serves the SyncJournal HTTP protocol (journals/PROTOCOL.md) from a SQLite file.
+        Serves the SyncJournal HTTP protocol (journals/PROTOCOL.md) from a SQLite file
+        or a PostgreSQL database.
 
           --host HOST          address to listen on (default 127.0.0.1)
           --port PORT          port, 0 for any free one (default 8787)
           --db PATH            SQLite database file (default ./sync-server.sqlite)
+          --postgres CONNINFO  use this PostgreSQL database instead (libpq connection
+                               string or postgresql:// URI); tables are created if
+                               missing; several servers may share one database
           --users FILE         users file: one "TOKEN USER" a line, # comments
           --user TOKEN:USER    one user (repeatable; for tests)
           --max-body BYTES     largest request body taken (default 8388608)
@@ -31,7 +35,8 @@ public enum SyncServerCommandLine {
                                clients behind a purged one are told to resync)
           --help               this text
 
-        Prints "sync-server listening on http://HOST:PORT (sqlite PATH)" when ready.
+        Prints "sync-server listening on http://HOST:PORT (sqlite PATH)" when ready
+        ("(postgres CONNINFO)" with --postgres, the password left out).
         SIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.
         Exit status: 64 bad arguments, 66 unreadable users file, 69 cannot listen,
         73 cannot open the database.
@@ -46,6 +51,7 @@ public enum SyncServerCommandLine {
     /// - Throws: ``SyncServerError/usage(_:)`` or ``SyncServerError/users(_:)``.
     public static func parse(_ arguments: [String]) throws(SyncServerError) -> SyncServerInvocation {
         var options = SyncServerOptions()
+        var choseDatabasePath = false
         var index = 0
         func value(_ flag: String) throws(SyncServerError) -> String {
             index += 1
@@ -72,6 +78,11 @@ public enum SyncServerCommandLine {
             case "--db":
                 options.databasePath = try value(flag)
                 if options.databasePath.isEmpty { throw .usage("--db needs a path") }
+                choseDatabasePath = true
+            case "--postgres":
+                let connection = try value(flag)
+                if connection.isEmpty { throw .usage("--postgres needs a connection string") }
+                options.postgresConnection = connection
             case "--users":
                 let path = try value(flag)
                 let text: String
@@ -100,6 +111,9 @@ public enum SyncServerCommandLine {
                 throw .usage("unknown argument \"\(flag)\" (see --help)")
             }
             index += 1
+        }
+        if options.postgresConnection != nil && choseDatabasePath {
+            throw .usage("--db and --postgres choose two different storages; give one")
         }
         return .run(options)
     }

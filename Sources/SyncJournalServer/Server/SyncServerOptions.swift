@@ -11,8 +11,12 @@ public struct SyncServerOptions: Sendable {
     public var host = "127.0.0.1"
     /// The port (0: any free port).
     public var port = 8787
-    /// The SQLite database file (created if missing).
+    /// The SQLite database file (created if missing); unused when ``postgresConnection`` is set.
     public var databasePath = "./sync-server.sqlite"
+    /// A libpq connection string or URI: when set, rows live in that
+    /// PostgreSQL database (``PostgreSQLStorage``, tables created if missing)
+    /// instead of the SQLite file, and several servers may share it.
+    public var postgresConnection: String?
     /// Tokens and their users.
     public var users = UserDirectory()
     /// The largest request body taken (413 above).

@@ -17,6 +17,9 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Any other SQLite failure (I/O, full disk, corruption): 500 `internal`.
     /// (Another backend adds its own case; the router's exhaustive switch says where to map it.)
     case sqlite(SQLiteError)
+    /// Any other PostgreSQL failure (a constraint, a full disk, a retryable
+    /// failure that outlived its retries): 500 `internal`, SQLSTATE in the log.
+    case postgres(PostgreSQLError)
     /// A stored row or remembered result that does not decode: 500 `internal`.
     case corrupt(table: String, key: String, reason: String)
 
@@ -29,6 +32,18 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         self = error.isBusy ? .unavailable(reason: error.description) : .sqlite(error)
     }
 
+    /// The error for a failed libpq call, after the storage's retries: a lost
+    /// connection, a serialization failure, a deadlock or a lock timeout is
+    /// ``unavailable(reason:)`` (503, worth retrying later); anything else ``postgres(_:)``.
+    ///
+    /// ```swift
+    /// throw StorageError(postgres: error)
+    /// ```
+    public init(postgres error: PostgreSQLError) {
+        let transient = error.isConnectionFailure || error.isLockTimeout || ["40001", "40P01"].contains(error.sqlState ?? "")
+        self = transient ? .unavailable(reason: error.description) : .postgres(error)
+    }
+
     /// One line for the log (the HTTP reply carries less for 5xx).
     public var description: String {
         switch self {
@@ -37,6 +52,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.joined(separator: ", "))"
         case .unavailable(let reason): return "unavailable: \(reason)"
         case .sqlite(let error): return error.description
+        case .postgres(let error): return error.description
         case .corrupt(let table, let key, let reason): return "corrupt \(table) entry \(key): \(reason)"
         }
     }

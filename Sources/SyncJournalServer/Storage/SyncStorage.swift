@@ -6,8 +6,8 @@ import SyncJournalSync
 /// (journals/PROTOCOL.md, "Push", "Pull", "Read").
 ///
 /// The calls block (the HTTP server runs each connection on its own thread)
-/// and may be made from many threads at once. ``SQLiteStorage`` is the one
-/// implementation; a PostgreSQL one keeps the same tables (see
+/// and may be made from many threads at once. ``SQLiteStorage`` and
+/// ``PostgreSQLStorage`` implement it with the same tables (see
 /// journals/PROTOCOL.md, "Appendix: server storage").
 ///
 /// What every implementation must keep:
@@ -68,4 +68,12 @@ public protocol SyncStorage: Sendable {
     /// - Returns: the number of tombstones purged.
     @discardableResult
     func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int
+
+    /// Closes idle database connections (the server calls it when it stops);
+    /// later calls open new ones.
+    ///
+    /// ```swift
+    /// storage.closeConnections()
+    /// ```
+    func closeConnections()
 }

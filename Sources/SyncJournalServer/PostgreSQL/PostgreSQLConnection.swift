@@ -1,0 +1,198 @@
+import Foundation
+import CLibPQ
+
+/// One libpq connection (`PGconn`), used by one thread at a time.
+///
+/// Every statement goes through `PQexecParams` with binary, typed
+/// parameters and binary results: user data is never spliced into SQL.
+/// Not thread-safe on its own; ``PostgreSQLConnectionPool`` lends it to one
+/// thread at a time, which is why it may cross threads (`@unchecked Sendable`).
+///
+/// ```swift
+/// let connection = try PostgreSQLConnection(connection: "host=127.0.0.1 port=5432 dbname=sync")
+/// let rows = try connection.execute("select owner from rows where kind = $1 and id = $2", [.text("pin"), .text("p1")])
+/// ```
+public final class PostgreSQLConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    /// The connection string without its password (for errors and logs).
+    public let redactedConnection: String
+
+    /// Connects (blocking) with `connection`, a libpq connection string
+    /// (`host=… port=… dbname=…` or a `postgresql://` URI).
+    ///
+    /// ```swift
+    /// let connection = try PostgreSQLConnection(connection: "postgresql://sync@db.internal/sync")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - applicationName: shown in `pg_stat_activity` (the connection string may override it).
+    ///   - connectTimeoutSeconds: how long a connect may take (the connection string may override it).
+    /// - Throws: ``PostgreSQLError`` with `connectionLost` set when the server cannot be reached.
+    public init(connection: String, applicationName: String = "sync-server", connectTimeoutSeconds: Int = 10) throws(PostgreSQLError) {
+        redactedConnection = Self.redact(connection)
+        // Defaults first, then dbname (expanded from the string): later keywords win, so the string may override.
+        let keywords = ["application_name", "connect_timeout", "dbname"]
+        let values = [applicationName, String(connectTimeoutSeconds), connection]
+        let connected: OpaquePointer? = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connected else {
+            throw PostgreSQLError(sqlState: nil, message: "out of memory", context: "connect", connection: redactedConnection, connectionLost: true)
+        }
+        guard PQstatus(connected) == CONNECTION_OK else {
+            let message = Self.oneLine(PQerrorMessage(connected))
+            PQfinish(connected)
+            throw PostgreSQLError(sqlState: nil, message: message, context: "connect", connection: redactedConnection, connectionLost: true)
+        }
+        // Notices ("relation already exists, skipping") would go to standard error; they are not failures.
+        PQsetNoticeProcessor(connected, { _, _ in }, nil)
+        handle = connected
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later statements fail as a lost connection.
+    ///
+    /// ```swift
+    /// connection.close()
+    /// ```
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether the connection is closed or libpq found it broken.
+    ///
+    /// ```swift
+    /// if connection.isBroken { pool.discard(connection) }
+    /// ```
+    public var isBroken: Bool {
+        guard let handle else { return true }
+        return PQstatus(handle) != CONNECTION_OK
+    }
+
+    /// The server process serving this connection (for `pg_terminate_backend` in tests).
+    ///
+    /// ```swift
+    /// let pid = connection.serverProcessID
+    /// ```
+    public var serverProcessID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// Runs one statement with `parameters` as `$1`, `$2`, … and returns its rows.
+    ///
+    /// ```swift
+    /// let rows = try connection.execute("update stamp set last = $1 where only = 1", [.int64(stamp)])
+    /// ```
+    ///
+    /// - Throws: ``PostgreSQLError`` with the SQLSTATE, the server's message and the statement.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(PostgreSQLError) -> PostgreSQLRows {
+        let context = Self.context(sql)
+        guard let handle else {
+            throw PostgreSQLError(sqlState: nil, message: "the connection is closed", context: context,
+                                  connection: redactedConnection, connectionLost: true)
+        }
+        let types = parameters.map(\.typeOID)
+        let encoded = parameters.map(\.binary)
+        let lengths = encoded.map { Int32($0?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        // Copies that live until PQexecParams returns (null parameters stay nil pointers).
+        let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { bytes in
+            guard let bytes else { return nil }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+            return buffer
+        }
+        defer { for buffer in buffers { buffer?.deallocate() } }
+        let pointers: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
+        let result = PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+        guard let result else {
+            throw PostgreSQLError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: context,
+                                  connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let sqlState = PQresultErrorField(result, CLibPQDiagnosticSQLState).map { String(cString: $0) }
+            let primary = PQresultErrorField(result, CLibPQDiagnosticMessagePrimary).map { String(cString: $0) }
+            throw PostgreSQLError(sqlState: sqlState, message: primary ?? Self.oneLine(PQerrorMessage(handle)), context: context,
+                                  connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        var values: [[[UInt8]?]] = []
+        values.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            var columns: [[UInt8]?] = []
+            columns.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) != 0 {
+                    columns.append(nil)
+                    continue
+                }
+                let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+                guard length > 0, let start = PQgetvalue(result, Int32(row), Int32(column)) else {
+                    columns.append([])
+                    continue
+                }
+                columns.append(start.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
+            }
+            values.append(columns)
+        }
+        let affected = PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
+        return PostgreSQLRows(values: values, affected: affected, context: context)
+    }
+
+    // MARK: Text
+
+    /// The connection string's settings without `password`, as `key=value`
+    /// pairs; a string libpq cannot parse is not echoed at all.
+    ///
+    /// ```swift
+    /// PostgreSQLConnection.redact("host=db password=secret dbname=sync")   // "host=db dbname=sync"
+    /// ```
+    public static func redact(_ connection: String) -> String {
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connection, &failure) else {
+            if let failure { PQfreemem(failure) }
+            return "(a connection string libpq cannot parse)"
+        }
+        defer { PQconninfoFree(options) }
+        var pairs: [String] = []
+        var option = options
+        while let keyword = option.pointee.keyword {
+            let name = String(cString: keyword)
+            if let value = option.pointee.val, name != "password" {
+                let text = String(cString: value)
+                pairs.append(text.contains(where: { $0 == " " || $0 == "'" }) || text.isEmpty
+                             ? "\(name)='\(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'"
+                             : "\(name)=\(text)")
+            }
+            option += 1
+        }
+        return pairs.joined(separator: " ")
+    }
+
+    /// A statement's first words, whitespace collapsed, for error context.
+    static func context(_ sql: String) -> String {
+        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        let text = words.prefix(8).joined(separator: " ")
+        return words.count > 8 ? text + " …" : text
+    }
+
+    static func oneLine(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown libpq failure" }
+        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let joined = lines.filter { !$0.isEmpty }.joined(separator: " ")
+        return joined.isEmpty ? "unknown libpq failure" : joined
+    }
+
+    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
+    }
+}

@@ -1,0 +1,74 @@
+/// The tables of ``StorageSchema`` in PostgreSQL's spelling
+/// (journals/PROTOCOL.md, "Appendix: server storage"), one statement each
+/// (libpq runs parameterised statements one at a time).
+///
+/// Differences from the SQLite spelling, and why:
+/// - `kind`, `id`, `owner` are `text collate "C"`: ids compare by their
+///   UTF-8 bytes, as in SQLite, whatever the database's locale.
+/// - `fields` is `bytea`, stamps `bigint`.
+/// - `"only"` is quoted: `only` is a reserved word in PostgreSQL.
+/// - `storage_schema` holds the schema version (SQLite keeps it in `pragma user_version`).
+///
+/// ```swift
+/// for statement in PostgreSQLSchema.statements { try connection.execute(statement) }
+/// ```
+public enum PostgreSQLSchema {
+    /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
+    ///
+    /// ```swift
+    /// #expect(PostgreSQLSchema.statements.count == 8)
+    /// ```
+    public static let statements = [
+        """
+        create table if not exists rows (
+          kind       text collate "C" not null,
+          id         text collate "C" not null,
+          owner      text collate "C" not null,
+          fields     bytea not null,
+          updated_at bigint not null,
+          deleted_at bigint,
+          primary key (kind, id)
+        )
+        """,
+        "create index if not exists rows_pull on rows (kind, owner, updated_at, id)",
+        """
+        create table if not exists operations (
+          owner        text collate "C" not null,
+          operation_id text collate "C" not null,
+          kind         text collate "C" not null,
+          id           text collate "C" not null,
+          fields       bytea not null,
+          updated_at   bigint not null,
+          deleted_at   bigint,
+          primary key (owner, operation_id)
+        )
+        """,
+        """
+        create table if not exists stamp (
+          "only" integer primary key check ("only" = 1),
+          last   bigint not null
+        )
+        """,
+        "insert into stamp (\"only\", last) values (1, 0) on conflict (\"only\") do nothing",
+        """
+        create table if not exists horizons (
+          kind       text collate "C" primary key,
+          updated_at bigint not null,
+          id         text collate "C" not null
+        )
+        """,
+        """
+        create table if not exists storage_schema (
+          "only"  integer primary key check ("only" = 1),
+          version bigint not null
+        )
+        """,
+        "insert into storage_schema (\"only\", version) values (1, \(StorageSchema.version)) on conflict (\"only\") do nothing",
+    ]
+
+    /// The key of the transaction-scoped advisory lock that serialises
+    /// migrations: two servers starting at once on an empty database would
+    /// otherwise race `create table if not exists` into a unique violation
+    /// in the catalog.
+    static let migrationLockKey: Int64 = 0x5359_4E43_4A52_4E4C   // "SYNCJRNL"
+}

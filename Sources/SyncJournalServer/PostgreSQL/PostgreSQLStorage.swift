@@ -1,0 +1,327 @@
+import Synchronization
+import SyncJournalStore
+import SyncJournalSync
+
+/// ``SyncStorage`` in a PostgreSQL database that several `sync-server`
+/// processes may share, with ``ReferenceServer``'s semantics (the same as
+/// ``SQLiteStorage``; journals/PROTOCOL.md, "Appendix: server storage").
+///
+/// - Every push is one `read committed` transaction whose first statement
+///   locks the single stamp row (`select … for update`); stamps are
+///   `greatest(last + 1, now)` taken under that lock, so they increase in
+///   commit order across every server (see ``PostgreSQLTransaction/nextStamp()``).
+/// - A pull is one `repeatable read, read only` transaction: one snapshot.
+/// - Connections come from a ``PostgreSQLConnectionPool``; a broken one is
+///   dropped and the call runs again on a new one.
+/// - Failures worth retrying (a lost connection, a serialization failure or
+///   deadlock, a unique violation from a racing resend) roll back and run the
+///   whole call again, at most `maximumAttempts` times; then a lost
+///   connection or serialization failure is ``StorageError/unavailable(reason:)``
+///   (503) and anything else ``StorageError/postgres(_:)`` (500). Running a
+///   push again is safe even when the lost connection hid a commit: its
+///   operation ids are remembered, so the rerun answers the first results.
+/// - PostgreSQL `text` cannot hold U+0000, so a kind or record id with it is
+///   rejected permanently (SQLite would keep it).
+///
+/// ```swift
+/// let storage = try PostgreSQLStorage(connection: "host=127.0.0.1 port=5432 dbname=sync")
+/// let results = try storage.push(user: "u1", [mutation])
+/// ```
+public final class PostgreSQLStorage: SyncStorage {
+    /// The connection string without its password (for logs and the ready line).
+    public let redactedConnection: String
+    private let pool: PostgreSQLConnectionPool
+    /// The stamp clock, or `nil` for the database server's clock.
+    private let now: (@Sendable () -> Int64)?
+    private let maximumAttempts: Int
+    /// How long tombstones are kept (`nil`: until purged by hand).
+    public let tombstoneRetentionMilliseconds: Int64?
+    /// The retention clock's reading at the last retention purge.
+    private let lastRetentionPurge = Mutex<Int64?>(nil)
+    /// Retention purges run at most this often (each is a write transaction).
+    private static let retentionPurgeIntervalMilliseconds: Int64 = 60_000
+
+    /// Connects to the database `connection` names and creates the tables if missing.
+    ///
+    /// ```swift
+    /// let storage = try PostgreSQLStorage(connection: "postgresql://sync@db.internal/sync", clock: { 1_764_000_000_000 })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - connection: a libpq connection string or URI.
+    ///   - lockTimeoutMilliseconds: how long a push waits for the stamp lock
+    ///   (`lock_timeout`) before it fails as unavailable (503).
+    ///   - maximumAttempts: how often a call runs before a retryable failure is given up.
+    ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
+    ///   stamped more than this before now, at most once a minute.
+    ///   - clock: the time stamps start from, in milliseconds; `nil` (the
+    ///   default) uses the database server's clock, one clock for every server
+    ///   process. Stamps still increase when it stands still or goes back.
+    /// - Throws: ``StorageError/unavailable(reason:)`` when the database cannot
+    ///   be reached, ``StorageError/postgres(_:)`` when the tables cannot be
+    ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
+    public init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
+                tombstoneRetentionMilliseconds: Int64? = nil,
+                clock: (@Sendable () -> Int64)? = nil) throws(StorageError) {
+        let lockTimeout = max(1, lockTimeoutMilliseconds)
+        pool = PostgreSQLConnectionPool(connection: connection) { connection throws(PostgreSQLError) in
+            // A number, not user data; `set` takes no parameters.
+            try connection.execute("set lock_timeout = \(lockTimeout)")
+            // An abandoned transaction must not hold the stamp lock for ever.
+            try connection.execute("set idle_in_transaction_session_timeout = 60000")
+        }
+        redactedConnection = pool.redactedConnection
+        now = clock
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
+        try migrate()
+    }
+
+    private func migrate() throws(StorageError) {
+        try transaction("begin") { queries throws(StorageError) in
+            do throws(PostgreSQLError) {
+                try queries.connection.execute("select pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLockKey)])
+                for statement in PostgreSQLSchema.statements { try queries.connection.execute(statement) }
+                let rows = try queries.connection.execute("select version from storage_schema where \"only\" = 1")
+                let version = rows.count == 1 ? try rows.int64(0, 0) : 0
+                guard version == StorageSchema.version else {
+                    throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(StorageSchema.version)",
+                                          context: "migrate", connection: redactedConnection)
+                }
+            } catch {
+                if error.sqlState == nil && !error.isConnectionFailure {
+                    throw .corrupt(table: "storage_schema", key: redactedConnection, reason: error.message)
+                }
+                throw .postgres(error)
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction begun with `begin` on a pooled
+    /// connection, committing after it; retries retryable failures.
+    private func transaction<T>(_ begin: String, _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let failure: PostgreSQLError
+            do {
+                return try pool.withConnection { connection throws(StorageError) in
+                    try Self.run(begin, on: connection, PostgreSQLTransaction(connection: connection, now: now), body)
+                }
+            } catch {
+                switch error {
+                case .connect(let connect): failure = connect
+                case .body(.postgres(let postgres)): failure = postgres
+                case .body(let other): throw other
+                }
+            }
+            if failure.isRetryable && attempt < maximumAttempts { continue }
+            throw StorageError(postgres: failure)
+        }
+    }
+
+    private static func run<T>(_ begin: String, on connection: PostgreSQLConnection, _ queries: PostgreSQLTransaction,
+                               _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+        do throws(PostgreSQLError) { try connection.execute(begin) } catch { throw .postgres(error) }
+        let result: T
+        do {
+            result = try body(queries)
+        } catch {
+            // Best effort: on a broken connection the server rolls back by itself.
+            _ = try? connection.execute("rollback")
+            throw error
+        }
+        do throws(PostgreSQLError) { try connection.execute("commit") } catch {
+            _ = try? connection.execute("rollback")
+            throw .postgres(error)
+        }
+        return result
+    }
+
+    /// Closes the idle connections. Later calls open new ones.
+    ///
+    /// ```swift
+    /// storage.closeConnections()
+    /// ```
+    public func closeConnections() { pool.closeIdle() }
+
+    // MARK: Push
+
+    /// Applies `mutations` in order in one transaction (see ``SyncStorage/push(user:_:)``).
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", [mutation])
+    /// ```
+    public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
+        try transaction("begin isolation level read committed") { queries throws(StorageError) in
+            try queries.lockStamp()
+            var results: [MutationResult] = []
+            results.reserveCapacity(mutations.count)
+            for mutation in mutations {
+                if let first = try queries.remembered(owner: user, operationID: mutation.operationID) {
+                    results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
+                    continue
+                }
+                let outcome = try apply(mutation, user: user, queries)
+                // Only an applied result changed anything; a refusal is judged afresh on a resend.
+                if case .applied(let row) = outcome {
+                    try queries.remember(owner: user, operationID: mutation.operationID, row: row)
+                }
+                results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
+            }
+            return results
+        }
+    }
+
+    private func apply(_ mutation: Mutation, user: String, _ queries: PostgreSQLTransaction) throws(StorageError) -> MutationOutcome {
+        if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
+        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
+            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
+        }
+        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
+        if mutation.kind.utf8.contains(0) || mutation.recordID.utf8.contains(0) {
+            return .rejected(reason: "kind and record id must not contain U+0000 (PostgreSQL text cannot hold it)", permanent: true)
+        }
+        let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+        let existing = try queries.row(kind: key.kind, id: key.id)
+        if let existing, existing.owner != user {
+            return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
+        }
+        let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
+        switch mutation.op {
+        case .create:
+            if let live { return .conflict(server: live) }
+            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp())
+            try queries.write(row, owner: user)
+            return .applied(row)
+        case .update:
+            guard var row = live else { return .conflict(server: nil) }
+            guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
+            row.fields.merge(mutation.fields) { _, new in new }
+            row.updatedAt = try queries.nextStamp()
+            try queries.write(row, owner: user)
+            return .applied(row)
+        case .delete:
+            if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
+            // Deleting a deleted row is harmless: its tombstone is the answer.
+            if live == nil, let existing { return .applied(existing.row) }
+            let stamp = try queries.nextStamp()
+            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
+            try queries.write(tombstone, owner: user)
+            return .applied(tombstone)
+        }
+    }
+
+    // MARK: Pull
+
+    /// One page of `user`'s rows from one snapshot (see ``SyncStorage/pull(user:_:)``).
+    ///
+    /// ```swift
+    /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
+    /// ```
+    public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
+        let limit = request.limit
+        guard limit >= 1, limit <= SQLiteStorage.maximumPullLimit else {
+            throw .badRequest("limit must be 1 to \(SQLiteStorage.maximumPullLimit), not \(limit)")
+        }
+        for (kind, cursor) in request.cursors {
+            if kind.isEmpty { throw .badRequest("empty kind") }
+            if kind.utf8.contains(0) { throw .badRequest("a kind must not contain U+0000") }
+            guard let cursor = cursor ?? nil else { continue }
+            if cursor.id.isEmpty || cursor.id.utf8.count > 64 {
+                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to 64 bytes of UTF-8")
+            }
+            if cursor.id.utf8.contains(0) { throw .badCursor(kind: kind, reason: "the cursor's id must not contain U+0000") }
+        }
+        applyRetention()
+        let kinds = request.cursors.keys.sorted()
+        return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
+            var horizons: [String: PullCursor] = [:]
+            for kind in kinds { horizons[kind] = try queries.horizon(kind: kind) }
+            let expired = kinds.filter { kind in
+                guard let cursor = request.cursors[kind] ?? nil, let horizon = horizons[kind] else { return false }
+                return cursor < horizon
+            }
+            if !expired.isEmpty && !request.isResync { throw .cursorExpired(kinds: expired) }
+            // limit + 1 rows: the extra one only says whether there is more.
+            var page: [ServerRow] = []
+            for kind in kinds {
+                let after = request.cursors[kind] ?? nil
+                page += try queries.rows(owner: user, kind: kind, after: after, limit: limit + 1 - page.count)
+                if page.count > limit { break }
+            }
+            let hasMore = page.count > limit
+            if hasMore { page.removeLast() }
+            var next: [String: PullCursor] = [:]
+            for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }
+            if !hasMore {
+                // A kind left behind its horizon would be refused for ever: nothing of this user lies between.
+                for kind in kinds {
+                    guard let horizon = horizons[kind] else { continue }
+                    let reached = next[kind] ?? (request.cursors[kind] ?? nil)
+                    if reached.map({ $0 < horizon }) ?? true { next[kind] = horizon }
+                }
+            }
+            return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
+        }
+    }
+
+    /// Purges tombstones past the retention, unless a purge ran within the
+    /// last minute. Best effort: a failed purge leaves the tombstones for the
+    /// next one and does not fail the pull.
+    private func applyRetention() {
+        guard let retention = tombstoneRetentionMilliseconds else { return }
+        let clock = now?() ?? SQLiteStorage.wallClockMilliseconds()
+        let due = lastRetentionPurge.withLock { last -> Bool in
+            if let previous = last, clock >= previous, clock - previous < Self.retentionPurgeIntervalMilliseconds { return false }
+            last = clock
+            return true
+        }
+        guard due else { return }
+        let (limit, overflow) = clock.subtractingReportingOverflow(retention)
+        if !overflow { _ = try? purgeTombstones(olderThan: limit, kind: nil) }
+    }
+
+    // MARK: Read
+
+    /// The live row of `user` (see ``SyncStorage/read(user:kind:id:)``).
+    ///
+    /// ```swift
+    /// let row = try storage.read(user: "u1", kind: "pin", id: "p1")
+    /// ```
+    public func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow? {
+        // Text with U+0000 cannot be stored, so no such row exists.
+        if kind.utf8.contains(0) || id.utf8.contains(0) { return nil }
+        return try transaction("begin isolation level read committed read only") { queries throws(StorageError) in
+            guard let stored = try queries.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
+            return stored.row
+        }
+    }
+
+    // MARK: Tombstones
+
+    /// Purges tombstones stamped before `stamp` (see ``SyncStorage/purgeTombstones(olderThan:kind:)``).
+    ///
+    /// ```swift
+    /// try storage.purgeTombstones(olderThan: SQLiteStorage.wallClockMilliseconds() - 86_400_000, kind: "pin")
+    /// ```
+    @discardableResult
+    public func purgeTombstones(olderThan stamp: Int64, kind: String? = nil) throws(StorageError) -> Int {
+        if let kind, kind.utf8.contains(0) { return 0 }
+        return try transaction("begin isolation level read committed") { queries throws(StorageError) in
+            // Serialised with pushes, like every write.
+            try queries.lockStamp()
+            let purged = try queries.tombstones(before: stamp, kind: kind)
+            var latest: [String: PullCursor] = [:]
+            for (kind, position) in purged {
+                try queries.deleteRow(kind: kind, id: position.id)
+                if latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+            }
+            for (kind, position) in latest {
+                let current = try queries.horizon(kind: kind)
+                if current.map({ $0 < position }) ?? true { try queries.setHorizon(kind: kind, position) }
+            }
+            return purged.count
+        }
+    }
+}
