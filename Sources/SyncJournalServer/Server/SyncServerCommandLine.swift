@@ -24,6 +24,8 @@ public enum SyncServerCommandLine {
           --db PATH            SQLite database file (default ./sync-server.sqlite)
           --users FILE         users file: one "TOKEN USER" a line, # comments
           --user TOKEN:USER    one user (repeatable; for tests)
+                               with neither, on a loopback host: development mode, the
+                               token "dev-token" is user "dev" (the ready line says so)
           --max-body BYTES     largest request body taken (default 8388608)
           --max-batch N        most mutations in one push (default 1000)
           --tombstone-retention-days D
@@ -100,6 +102,16 @@ public enum SyncServerCommandLine {
                 throw .usage("unknown argument \"\(flag)\" (see --help)")
             }
             index += 1
+        }
+        // No users on a loopback address: a development server. The token is
+        // public, so this never happens on an address other machines reach.
+        if options.users.count == 0 && SyncServerOptions.isLoopback(options.host) {
+            do throws(UserDirectoryError) {
+                try options.users.add(token: SyncServerOptions.developmentToken, user: SyncServerOptions.developmentUser)
+            } catch {
+                throw .usage("development token: \(error.reason)")
+            }
+            options.developmentMode = true
         }
         return .run(options)
     }
