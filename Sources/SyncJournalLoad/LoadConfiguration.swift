@@ -23,6 +23,8 @@ public struct LoadConfiguration: Sendable, Hashable {
     public var pullLimit: Int
     /// Each request's timeout.
     public var timeoutSeconds: Double
+    /// Rows each client pushes before the clock starts (so pulls have pages to read).
+    public var preloadRows: Int = 0
 
     /// The defaults: 8 clients, 10 s, batches of 50, one pull per push.
     public init(server: URL, token: String = "dev-token", clients: Int = 8, seconds: Double = 10, batchSize: Int = 50,
@@ -40,10 +42,13 @@ public struct LoadConfiguration: Sendable, Hashable {
     /// The usage text.
     public static let usage = """
         usage: sync-load --server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B]
-                         [--pulls-per-push P] [--pull-limit L] [--timeout S]
+                         [--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S]
           drives a running sync-server with N concurrent HTTP clients for D seconds;
           each client pushes B new records (a kind of its own), then pulls P times from
           its cursor; prints pushes/s, mutations/s, pulls/s, rows/s, p50/p99 latency, errors
+          --batch 0: pulls only; a client that reached the end of its kind pulls it again
+          from the start, so with --preload R (rows per client pushed before the clock
+          starts) every pull reads a full page
           defaults: --token dev-token (sync-server's development token) --clients 8
                     --seconds 10 --batch 50 --pulls-per-push 1 --pull-limit 500 --timeout 30
           exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable
@@ -98,6 +103,7 @@ public struct LoadConfiguration: Sendable, Hashable {
             case "--pulls-per-push": configuration.pullsPerPush = try integer(flag, 0...1_000)
             case "--pull-limit": configuration.pullLimit = try integer(flag, 1...10_000)
             case "--timeout": configuration.timeoutSeconds = try seconds(flag)
+            case "--preload": configuration.preloadRows = try integer(flag, 0...1_000_000)
             default: throw Problem(description: "unknown argument \"\(flag)\"")
             }
             index += 1

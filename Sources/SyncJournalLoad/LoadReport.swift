@@ -26,8 +26,9 @@ public struct LoadReport: Sendable, Hashable {
         }
         let c = configuration
         var lines = [
-            "sync-load: \(c.clients) clients, \(String((elapsedSeconds * 100).rounded() / 100)) s, batch \(c.batchSize), "
-                + "\(c.pullsPerPush) pull(s) per push, against \(c.server.absoluteString)",
+            "sync-load: \(c.clients) clients, \(String((elapsedSeconds * 100).rounded() / 100)) s, "
+                + (c.batchSize == 0 ? "pulls only (limit \(c.pullLimit))" : "batch \(c.batchSize), \(c.pullsPerPush) pull(s) per push")
+                + (c.preloadRows > 0 ? ", \(c.preloadRows) rows preloaded per client" : "") + ", against \(c.server.absoluteString)",
             "pushes    \(tally.pushes) (\(rate(pushesPerSecond))/s), mutations \(tally.mutations) (\(rate(mutationsPerSecond))/s), "
                 + "latency \(latency(tally.pushLatencies))",
             "pulls     \(tally.pulls) (\(rate(pullsPerSecond))/s), rows \(tally.rows) (\(rate(rowsPerSecond))/s), "

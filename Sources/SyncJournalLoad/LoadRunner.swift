@@ -31,6 +31,16 @@ public enum LoadRunner {
         } catch {
             throw .refused(server: server, reason: "\(error)")
         }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<configuration.clients {
+                    group.addTask { try await preload(configuration, kind: "load-\(run)-\(client)", timeout: timeout) }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            throw .refused(server: server, reason: "preloading rows: \(error)")
+        }
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .milliseconds(Int64(configuration.seconds * 1_000))
@@ -46,6 +56,25 @@ public enum LoadRunner {
         let elapsed = start.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return LoadReport(configuration: configuration, tally: tally, elapsedSeconds: max(seconds, 1e-9))
+    }
+
+    /// Pushes the configured preload rows of `kind` in batches of 500 (ids `p0`, `p1`, …).
+    static func preload(_ configuration: LoadConfiguration, kind: String, timeout: Duration) async throws(TransportError) {
+        let transport = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+        var next = 0
+        while next < configuration.preloadRows {
+            let count = min(500, configuration.preloadRows - next)
+            let mutations = (next..<(next + count)).map { index in
+                Mutation(operationID: .random(), kind: kind, op: .create, recordID: "p\(index)",
+                         fields: ["n": .int(Int64(index)), "text": .string("preloaded row \(index)")], baseUpdatedAt: nil)
+            }
+            for result in try await transport.push(mutations) {
+                guard case .applied = result.outcome else {
+                    throw .permanent(reason: "preload push of \(kind) answered \(result.outcome)")
+                }
+            }
+            next += count
+        }
     }
 
     /// One client's loop: push a batch of new records, then pull from its cursor, until the deadline.
@@ -90,6 +119,8 @@ public enum LoadRunner {
                     tally.pulls += 1
                     tally.rows += page.rows.count
                     if let moved = page.nextCursors[kind] { cursor = moved }
+                    // Pulls only: at the end of the kind, read it again from the start.
+                    if configuration.batchSize == 0 && !page.hasMore { cursor = nil }
                 } catch {
                     tally.noteError("pull: \(error)")
                 }
