@@ -86,6 +86,9 @@ let package = Package(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
+        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        // The client tools run as binaries against the sync-server binary.
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
