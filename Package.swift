@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
         .executable(name: "journal-bench", targets: ["journal-bench"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
+        .executable(name: "sync-load", targets: ["sync-load"]),
     ],
     targets: [
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -43,9 +44,9 @@ let package = Package(
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP"]),
         // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting"]),
+        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -59,6 +60,9 @@ let package = Package(
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
+        // The load generator: concurrent HTTP clients against a running sync-server (any backend).
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore"]),
+        .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
@@ -86,6 +90,9 @@ let package = Package(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
+        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        // The client tools run as binaries against the sync-server binary.
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],

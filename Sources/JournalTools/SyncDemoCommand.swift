@@ -4,16 +4,21 @@ import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
 
-/// `sync-demo [--dir DIR]`: a narrated, self-checking tour of SyncJournal with
-/// two devices and the in-memory reference server. Each step states what
-/// must hold and checks it; the exit status is 0 only if every check held.
+/// `sync-demo [--dir DIR] [--server URL [--token TOKEN]]`: a narrated,
+/// self-checking tour of SyncJournal with two devices and the in-memory
+/// reference server, or a running `sync-server`. Each step states what must
+/// hold and checks it; the exit status is 0 only if every check held.
 public enum SyncDemoCommand {
     /// The usage text.
     public static let usage = """
-        usage: sync-demo [--dir DIR]
+        usage: sync-demo [--dir DIR] [--server URL [--token TOKEN]]
                sync-demo --push-benchmark N [--device-only] [--dir DIR]
           runs two devices against an in-memory reference server, narrating and
           checking each step; journals go to DIR (default journals/demo, replaced on each run)
+          --server URL        the same demo against a running sync-server (swift run sync-server),
+                              over HTTPTransport; each run uses kinds of its own
+          --token TOKEN       the bearer token (default dev-token, which sync-server accepts
+                              when started with no users on a loopback address)
           --push-benchmark N  queues N creates, pushes them all, reports time and memory
           --device-only       with --push-benchmark: a stand-in server that keeps nothing
 
@@ -24,6 +29,8 @@ public enum SyncDemoCommand {
         var directory = "journals/demo"
         var benchmark: Int?
         var deviceOnly = false
+        var serverURL: URL?
+        var token = "dev-token"
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -33,6 +40,16 @@ public enum SyncDemoCommand {
             case "--push-benchmark":
                 guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { output.error(usage); return ToolExit.usage.rawValue }
                 benchmark = value
+            case "--server":
+                guard let text = rest.popFirst(), let url = URL(string: text), let scheme = url.scheme,
+                      ["http", "https"].contains(scheme), url.host != nil else {
+                    output.error("sync-demo: --server needs an http(s) URL such as http://127.0.0.1:8787\n" + usage)
+                    return ToolExit.usage.rawValue
+                }
+                serverURL = url
+            case "--token":
+                guard let value = rest.popFirst(), !value.isEmpty else { output.error(usage); return ToolExit.usage.rawValue }
+                token = value
             case "--device-only":
                 deviceOnly = true
             case "--help", "-h":
@@ -52,7 +69,23 @@ public enum SyncDemoCommand {
                 return ToolExit.damage.rawValue
             }
         }
-        let demo = Demo(directory: directory, output: output)
+        let server: any DemoServer
+        if let serverURL {
+            let http = HTTPDemoServer(baseURL: serverURL, token: token)
+            do throws(TransportError) { try await http.checkReachable() } catch {
+                switch error {
+                case .offline, .transient:
+                    output.error("sync-demo: cannot reach sync-server at \(serverURL.absoluteString): \(error) (start it with: swift run sync-server)\n")
+                default:
+                    output.error("sync-demo: sync-server at \(serverURL.absoluteString) refused the demo's first pull: \(error)\n")
+                }
+                return ToolExit.unavailable.rawValue
+            }
+            server = http
+        } else {
+            server = ReferenceDemoServer()
+        }
+        let demo = SyncDemo(directory: directory, server: server, output: output)
         do {
             try await demo.run()
         } catch {
@@ -60,250 +93,5 @@ public enum SyncDemoCommand {
             return ToolExit.damage.rawValue
         }
         return demo.failures == 0 ? ToolExit.ok.rawValue : ToolExit.damage.rawValue
-    }
-}
-
-/// The demo's state: the server, two devices, and the checks so far.
-private final class Demo: @unchecked Sendable {
-    let directory: String
-    let output: ToolOutput
-    let server = ReferenceServer()
-    var failures = 0
-    var checks = 0
-
-    struct Device {
-        var name: String
-        var path: String
-        var store: LocalStore
-        var transport: FaultInjectingTransport
-        var engine: SyncEngine
-    }
-
-    init(directory: String, output: ToolOutput) {
-        self.directory = directory
-        self.output = output
-    }
-
-    func say(_ text: String) { output.standard(text + "\n") }
-
-    func check(_ condition: Bool, _ what: String) {
-        checks += 1
-        if condition {
-            say("   ✓ \(what)")
-        } else {
-            failures += 1
-            say("   ✗ \(what)")
-        }
-    }
-
-    func open(_ name: String) async throws -> Device {
-        let path = "\(directory)/device-\(name).journal"
-        let store = try await LocalStore.open(path: path)
-        let transport = FaultInjectingTransport(server.transport(user: "u1"))
-        let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin", "note"]))
-        return Device(name: name, path: path, store: store, transport: transport, engine: engine)
-    }
-
-    func reopen(_ device: Device) async throws -> Device {
-        let store = try await LocalStore.open(path: device.path)
-        let engine = SyncEngine(store: store, transport: device.transport, options: .init(kinds: ["pin", "note"]))
-        return Device(name: device.name, path: device.path, store: store, transport: device.transport, engine: engine)
-    }
-
-    func names(_ device: Device, _ kind: String = "pin") async throws -> [String] {
-        try await device.store.records(kind).map { record in
-            if case .string(let name)? = record.fields["name"] { return name }
-            return record.id
-        }
-    }
-
-    func serverNames(_ kind: String = "pin") async -> [String] {
-        await server.rows(user: "u1", kind: kind).map { row in
-            if case .string(let name)? = row.fields["name"] { return name }
-            return row.id
-        }
-    }
-
-    func sync(_ device: Device) async -> SyncOutcome {
-        let outcome = await device.engine.sync()
-        say("   \(device.name) sync: \(outcome)")
-        return outcome
-    }
-
-    /// Stages a conflict on `kind/id`: A's change reaches the server first,
-    /// B's change (made offline on the same base) meets it. Returns B's conflicts.
-    func conflict(_ a: Device, _ b: Device, _ kind: String, _ id: String,
-                  a aChanges: [String: FieldValue], b bChanges: [String: FieldValue]) async throws -> [ConflictRecord] {
-        _ = await sync(a)
-        _ = await sync(b)
-        await b.transport.setOffline(true)
-        try await b.store.update(kind, id: id, changes: bChanges)
-        try await a.store.update(kind, id: id, changes: aChanges)
-        _ = await sync(a)
-        await b.transport.setOffline(false)
-        _ = await sync(b)
-        return try await b.store.conflicts()
-    }
-
-    /// Steps 6 to 8: one conflict resolved by each of the other policies.
-    func policies(_ a: Device, _ b: Device) async throws {
-        say("\n6. Client wins: B's policy for notes reapplies B's change on the server's copy.")
-        await b.store.setConflictPolicy(.clientWins, for: "note")
-        var conflicts = try await conflict(a, b, "note", "n1", a: ["text": .string("Map is in the car")], b: ["text": .string("Map is in my bag")])
-        check(conflicts.count == 1 && conflicts[0].resolution.strategy == .clientWins && conflicts[0].resolution.replacement != nil,
-              "the conflict is surfaced, and a new operation based on the server's stamp took B's place in the queue")
-        check(await server.row(kind: "note", id: "n1")?.fields["text"] == .string("Map is in my bag"),
-              "the same sync pushed it: the server holds B's text")
-        try await b.store.dismissConflict(conflicts[0].id)
-
-        say("\n7. Merge fields: B's policy for pins merges what does not overlap; sets take the union.")
-        await b.store.setConflictPolicy(.mergeFields, for: "pin")
-        conflicts = try await conflict(a, b, "pin", "tapas",
-                                       a: ["name": .string("Tapas Bar Sol (closed Mondays)"), "tags": .stringSet(["spanish"])],
-                                       b: ["name": .string("Tapas Sol"), "tags": .stringSet(["late-night"]), "rating": .int(5)])
-        let merged = await server.row(kind: "pin", id: "tapas")?.fields
-        check(conflicts.count == 1 && conflicts[0].resolution.lostFields == ["name"],
-              "B is told which field lost: \"name\" (both changed it; the server's value stays)")
-        check(merged?["tags"] == .stringSet(["spanish", "late-night"]) && merged?["rating"] == .int(5)
-              && merged?["name"] == .string("Tapas Bar Sol (closed Mondays)"),
-              "the server holds the union of the tags, B's rating and A's name")
-        try await b.store.dismissConflict(conflicts[0].id)
-
-        say("\n8. Custom: the app's resolver joins both notes' texts.")
-        await b.store.setConflictPolicy(.custom { conflict in
-            guard case .string(let theirs)? = conflict.server?.fields["text"], case .string(let mine)? = conflict.local?["text"] else {
-                return .acceptServer
-            }
-            return .keep(["text": .string(theirs + " / " + mine)])
-        }, for: "note")
-        conflicts = try await conflict(a, b, "note", "n2", a: ["text": .string("Tram 18")], b: ["text": .string("Bus 52")])
-        check(conflicts.count == 1 && conflicts[0].resolution.strategy == .custom, "the resolver got base, local and server copies and decided")
-        check(await server.row(kind: "note", id: "n2")?.fields["text"] == .string("Tram 18 / Bus 52"), "the server holds the joined text")
-        try await b.store.dismissConflict(conflicts[0].id)
-    }
-
-    func run() async throws {
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var a = try await open("A")
-        var b = try await open("B")
-        say("SyncJournal demo: two devices of user u1 and an in-memory reference server.")
-        say("Journals: \(directory)/device-A.journal, \(directory)/device-B.journal\n")
-
-        say("1. Two devices edit while offline.")
-        await a.transport.setOffline(true)
-        await b.transport.setOffline(true)
-        try await a.store.create("pin", id: "cafe", fields: ["name": .string("Café Kranz"), "tags": .stringSet(["coffee"])])
-        try await a.store.create("pin", id: "museum", fields: ["name": .string("Deutsches Museum")])
-        try await b.store.create("note", id: "n1", fields: ["text": .string("Bring the walking map")])
-        check(await sync(a) == .skipped(.offline), "offline is a skipped sync, not an error")
-        check(try await a.store.pendingOperations().count == 2, "A's two edits wait in its journaled outbox")
-        await a.transport.setOffline(false)
-        await b.transport.setOffline(false)
-        _ = await sync(a)
-        _ = await sync(b)
-        _ = await sync(a)
-        check(try await names(b).sorted() == ["Café Kranz", "Deutsches Museum"], "B sees A's pins")
-        check(try await a.store.records("note").count == 1, "A sees B's note")
-
-        say("\n2. Seed 000's race: A clears the pins offline while a chat adds a new one on the server.")
-        await a.transport.setOffline(true)
-        for record in try await a.store.records("pin") { try await a.store.delete("pin", id: record.id) }
-        await server.tick(1000)
-        await server.write(user: "u1", kind: "pin", id: "tapas", fields: ["name": .string("Tapas Bar Sol")])
-        say("   the chat pinned \"Tapas Bar Sol\" on the server; A's outbox holds two per-id deletes")
-        await a.transport.setOffline(false)
-        _ = await sync(a)
-        check(await serverNames() == ["Tapas Bar Sol"], "the server keeps the new pin: A sent deletes of ids it saw, not its whole list")
-        check(try await names(a) == ["Tapas Bar Sol"], "A shows the new pin")
-
-        say("\n3. Seed 003's race: a create is deleted while its request is in flight.")
-        try await a.store.create("pin", id: "bakery", fields: ["name": .string("Bakery")])
-        await a.transport.holdNextRequest(.push)
-        let engineA = a.engine
-        let held = Task { await engineA.sync() }
-        await a.transport.waitUntilHeld()
-        say("   A's push of the create is open; the user deletes the pin meanwhile")
-        try await a.store.delete("pin", id: "bakery")
-        check(try await a.store.pendingOperations().map(\.operation.kind) == [.create, .delete],
-              "the delete is queued behind the in-flight create, not cancelled against it")
-        await a.transport.releaseHeld()
-        say("   A sync: \(await held.value)")
-        _ = await sync(a)
-        check(await server.row(kind: "pin", id: "bakery") == nil, "the server has no bakery: no resurrection")
-        _ = await sync(b)
-        check(try await b.store.record("pin", id: "bakery") == nil, "B never shows it either")
-
-        say("\n4. A reply is lost after the server applied the push.")
-        try await b.store.create("note", id: "n2", fields: ["text": .string("Tram 18 from Sendlinger Tor")])
-        await b.transport.inject(.loseReply, on: .push)
-        let appliedBefore = await server.appliedMutations
-        _ = await sync(b)
-        check(try await b.store.pendingOperations().first?.sent == true, "B keeps the create, marked as possibly applied")
-        _ = await sync(b)
-        check(await server.appliedMutations == appliedBefore + 1, "the resend is answered from the server's memory of the operation id: applied once")
-        check(try await b.store.pendingOperations().isEmpty, "B's outbox is empty")
-
-        say("\n5. A stale base is surfaced as a conflict, never silently overwritten.")
-        _ = await sync(a)
-        await b.transport.setOffline(true)
-        try await b.store.update("note", id: "n1", changes: ["text": .string("Bring the map and water")])
-        try await a.store.update("note", id: "n1", changes: ["text": .string("Bring the paper map")])
-        _ = await sync(a)
-        await b.transport.setOffline(false)
-        let outcome = await sync(b)
-        var oneConflict = false
-        if case .ok(_, _, 1) = outcome { oneConflict = true }
-        check(oneConflict, "B's push reports one conflict")
-        let conflicts = try await b.store.conflicts()
-        check(conflicts.count == 1 && conflicts[0].server?.fields["text"] == .string("Bring the paper map"),
-              "the conflict holds B's edit, its base and the server's copy, for the app to show")
-        check(conflicts.first?.resolution.strategy == .serverWins && conflicts.first?.resolution.lostFields == ["text"],
-              "server wins (the default policy): B is told its \"text\" lost")
-        check(try await b.store.record("note", id: "n1")?.fields["text"] == .string("Bring the paper map"), "B shows the server's copy")
-        try await b.store.dismissConflict(conflicts[0].id)
-
-        try await policies(a, b)
-
-        say("\n9. A crashes in the middle of a sync and recovers from its journal.")
-        try await a.store.create("pin", id: "park", fields: ["name": .string("Englischer Garten")])
-        await a.transport.holdNextRequest(.push)
-        let engineA2 = a.engine
-        let crashed = Task { await engineA2.sync() }
-        await a.transport.waitUntilHeld()
-        await a.transport.releaseHeld(deliverReply: false)
-        _ = await crashed.value
-        say("   the server applied the push; A died before the reply arrived")
-        try await a.store.close()
-        a = try await reopen(a)
-        let recovered = try await a.store.pendingOperations()
-        check(recovered.count == 1 && recovered[0].sent, "after restart the journal still holds the create, marked sent (nothing is in flight)")
-        _ = await sync(a)
-        check(await server.rows(user: "u1", kind: "pin").filter { $0.id == "park" }.count == 1, "the resend did not duplicate the row")
-
-        say("\n10. Both devices converge.")
-        for _ in 0..<2 {
-            _ = await sync(a)
-            _ = await sync(b)
-        }
-        for kind in ["pin", "note"] {
-            let server = await server.rows(user: "u1", kind: kind).map { $0.id }
-            let onA = try await a.store.records(kind).map(\.id)
-            let onB = try await b.store.records(kind).map(\.id)
-            check(onA == server && onB == server, "A, B and the server hold the same \(kind)s: \(server)")
-        }
-        let outboxA = try await a.store.pendingOperations()
-        let outboxB = try await b.store.pendingOperations()
-        check(outboxA.isEmpty && outboxB.isEmpty, "every outbox is empty")
-        try await a.store.close()
-        try await b.store.close()
-        b = try await reopen(b)
-        let reopenedPins = try await b.store.records("pin").map(\.id)
-        check(reopenedPins == (await server.rows(user: "u1", kind: "pin").map(\.id)), "B reopened from its journal shows the same")
-        try await b.store.close()
-
-        say("")
-        say(failures == 0 ? "All \(checks) checks held." : "\(failures) of \(checks) checks FAILED.")
-        say("Inspect the journals: swift run journal-dump \(directory)/device-A.journal (add --state for the replayed state)")
     }
 }

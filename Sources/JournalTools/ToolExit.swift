@@ -10,6 +10,8 @@ public enum ToolExit: Int32, Sendable {
     case notAJournal = 65
     /// The file cannot be opened or read.
     case cannotOpen = 66
+    /// A server the tool needs cannot be reached or refuses it.
+    case unavailable = 69
 }
 
 /// Where a tool writes its output; tests capture it in memory.

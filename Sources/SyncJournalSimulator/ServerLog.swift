@@ -22,6 +22,8 @@ public actor ServerLog {
     private var applied: Set<OperationID> = []
     private var received: Set<OperationID> = []
     private var doubleApplied: [String] = []
+    /// The stamp of the row each applied operation was first answered with.
+    private var appliedStamps: [OperationID: Int64] = [:]
     private var createdAfter: [RecordKey: [(device: String, sequence: Int)]] = [:]
     private var lastCreate: [RecordKey: Int] = [:]
     private var lastDelete: [RecordKey: Int] = [:]
@@ -40,14 +42,22 @@ public actor ServerLog {
     /// Descriptions of operations the server applied more than once (empty when all is well).
     public var doubleApplications: [String] { doubleApplied }
 
-    /// Records one push: the mutations, the results, and how many the server counted as applied.
-    func record(device: String, mutations: [Mutation], results: [MutationResult], appliedDelta: Int, sequence: Int) {
+    /// Records one push: the mutations, the results, and how many the server
+    /// counted as applied (`nil` where the server does not show its count:
+    /// then an operation answered `applied` again with a row of another stamp
+    /// is the sign of a second application).
+    func record(device: String, mutations: [Mutation], results: [MutationResult], appliedDelta: Int?, sequence: Int) {
         for mutation in mutations { received.insert(mutation.operationID) }
         let byID = Dictionary(results.map { ($0.operationID, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         var fresh = 0
         for mutation in mutations {
             guard let outcome = byID[mutation.operationID] else { continue }
             var newly = false
+            if appliedDelta == nil, case .applied(let row) = outcome, let first = appliedStamps[mutation.operationID], first != row.updatedAt {
+                doubleApplied.append("\(device)'s resend of \(mutation.op) \(mutation.kind) \(mutation.recordID) was applied again: "
+                    + "stamp \(row.updatedAt), first answered with \(first)")
+            }
+            if case .applied(let row) = outcome, appliedStamps[mutation.operationID] == nil { appliedStamps[mutation.operationID] = row.updatedAt }
             if case .applied = outcome, !applied.contains(mutation.operationID) {
                 applied.insert(mutation.operationID)
                 newly = true
@@ -65,7 +75,7 @@ public actor ServerLog {
             }
             deliveries.append(Delivery(device: device, mutation: mutation, outcome: outcome, newlyApplied: newly))
         }
-        if appliedDelta > fresh {
+        if let appliedDelta, appliedDelta > fresh {
             doubleApplied.append("\(device)'s push of \(mutations.count) mutation(s) applied \(appliedDelta), "
                 + "but only \(fresh) were new operations: " + mutations.map { "\($0.op) \($0.kind) \($0.recordID)" }.joined(separator: ", "))
         }
@@ -88,18 +98,21 @@ public actor ServerLog {
     public func creates(of key: RecordKey) -> [(device: String, sequence: Int)] { createdAfter[key] ?? [] }
 }
 
-/// A transport that forwards to the reference server and records every push in a ``ServerLog``.
+/// A transport that forwards to the simulation's server and records every push in a ``ServerLog``.
 struct LoggingTransport: SyncTransport {
-    let base: ReferenceTransport
+    let base: any SyncTransport
+    /// The server's count of applied mutations, where it can be seen.
+    let appliedMutations: @Sendable () async -> Int?
     let log: ServerLog
     let device: String
     let sequence: @Sendable () -> Int
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let before = await base.server.appliedMutations
+        let before = await appliedMutations()
         let results = try await base.push(mutations)
-        let after = await base.server.appliedMutations
-        await log.record(device: device, mutations: mutations, results: results, appliedDelta: after - before, sequence: sequence())
+        let after = await appliedMutations()
+        let delta = before.flatMap { before in after.map { $0 - before } }
+        await log.record(device: device, mutations: mutations, results: results, appliedDelta: delta, sequence: sequence())
         return results
     }
 

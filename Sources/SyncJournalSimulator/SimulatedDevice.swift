@@ -51,7 +51,10 @@ public final class SimulatedDevice {
     public let path: String
     /// The kinds it pulls.
     public let kinds: [String]
-    let server: ReferenceServer
+    /// A new transport to the server (beneath the fault layer), for each open.
+    let makeTransport: @Sendable () -> any SyncTransport
+    /// The server's count of applied mutations, where it can be seen.
+    let appliedMutations: @Sendable () async -> Int?
     let clock: ManualClock
     let log: ServerLog?
     let sequence: EventCounter?
@@ -94,7 +97,8 @@ public final class SimulatedDevice {
                 checkpointThreshold: Int = 64, jitterSeed: UInt64 = 1, log: ServerLog? = nil) async throws(DeviceError) {
         self.name = name
         self.user = user
-        self.server = server
+        makeTransport = { server.transport(user: user) }
+        appliedMutations = { await server.appliedMutations }
         self.clock = clock
         self.kinds = kinds
         self.log = log
@@ -107,12 +111,13 @@ public final class SimulatedDevice {
         try await open()
     }
 
-    init(name: String, user: String, server: ReferenceServer, clock: ManualClock, kinds: [String], checkpointThreshold: Int,
+    init(name: String, user: String, server: any SimulationServer, clock: ManualClock, kinds: [String], checkpointThreshold: Int,
          jitterSeed: UInt64, log: ServerLog, sequence: EventCounter, batchSize: Int, pullLimit: Int,
          policies: [String: ConflictPolicy]) async throws(DeviceError) {
         self.name = name
         self.user = user
-        self.server = server
+        makeTransport = { server.transport(device: name) }
+        appliedMutations = { await server.appliedMutations() }
         self.clock = clock
         self.kinds = kinds
         self.log = log
@@ -147,9 +152,10 @@ public final class SimulatedDevice {
         let base: any SyncTransport
         if let log {
             let counter = sequence
-            base = LoggingTransport(base: server.transport(user: user), log: log, device: name, sequence: { counter?.next() ?? 0 })
+            base = LoggingTransport(base: makeTransport(), appliedMutations: appliedMutations, log: log, device: name,
+                                    sequence: { counter?.next() ?? 0 })
         } else {
-            base = server.transport(user: user)
+            base = makeTransport()
         }
         let faulty = FaultInjectingTransport(base)
         await faulty.setOffline(offline)

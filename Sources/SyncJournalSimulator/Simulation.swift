@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalSync
@@ -17,6 +18,10 @@ public struct SimulationConfiguration: Sendable, Hashable {
     public var shrink: Bool
     /// The most runs shrinking may take.
     public var shrinkBudget: Int
+    /// A running `sync-server` to run the devices against (`nil`: the in-memory reference server).
+    public var server: URL?
+    /// The bearer token for ``server``.
+    public var token: String = "dev-token"
 
     /// A configuration; every fault class by default.
     public init(seed: UInt64, devices: Int = 3, steps: Int = 200, faults: Set<SimulationFault> = Set(SimulationFault.allCases),
@@ -35,8 +40,10 @@ public struct SimulationConfiguration: Sendable, Hashable {
         public var description: String
     }
 
-    /// Parses `--seed S --devices D --steps N [--faults LIST] [--no-shrink]`.
+    /// Parses `--seed S --devices D --steps N [--faults LIST] [--no-shrink] [--server URL [--token TOKEN]]`.
     public init(arguments: [String]) throws(Problem) {
+        var server: URL?
+        var token = "dev-token"
         var seed: UInt64?
         var devices = 3
         var steps = 200
@@ -80,6 +87,15 @@ public struct SimulationConfiguration: Sendable, Hashable {
                 }
             case "--no-shrink":
                 shrink = false
+            case "--server":
+                let text = try value(argument)
+                guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                    throw Problem(description: "--server needs an http(s) URL such as http://127.0.0.1:8787, saw \(text)")
+                }
+                server = url
+            case "--token":
+                token = try value(argument)
+                if token.isEmpty { throw Problem(description: "--token needs a value") }
             default:
                 throw Problem(description: "unknown argument \(argument)")
             }
@@ -87,6 +103,8 @@ public struct SimulationConfiguration: Sendable, Hashable {
         }
         guard let seed else { throw Problem(description: "--seed is required") }
         self.init(seed: seed, devices: devices, steps: steps, faults: faults, shrink: shrink)
+        self.server = server
+        self.token = token
     }
 }
 
@@ -94,7 +112,8 @@ public struct SimulationConfiguration: Sendable, Hashable {
 public struct SimulationViolation: Sendable, Hashable, CustomStringConvertible {
     /// 1-based step; `steps + 1` is the final phase (faults stopped, every device synced twice).
     public var step: Int
-    /// `nothing-lost`, `no-resurrection`, `no-double-apply`, `replay-equals-state` or `convergence`.
+    /// `nothing-lost`, `no-resurrection`, `no-double-apply`, `replay-equals-state`, `convergence`,
+    /// or `server` (with `--server`: the harness could not read the server's state or write as another writer).
     public var invariant: String
     /// What was seen.
     public var detail: String
@@ -164,6 +183,7 @@ public enum Simulation {
     public static func runWithShrinking(_ configuration: SimulationConfiguration) async -> SimulationOutcome {
         let first = await SimulationRun.execute(configuration, replay: nil)
         let header = "sync-sim seed=\(configuration.seed) devices=\(configuration.devices) steps=\(configuration.steps)"
+            + (first.serverSummary.isEmpty ? "" : " " + first.serverSummary)
         let stats = first.statistics
         guard let violation = first.violation else {
             let report = "\(header): \(stats.operations) operations, \(stats.syncs) syncs, \(stats.crashes) crashes "
@@ -175,11 +195,16 @@ public enum Simulation {
         let at = violation.step > configuration.steps ? "the final sync rounds" : "step \(violation.step)"
         lines.append("\(header): VIOLATION at \(at): \(violation)")
         lines.append("reproduce: sync-sim --seed \(configuration.seed) --devices \(configuration.devices) --steps \(configuration.steps)"
-            + (configuration.faults == Set(SimulationFault.allCases) ? "" : " --faults " + faultList(configuration.faults)))
+            + (configuration.faults == Set(SimulationFault.allCases) ? "" : " --faults " + faultList(configuration.faults))
+            + (configuration.server.map { " --server \($0.absoluteString)" } ?? "")
+            + (configuration.server == nil ? "" : " (timing differs between runs against a real server: it may not repeat)"))
         var trace = Array(first.trace.prefix(violation.step))
         var shrunkViolation = violation
         var runs = 0
-        if configuration.shrink {
+        if configuration.server != nil {
+            lines.append("not shrunk: against a real server a shorter run does not repeat the same timing")
+        }
+        if configuration.shrink && configuration.server == nil {
             (trace, shrunkViolation, runs) = await shrink(configuration, trace: trace, violation: violation)
         }
         lines.append("shrunk trace: \(trace.count) of \(min(violation.step, first.trace.count)) steps (\(runs) shrinking runs), "
@@ -233,6 +258,8 @@ final class SimulationRun {
         var violation: SimulationViolation?
         var trace: [SimulationStep]
         var statistics: SimulationStatistics
+        /// How the server is named in the report (empty for the in-memory one).
+        var serverSummary = ""
     }
 
     /// An edit the store acknowledged, and what became of it.
@@ -261,7 +288,7 @@ final class SimulationRun {
     }
 
     let configuration: SimulationConfiguration
-    let server = ReferenceServer()
+    let server: any SimulationServer
     let clock = ManualClock()
     let log = ServerLog()
     let counter = EventCounter()
@@ -278,11 +305,18 @@ final class SimulationRun {
     init(configuration: SimulationConfiguration) {
         self.configuration = configuration
         generator = SeededGenerator(seed: configuration.seed)
+        if let url = configuration.server {
+            server = HTTPSimulationServer(baseURL: url, token: configuration.token)
+        } else {
+            server = ReferenceSimulationServer()
+        }
     }
 
     static func execute(_ configuration: SimulationConfiguration, replay: [SimulationStep]?) async -> Result {
         let run = SimulationRun(configuration: configuration)
-        return await run.run(replay: replay)
+        var result = await run.run(replay: replay)
+        result.serverSummary = run.server.summary
+        return result
     }
 
     func fail(_ invariant: String, _ detail: String) {
@@ -393,7 +427,7 @@ final class SimulationRun {
             case 1: action = .writerUpdate(kind: kind, id: id, fields: randomFields(kind: kind, all: false))
             default: action = .writerDelete(kind: kind, id: id)
             }
-        case 59..<62 where enabled(.transient) || enabled(.permanent):
+        case 59..<62 where (enabled(.transient) || enabled(.permanent)) && server.hasRecordFaults:
             let kind = pick(Simulation.kinds)
             let id = pick(Simulation.pool[kind]!)
             if chance(50) {
@@ -433,22 +467,29 @@ final class SimulationRun {
         case .online(let device, let online):
             await devices[device].setOnline(online)
         case .writerWrite(let kind, let id, let fields):
-            await server.write(user: "u1", kind: kind, id: id, fields: fields)
-            await log.noteWriter(RecordKey(kind: kind, id: id), created: true, sequence: counter.next())
+            do throws(TransportError) {
+                if try await server.write(kind: kind, id: id, fields: fields) {
+                    await log.noteWriter(RecordKey(kind: kind, id: id), created: true, sequence: counter.next())
+                }
+            } catch {
+                fail("server", "the other writer's write of \(kind) \(id) failed: \(error)")
+            }
         case .writerUpdate(let kind, let id, let fields):
-            await server.update(kind: kind, id: id, changes: fields)
+            do throws(TransportError) { try await server.update(kind: kind, id: id, changes: fields) } catch {
+                fail("server", "the other writer's update of \(kind) \(id) failed: \(error)")
+            }
         case .writerDelete(let kind, let id):
-            if await server.delete(kind: kind, id: id) != nil {
-                await log.noteWriter(RecordKey(kind: kind, id: id), created: false, sequence: counter.next())
+            do throws(TransportError) {
+                if try await server.delete(kind: kind, id: id) {
+                    await log.noteWriter(RecordKey(kind: kind, id: id), created: false, sequence: counter.next())
+                }
+            } catch {
+                fail("server", "the other writer's delete of \(kind) \(id) failed: \(error)")
             }
         case .recordFault(let kind, let id, let permanent, let times):
-            if permanent {
-                await server.rejectPermanently(kind: kind, id: id, reason: "422 refused by a check (simulated)")
-            } else {
-                await server.failTransiently(kind: kind, id: id, reason: "lock timeout (simulated)", times: times)
-            }
+            await server.setRecordFault(kind: kind, id: id, permanent: permanent, times: times)
         case .clearRecordFault(let kind, let id):
-            await server.clearFailures(kind: kind, id: id)
+            await server.clearRecordFaults(kind: kind, id: id)
         case .crash(let device, let powerSeed):
             let before = await state(of: device)
             await devices[device].crash(powerSeed.map { .random(seed: $0) } ?? .processCrash)
@@ -709,7 +750,12 @@ final class SimulationRun {
             for id in Simulation.pool[kind]! {
                 let key = RecordKey(kind: kind, id: id)
                 statistics.invariantChecks += 1
-                guard await server.row(kind: kind, id: id) != nil else { continue }
+                let live: Bool
+                do throws(TransportError) { live = try await server.row(kind: kind, id: id) != nil } catch {
+                    fail("server", "reading \(kind) \(id) from the server failed: \(error)")
+                    return
+                }
+                guard live else { continue }
                 let (created, deleted) = await log.lastChanges(of: key)
                 if let deleted, deleted > (created ?? Int.min) {
                     fail("no-resurrection", "the server holds \(kind) \(id) live although its last change was a delete and nothing created it since")
@@ -811,7 +857,7 @@ final class SimulationRun {
             while device.isHolding { _ = try? await device.release() }
             await device.setOnline(true)
         }
-        for kind in Simulation.kinds { for id in Simulation.pool[kind]! { await server.clearFailures(kind: kind, id: id) } }
+        for kind in Simulation.kinds { for id in Simulation.pool[kind]! { await server.clearRecordFaults(kind: kind, id: id) } }
         for device in devices {
             guard let store = device.store else { continue }
             for entry in (try? await store.quarantinedOperations()) ?? [] { try? await store.retryQuarantined(entry.id) }
@@ -841,7 +887,13 @@ final class SimulationRun {
             for kind in Simulation.kinds {
                 statistics.invariantChecks += 1
                 let local = ((try? await store.records(kind)) ?? []).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
-                let remote = await server.rows(user: "u1", kind: kind).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                let remote: [String]
+                do throws(TransportError) {
+                    remote = try await server.rows(kind: kind).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                } catch {
+                    fail("server", "pulling the server's \(kind)s failed: \(error)")
+                    return
+                }
                 if local != remote {
                     fail("convergence", "\(name(index)) shows \(kind)s [\(local.joined(separator: "; "))] but the server holds [\(remote.joined(separator: "; "))]")
                     return

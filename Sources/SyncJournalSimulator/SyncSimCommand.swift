@@ -1,3 +1,5 @@
+import SyncJournalSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,7 +27,8 @@ public enum SyncSimCommand {
         public var output: String
         /// Standard error.
         public var errors: String
-        /// 0: all held; 1: a failed expectation, a parse error or a violation; 2: bad usage.
+        /// 0: all held; 1: a failed expectation, a parse error or a violation; 2: bad usage;
+        /// 69: `--server` cannot be reached or refuses the token.
         public var status: Int32
     }
 
@@ -36,6 +39,9 @@ public enum SyncSimCommand {
                sync-sim --seeds A-B --devices D --steps N [--faults LIST]   (a sweep, then the totals)
           LIST: comma-separated fault classes (default: all), or none:
                 \(SimulationFault.allCases.map(\.rawValue).joined(separator: ","))
+          --server URL [--token TOKEN]  the devices sync with a running sync-server over HTTP
+                (token default dev-token); faults are injected on the client side, other
+                writers are another client; real time, so a run is not byte-deterministic
 
         """
 
@@ -56,8 +62,26 @@ public enum SyncSimCommand {
         do { configuration = try SimulationConfiguration(arguments: arguments) } catch {
             return Result(output: "", errors: "sync-sim: \(error.description)\n" + usage, status: 2)
         }
+        if let problem = await unreachable(configuration) { return problem }
         let outcome = await Simulation.runWithShrinking(configuration)
         return Result(output: outcome.report, errors: "", status: outcome.violation == nil ? 0 : 1)
+    }
+
+    /// With `--server`, a one-line error (status 69) when the server cannot be
+    /// reached or refuses the token; `nil` when it answers (or there is none).
+    static func unreachable(_ configuration: SimulationConfiguration) async -> Result? {
+        guard let url = configuration.server else { return nil }
+        do throws(TransportError) {
+            try await HTTPSimulationServer(baseURL: url, token: configuration.token).checkReachable()
+            return nil
+        } catch {
+            switch error {
+            case .offline, .transient:
+                return Result(output: "", errors: "sync-sim: cannot reach sync-server at \(url.absoluteString): \(error) (start it with: swift run sync-server)\n", status: 69)
+            default:
+                return Result(output: "", errors: "sync-sim: sync-server at \(url.absoluteString) refused the first pull: \(error)\n", status: 69)
+            }
+        }
     }
 
     /// `--seeds A-B` in place of `--seed S`: one run per seed (each printing its
@@ -78,6 +102,7 @@ public enum SyncSimCommand {
             do { configuration = try SimulationConfiguration(arguments: ["--seed", String(seed)] + rest) } catch {
                 return Result(output: output, errors: "sync-sim: \(error.description)\n" + usage, status: 2)
             }
+            if seed == first, let problem = await unreachable(configuration) { return problem }
             let outcome = await Simulation.runWithShrinking(configuration)
             output += outcome.report
             runs += 1

@@ -33,7 +33,7 @@ sigaddset(&stopSignals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 if options.users.count == 0 {
-    FileHandle.standardError.write(Data("sync-server: warning: no users (--users FILE or --user TOKEN:USER); every sync request gets 401\n".utf8))
+    FileHandle.standardError.write(Data("sync-server: warning: no users (--users FILE or --user TOKEN:USER); every sync request gets 401 (development mode, token \"dev-token\", needs a loopback --host)\n".utf8))
 }
 let server: SyncServer
 do throws(SyncServerError) {

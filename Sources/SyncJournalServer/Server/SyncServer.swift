@@ -72,7 +72,10 @@ public final class SyncServer: Sendable {
     /// ```
     public var readyLine: String {
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-        return "sync-server listening on http://\(host):\(port) (\(storageDescription))"
+        let line = "sync-server listening on http://\(host):\(port) (\(storageDescription))"
+        guard options.developmentMode else { return line }
+        return line + " DEVELOPMENT MODE: no users given, token \"\(SyncServerOptions.developmentToken)\" "
+            + "is user \"\(SyncServerOptions.developmentUser)\" (loopback only)"
     }
 
     /// Stops accepting, finishes requests in flight, closes every connection

@@ -28,6 +28,8 @@ public enum SyncServerCommandLine {
                                missing; several servers may share one database
           --users FILE         users file: one "TOKEN USER" a line, # comments
           --user TOKEN:USER    one user (repeatable; for tests)
+                               with neither, on a loopback host: development mode, the
+                               token "dev-token" is user "dev" (the ready line says so)
           --max-body BYTES     largest request body taken (default 8388608)
           --max-batch N        most mutations in one push (default 1000)
           --tombstone-retention-days D
@@ -114,6 +116,16 @@ public enum SyncServerCommandLine {
         }
         if options.postgresConnection != nil && choseDatabasePath {
             throw .usage("--db and --postgres choose two different storages; give one")
+        }
+        // No users on a loopback address: a development server. The token is
+        // public, so this never happens on an address other machines reach.
+        if options.users.count == 0 && SyncServerOptions.isLoopback(options.host) {
+            do throws(UserDirectoryError) {
+                try options.users.add(token: SyncServerOptions.developmentToken, user: SyncServerOptions.developmentUser)
+            } catch {
+                throw .usage("development token: \(error.reason)")
+            }
+            options.developmentMode = true
         }
         return .run(options)
     }

@@ -26,6 +26,26 @@ public struct SyncServerOptions: Sendable {
     /// How long tombstones are kept before pulls purge them (`nil`: for ever).
     /// A client whose cursor is behind a purged tombstone is told to resync (410).
     public var tombstoneRetentionMilliseconds: Int64?
+    /// Whether ``developmentToken`` was added because no users were given on
+    /// a loopback address (the ready line says so).
+    public var developmentMode = false
+
+    /// The token a `sync-server` started with no users on a loopback address
+    /// accepts, as user ``developmentUser``: `swift run sync-server` and
+    /// `swift run sync-demo --server http://127.0.0.1:8787` work with no flags.
+    public static let developmentToken = "dev-token"
+    /// The user ``developmentToken`` stands for.
+    public static let developmentUser = "dev"
+
+    /// Whether `host` is a loopback address (only there may development mode start).
+    ///
+    /// ```swift
+    /// SyncServerOptions.isLoopback("127.0.0.1")   // true
+    /// SyncServerOptions.isLoopback("0.0.0.0")     // false
+    /// ```
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
 
     /// The defaults: 127.0.0.1:8787, `./sync-server.sqlite`, no users.
     ///

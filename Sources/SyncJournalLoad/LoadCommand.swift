@@ -1,0 +1,35 @@
+/// The logic of the `sync-load` tool, testable in-process: it returns what to
+/// print and the exit status instead of printing.
+///
+/// ```swift
+/// let result = await LoadCommand.main(["--server", "http://127.0.0.1:8787", "--seconds", "1"])
+/// print(result.output, terminator: "")
+/// ```
+public enum LoadCommand {
+    /// What the tool prints and how it exits.
+    public struct Result: Sendable, Hashable {
+        /// Standard output.
+        public var output: String
+        /// Standard error.
+        public var errors: String
+        /// 0: no request failed; 1: some failed; 64: bad usage; 69: the server cannot be reached or refuses the token.
+        public var status: Int32
+    }
+
+    /// Runs the tool with `arguments` (without the program name).
+    public static func main(_ arguments: [String]) async -> Result {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            return Result(output: LoadConfiguration.usage, errors: "", status: 0)
+        }
+        let configuration: LoadConfiguration
+        do { configuration = try LoadConfiguration(arguments: arguments) } catch {
+            return Result(output: "", errors: "sync-load: \(error.description)\n" + LoadConfiguration.usage, status: 64)
+        }
+        do {
+            let report = try await LoadRunner.run(configuration)
+            return Result(output: report.text, errors: "", status: report.tally.errors == 0 ? 0 : 1)
+        } catch {
+            return Result(output: "", errors: "sync-load: \(error.description)\n", status: 69)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import SyncJournalHTTP
+import SyncJournalStore
+import SyncJournalSync
+
+/// Drives a running sync-server with concurrent HTTP clients (`sync-load`).
+/// Each client writes a kind of its own (`load-RUN-N`), so runs and clients
+/// never touch each other's rows and a pull returns only what that client
+/// pushed: the numbers do not depend on what earlier runs left in the database.
+///
+/// ```swift
+/// let report = try await LoadRunner.run(LoadConfiguration(server: URL(string: "http://127.0.0.1:8787")!, seconds: 1))
+/// print(report.text, terminator: "")
+/// ```
+public enum LoadRunner {
+    /// Checks the server, runs the clients for the configured time, and merges their tallies.
+    ///
+    /// - Throws: ``LoadFailure`` when the server cannot be reached or refuses the token.
+    public static func run(_ configuration: LoadConfiguration) async throws(LoadFailure) -> LoadReport {
+        let timeout = Duration.milliseconds(Int64(configuration.timeoutSeconds * 1_000))
+        let probe = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+        let server = configuration.server.absoluteString
+        do {
+            try await probe.checkHealth()
+        } catch {
+            throw .unreachable(server: server, reason: "\(error)")
+        }
+        let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        do {
+            _ = try await probe.pull(PullRequest(cursors: ["load-\(run)-probe": nil], limit: 1))
+        } catch {
+            throw .refused(server: server, reason: "\(error)")
+        }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<configuration.clients {
+                    group.addTask { try await preload(configuration, kind: "load-\(run)-\(client)", timeout: timeout) }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            throw .refused(server: server, reason: "preloading rows: \(error)")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int64(configuration.seconds * 1_000))
+        var tally = LoadTally()
+        await withTaskGroup(of: LoadTally.self) { group in
+            for client in 0..<configuration.clients {
+                group.addTask {
+                    await runClient(configuration, kind: "load-\(run)-\(client)", timeout: timeout, until: deadline)
+                }
+            }
+            for await clientTally in group { tally.merge(clientTally) }
+        }
+        let elapsed = start.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return LoadReport(configuration: configuration, tally: tally, elapsedSeconds: max(seconds, 1e-9))
+    }
+
+    /// Pushes the configured preload rows of `kind` in batches of 500 (ids `p0`, `p1`, …).
+    static func preload(_ configuration: LoadConfiguration, kind: String, timeout: Duration) async throws(TransportError) {
+        let transport = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+        var next = 0
+        while next < configuration.preloadRows {
+            let count = min(500, configuration.preloadRows - next)
+            let mutations = (next..<(next + count)).map { index in
+                Mutation(operationID: .random(), kind: kind, op: .create, recordID: "p\(index)",
+                         fields: ["n": .int(Int64(index)), "text": .string("preloaded row \(index)")], baseUpdatedAt: nil)
+            }
+            for result in try await transport.push(mutations) {
+                guard case .applied = result.outcome else {
+                    throw .permanent(reason: "preload push of \(kind) answered \(result.outcome)")
+                }
+            }
+            next += count
+        }
+    }
+
+    /// One client's loop: push a batch of new records, then pull from its cursor, until the deadline.
+    static func runClient(_ configuration: LoadConfiguration, kind: String, timeout: Duration,
+                          until deadline: ContinuousClock.Instant) async -> LoadTally {
+        let transport = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+        let clock = ContinuousClock()
+        var tally = LoadTally()
+        var cursor: PullCursor?
+        var next = 0
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        while clock.now < deadline {
+            if configuration.batchSize > 0 {
+                let mutations = (0..<configuration.batchSize).map { offset in
+                    Mutation(operationID: .random(), kind: kind, op: .create, recordID: "r\(next + offset)",
+                             fields: ["n": .int(Int64(next + offset)), "text": .string("load test row \(next + offset)")], baseUpdatedAt: nil)
+                }
+                next += configuration.batchSize
+                let sent = clock.now
+                do {
+                    let results = try await transport.push(mutations)
+                    tally.pushLatencies.append(seconds(sent.duration(to: clock.now)))
+                    tally.pushes += 1
+                    for result in results {
+                        if case .applied = result.outcome {
+                            tally.mutations += 1
+                        } else {
+                            tally.noteError("push result for \(kind): \(result.outcome)")
+                        }
+                    }
+                } catch {
+                    tally.noteError("push: \(error)")
+                }
+            }
+            for _ in 0..<configuration.pullsPerPush where clock.now < deadline || configuration.batchSize == 0 {
+                let sent = clock.now
+                do {
+                    let page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: configuration.pullLimit))
+                    tally.pullLatencies.append(seconds(sent.duration(to: clock.now)))
+                    tally.pulls += 1
+                    tally.rows += page.rows.count
+                    if let moved = page.nextCursors[kind] { cursor = moved }
+                    // Pulls only: at the end of the kind, read it again from the start.
+                    if configuration.batchSize == 0 && !page.hasMore { cursor = nil }
+                } catch {
+                    tally.noteError("pull: \(error)")
+                }
+                if configuration.batchSize == 0 && clock.now >= deadline { break }
+            }
+        }
+        return tally
+    }
+}

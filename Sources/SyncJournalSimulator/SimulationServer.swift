@@ -1,0 +1,35 @@
+import SyncJournalStore
+import SyncJournalSync
+
+/// The server a random simulation runs against: the in-memory reference
+/// server (deterministic, with server-side fault knobs), or a running
+/// `sync-server` over HTTP (real time, faults only on the client side).
+/// The simulator learns the server's state only through these calls.
+protocol SimulationServer: Sendable {
+    /// How the report's first line names the server.
+    var summary: String { get }
+    /// Whether the run repeats byte for byte from its seed.
+    var isDeterministic: Bool { get }
+    /// Whether single records can be made to fail on the server (transient or permanent).
+    var hasRecordFaults: Bool { get }
+    /// A new transport of user u1 for one device (beneath the device's fault layer).
+    func transport(device: String) -> any SyncTransport
+    /// The server's count of applied mutations, where it can be seen (`nil` over HTTP).
+    func appliedMutations() async -> Int?
+    /// Moves the server's clock on (the reference server's; a real one keeps its own time).
+    func tick(_ milliseconds: Int64) async
+    /// The live row of `kind`/`id`, or `nil`.
+    func row(kind: String, id: String) async throws(TransportError) -> ServerRow?
+    /// User u1's live rows of `kind`, by id.
+    func rows(kind: String) async throws(TransportError) -> [ServerRow]
+    /// Another writer writes the row with `fields`; `true` when the server took it.
+    func write(kind: String, id: String, fields: [String: FieldValue]) async throws(TransportError) -> Bool
+    /// Another writer changes `changes` of a live row.
+    func update(kind: String, id: String, changes: [String: FieldValue]) async throws(TransportError)
+    /// Another writer deletes a live row; `true` when one was deleted.
+    func delete(kind: String, id: String) async throws(TransportError) -> Bool
+    /// Makes the server refuse or fail writes of one record (no-op where ``hasRecordFaults`` is false).
+    func setRecordFault(kind: String, id: String, permanent: Bool, times: Int) async
+    /// Lifts the record's faults.
+    func clearRecordFaults(kind: String, id: String) async
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@Suite("sync-demo, sync-sim and sync-load against a running sync-server binary")
+struct ClientToolsAgainstServerTests {
+    @Test("sync-server with no users starts in development mode and says so; sync-demo --server passes every check, twice on one database")
+    func demoAgainstServer() throws {
+        let scratch = try ScratchDirectory()
+        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        #expect(server.readyLine.contains("DEVELOPMENT MODE"), "\(server.readyLine)")
+        for run in 1...2 {
+            let result = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo\(run)"), "--server", server.url], in: scratch.url)
+            #expect(result.status == 0, "run \(run): \(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.contains("All 28 checks held."), "run \(run): \(result.standardOutput)")
+            #expect(!result.standardOutput.contains("✗"))
+            #expect(result.standardOutput.contains("sync-server at \(server.url)"))
+            for step in 1...10 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
+        }
+    }
+
+    @Test("sync-demo --server with nothing listening prints one line and exits 69; a refused token exits 69 too")
+    func demoWithoutServer() throws {
+        let scratch = try ScratchDirectory()
+        let nothing = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo"), "--server", "http://127.0.0.1:1"], in: scratch.url)
+        #expect(nothing.status == 69)
+        #expect(nothing.standardOutput.isEmpty)
+        #expect(nothing.standardError.hasPrefix("sync-demo: cannot reach sync-server at http://127.0.0.1:1"))
+        #expect(nothing.standardError.split(separator: "\n").count == 1, "\(nothing.standardError)")
+        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        let refused = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo"), "--server", server.url, "--token", "wrong"], in: scratch.url)
+        #expect(refused.status == 69)
+        #expect(refused.standardError.contains("401"), "\(refused.standardError)")
+    }
+
+    @Test("sync-sim --server: a short run with every client-side fault ends with no violation, converged, and says it is not byte-deterministic")
+    func simulatorAgainstServer() throws {
+        let scratch = try ScratchDirectory()
+        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        for seed in ["1", "2"] {
+            let result = try BuiltTool.run("sync-sim", ["--seed", seed, "--devices", "3", "--steps", "60", "--server", server.url], in: scratch.url)
+            #expect(result.status == 0, "seed \(seed): \(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.contains("all held, converged"), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("not byte-deterministic"))
+        }
+    }
+
+    @Test("sync-load: a one-second run against sync-server reports pushes and pulls and no errors")
+    func loadSmoke() throws {
+        let scratch = try ScratchDirectory()
+        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        let result = try BuiltTool.run("sync-load", ["--server", server.url, "--clients", "2", "--seconds", "1", "--batch", "10"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        func count(_ label: String) -> Int? {
+            guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+        #expect((count("pushes") ?? 0) > 0, "\(result.standardOutput)")
+        #expect((count("pulls") ?? 0) > 0, "\(result.standardOutput)")
+        #expect(count("errors") == 0, "\(result.standardOutput)")
+    }
+
+    @Test("sync-load with nothing listening prints one line and exits 69")
+    func loadWithoutServer() throws {
+        let scratch = try ScratchDirectory()
+        let result = try BuiltTool.run("sync-load", ["--server", "http://127.0.0.1:1", "--seconds", "1"], in: scratch.url)
+        #expect(result.status == 69)
+        #expect(result.standardError.hasPrefix("sync-load: cannot reach http://127.0.0.1:1"))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import SyncJournalLoad
+
+@Suite("sync-load's command line and statistics")
+struct LoadConfigurationTests {
+    @Test("the defaults are 8 clients, 10 s, batches of 50, one pull per push, the development token")
+    func defaults() throws {
+        let configuration = try LoadConfiguration(arguments: ["--server", "http://127.0.0.1:8787"])
+        #expect(configuration.clients == 8 && configuration.seconds == 10 && configuration.batchSize == 50)
+        #expect(configuration.pullsPerPush == 1 && configuration.token == "dev-token" && configuration.preloadRows == 0)
+    }
+
+    @Test("every flag is read; a missing server, a bad number or nothing to do is refused with a reason")
+    func flags() throws {
+        let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--token", "t", "--clients", "3", "--seconds", "0.5",
+                                                              "--batch", "1", "--pulls-per-push", "2", "--pull-limit", "9", "--preload", "7"])
+        #expect(configuration.token == "t" && configuration.clients == 3 && configuration.seconds == 0.5)
+        #expect(configuration.batchSize == 1 && configuration.pullsPerPush == 2 && configuration.pullLimit == 9 && configuration.preloadRows == 7)
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--clients", "2"]) }
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "ftp://h"]) }
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://h:1", "--clients", "0"]) }
+        #expect(throws: LoadConfiguration.Problem.self) {
+            try LoadConfiguration(arguments: ["--server", "http://h:1", "--batch", "0", "--pulls-per-push", "0"])
+        }
+    }
+
+    @Test("quantiles are nearest-rank in milliseconds; tallies merge by adding")
+    func statistics() {
+        #expect(LoadTally.quantileMilliseconds([], 0.5) == nil)
+        #expect(LoadTally.quantileMilliseconds([0.003, 0.001, 0.002], 0.5) == 2)
+        #expect(LoadTally.quantileMilliseconds((1...100).map { Double($0) / 1_000 }, 0.99) == 99)
+        var first = LoadTally()
+        first.pushes = 2
+        first.noteError("a")
+        var second = LoadTally()
+        second.pulls = 3
+        second.rows = 30
+        second.noteError("b")
+        first.merge(second)
+        #expect(first.pushes == 2 && first.pulls == 3 && first.rows == 30 && first.errors == 2 && first.errorSamples == ["a", "b"])
+    }
+
+    @Test("an unknown argument gives usage and status 64; nothing listening gives status 69")
+    func commandStatuses() async {
+        #expect(await LoadCommand.main(["--bogus"]).status == 64)
+        let unreachable = await LoadCommand.main(["--server", "http://127.0.0.1:1", "--seconds", "1"])
+        #expect(unreachable.status == 69)
+        #expect(unreachable.errors.contains("cannot reach"))
+    }
+}
