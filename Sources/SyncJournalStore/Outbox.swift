@@ -7,6 +7,11 @@ public struct Outbox: Sendable {
     private var entries: [OperationID: OutboxOperation] = [:]
     private var byKey: [RecordKey: [OperationID]] = [:]
     private var dead = 0
+    /// Every id before this index in `order` is removed. Acknowledgements
+    /// remove from the front, so walks start here instead of stepping over
+    /// up to half a queue of removed ids each time (a push of 100,000 queued
+    /// operations spent a third of its time there).
+    private var head = 0
 
     /// An empty queue.
     public init() {}
@@ -18,12 +23,12 @@ public struct Outbox: Sendable {
 
     /// The queued operations in queue order.
     public var operations: [OutboxOperation] {
-        order.compactMap { entries[$0] }
+        order[head...].compactMap { entries[$0] }
     }
 
     /// Walks the queue in order until `body` returns false.
     public func forEach(_ body: (OutboxOperation) -> Bool) {
-        for id in order {
+        for id in order[head...] {
             if let entry = entries[id], !body(entry) { return }
         }
     }
@@ -68,6 +73,9 @@ public struct Outbox: Sendable {
         if dead > 64 && dead > order.count / 2 {
             order.removeAll { entries[$0] == nil }
             dead = 0
+            head = 0
+        } else if head < order.count && order[head] == id {
+            while head < order.count && entries.index(forKey: order[head]) == nil { head += 1 }
         }
         return entry
     }
