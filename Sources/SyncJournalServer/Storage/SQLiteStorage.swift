@@ -147,7 +147,7 @@ public final class SQLiteStorage: SyncStorage {
                     results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
                     continue
                 }
-                let outcome = try apply(mutation, user: user, queries)
+                let outcome = try StorageRules.apply(mutation, user: user, queries)
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
                     try queries.remember(owner: user, operationID: mutation.operationID, row: row)
@@ -155,42 +155,6 @@ public final class SQLiteStorage: SyncStorage {
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
             return results
-        }
-    }
-
-    private func apply(_ mutation: Mutation, user: String, _ queries: StorageTransaction) throws(StorageError) -> MutationOutcome {
-        if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
-            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
-        }
-        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
-        let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
-        let existing = try queries.row(kind: key.kind, id: key.id)
-        if let existing, existing.owner != user {
-            return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
-        }
-        let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
-        switch mutation.op {
-        case .create:
-            if let live { return .conflict(server: live) }
-            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp())
-            try queries.write(row, owner: user)
-            return .applied(row)
-        case .update:
-            guard var row = live else { return .conflict(server: nil) }
-            guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
-            row.fields.merge(mutation.fields) { _, new in new }
-            row.updatedAt = try queries.nextStamp()
-            try queries.write(row, owner: user)
-            return .applied(row)
-        case .delete:
-            if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
-            // Deleting a deleted row is harmless: its tombstone is the answer.
-            if live == nil, let existing { return .applied(existing.row) }
-            let stamp = try queries.nextStamp()
-            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
-            try queries.write(tombstone, owner: user)
-            return .applied(tombstone)
         }
     }
 
@@ -202,48 +166,11 @@ public final class SQLiteStorage: SyncStorage {
     /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
     /// ```
     public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
-        let limit = request.limit
-        guard limit >= 1, limit <= Self.maximumPullLimit else {
-            throw .badRequest("limit must be 1 to \(Self.maximumPullLimit), not \(limit)")
-        }
-        for (kind, cursor) in request.cursors {
-            if kind.isEmpty { throw .badRequest("empty kind") }
-            guard let cursor = cursor ?? nil else { continue }
-            if cursor.id.isEmpty || cursor.id.utf8.count > 64 {
-                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to 64 bytes of UTF-8")
-            }
-        }
+        try StorageRules.validate(request, maximumLimit: Self.maximumPullLimit)
         applyRetention()
-        let kinds = request.cursors.keys.sorted()
         // A deferred transaction: one snapshot for the horizons and every kind's rows.
         return try transaction(immediate: false) { (_, queries) throws(StorageError) in
-            var horizons: [String: PullCursor] = [:]
-            for kind in kinds { horizons[kind] = try queries.horizon(kind: kind) }
-            let expired = kinds.filter { kind in
-                guard let cursor = request.cursors[kind] ?? nil, let horizon = horizons[kind] else { return false }
-                return cursor < horizon
-            }
-            if !expired.isEmpty && !request.isResync { throw .cursorExpired(kinds: expired) }
-            // limit + 1 rows: the extra one only says whether there is more.
-            var page: [ServerRow] = []
-            for kind in kinds {
-                let after = request.cursors[kind] ?? nil
-                page += try queries.rows(owner: user, kind: kind, after: after, limit: limit + 1 - page.count)
-                if page.count > limit { break }
-            }
-            let hasMore = page.count > limit
-            if hasMore { page.removeLast() }
-            var next: [String: PullCursor] = [:]
-            for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }
-            if !hasMore {
-                // A kind left behind its horizon would be refused for ever: nothing of this user lies between.
-                for kind in kinds {
-                    guard let horizon = horizons[kind] else { continue }
-                    let reached = next[kind] ?? (request.cursors[kind] ?? nil)
-                    if reached.map({ $0 < horizon }) ?? true { next[kind] = horizon }
-                }
-            }
-            return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
+            try StorageRules.page(user: user, request, queries)
         }
     }
 
