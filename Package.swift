@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "sync-sim", targets: ["sync-sim"]),
         .executable(name: "fuzz-journal-reader", targets: ["fuzz-journal-reader"]),
         .executable(name: "fuzz-server-reply", targets: ["fuzz-server-reply"]),
+        .executable(name: "fuzz-wire-messages", targets: ["fuzz-wire-messages"]),
         .executable(name: "journal-bench", targets: ["journal-bench"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-load", targets: ["sync-load"]),
@@ -44,9 +45,9 @@ let package = Package(
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
         // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP"]),
+        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -73,6 +74,7 @@ let package = Package(
         // corpus); tools/fuzz.sh builds them with libFuzzer (-sanitize=fuzzer).
         .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalTools"], path: "tools/fuzz-journal-reader"),
         .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
+        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalTools"], path: "tools/fuzz-wire-messages"),
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),

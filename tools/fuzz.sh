@@ -2,7 +2,7 @@
 # Builds the fuzz targets with the toolchain's libFuzzer (-sanitize=fuzzer)
 # and runs each for a bounded time, seeded from journals/.
 #
-#   tools/fuzz.sh [--seconds N] [--target journal-reader|server-reply|all]
+#   tools/fuzz.sh [--seconds N] [--target journal-reader|server-reply|wire-messages|all]
 #                 [--sanitize fuzzer|fuzzer,address] [--scratch-path DIR] [--keep]
 #
 #   journal-reader  any bytes as a journal file: reader, decoders, replay,
@@ -19,7 +19,7 @@
 # the input libFuzzer saved and the command that replays it, and exits 1.
 # Such an input becomes a regression file (see journals/fuzz-regressions/README.md).
 #
-# Defaults: 60 seconds per target, both targets, -sanitize=fuzzer, build
+# Defaults: 60 seconds per target, every target, -sanitize=fuzzer, build
 # directory .build-fuzz. One process, one job: it fits a 2-core CI machine.
 # `--sanitize fuzzer,address` adds AddressSanitizer (for the C and unsafe-
 # pointer code) at about 2.3x fewer executions per second; its per-input leak
@@ -28,12 +28,12 @@
 set -euo pipefail
 
 seconds=60
-targets=(journal-reader server-reply)
+targets=(journal-reader server-reply wire-messages)
 sanitize=fuzzer
 scratch=""
 keep=0
 usage() {
-  echo "usage: $0 [--seconds N] [--target journal-reader|server-reply|all] [--sanitize fuzzer|fuzzer,address] [--scratch-path DIR] [--keep]" >&2
+  echo "usage: $0 [--seconds N] [--target journal-reader|server-reply|wire-messages|all] [--sanitize fuzzer|fuzzer,address] [--scratch-path DIR] [--keep]" >&2
   exit 64
 }
 while [[ $# -gt 0 ]]; do
@@ -42,8 +42,8 @@ while [[ $# -gt 0 ]]; do
     --target)
       [[ $# -ge 2 ]] || usage
       case "$2" in
-        journal-reader|server-reply) targets=("$2") ;;
-        all) targets=(journal-reader server-reply) ;;
+        journal-reader|server-reply|wire-messages) targets=("$2") ;;
+        all) targets=(journal-reader server-reply wire-messages) ;;
         *) usage ;;
       esac
       shift 2 ;;
@@ -85,6 +85,9 @@ for target in "${targets[@]}"; do
     server-reply)
       "$bin" --make-seeds "$corpus" >/dev/null
       max_len=2048 ;;
+    wire-messages)
+      "$bin" --make-seeds "$corpus" >/dev/null
+      max_len=4096 ;;
   esac
   regressions="journals/fuzz-regressions/$target"
   if [[ -d "$regressions" ]]; then

@@ -9,6 +9,8 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     case journalReader = "journal-reader"
     /// ``FuzzServerReply``: any bytes as a script of server replies.
     case serverReply = "server-reply"
+    /// ``FuzzWireMessages``: any bytes as the JSON body of a protocol message.
+    case wireMessages = "wire-messages"
 
     /// Runs one input through the target, in-process.
     ///
@@ -20,6 +22,7 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         switch self {
         case .journalReader: try await FuzzJournalReader.runAll(bytes)
         case .serverReply: try await FuzzServerReply.run(bytes, trace: trace)
+        case .wireMessages: try FuzzWireMessages.run(bytes)
         }
     }
 
@@ -43,6 +46,7 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         switch self {
         case .journalReader: return []
         case .serverReply: return FuzzServerReply.seeds
+        case .wireMessages: return FuzzWireMessages.seeds
         }
     }
 

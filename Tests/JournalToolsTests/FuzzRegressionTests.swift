@@ -47,6 +47,26 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("wire messages: every hand-made seed decodes and is a fixed point of its codec", arguments: FuzzWireMessages.seeds.map(\.name))
+    func wireMessageSeed(name: String) throws {
+        let seed = try #require(FuzzWireMessages.seeds.first { $0.name == name })
+        try FuzzWireMessages.run(seed.bytes)
+    }
+
+    @Test("wire messages: every truncation and every single-byte change of every seed keeps every invariant")
+    func wireMessageMutations() throws {
+        for seed in FuzzWireMessages.seeds {
+            for length in 0...seed.bytes.count { try FuzzWireMessages.run(Array(seed.bytes.prefix(length))) }
+            for index in 1..<seed.bytes.count {
+                for byte: UInt8 in [0, 0x22, 0x2C, 0x30, 0x5C, 0x7B, 0x7D, 0xFF] {
+                    var changed = seed.bytes
+                    changed[index] = byte
+                    try FuzzWireMessages.run(changed)
+                }
+            }
+        }
+    }
+
     @Test("server replies: every hand-made seed keeps every invariant", arguments: FuzzServerReply.seeds.map(\.name))
     func serverReplySeed(_ name: String) async throws {
         let seed = try #require(FuzzServerReply.seeds.first { $0.name == name })
