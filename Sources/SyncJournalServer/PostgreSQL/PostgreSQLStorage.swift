@@ -36,10 +36,8 @@ public final class PostgreSQLStorage: SyncStorage {
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
-    /// The retention clock's reading at the last retention purge.
-    private let lastRetentionPurge = Mutex<Int64?>(nil)
-    /// Retention purges run at most this often (each is a write transaction).
-    private static let retentionPurgeIntervalMilliseconds: Int64 = 60_000
+    /// When retention purges run (`nil`: no retention).
+    private let retentionSchedule: TombstoneRetentionSchedule?
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -74,6 +72,7 @@ public final class PostgreSQLStorage: SyncStorage {
         now = clock
         self.maximumAttempts = max(1, maximumAttempts)
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
+        retentionSchedule = tombstoneRetentionMilliseconds.map { TombstoneRetentionSchedule(retentionMilliseconds: $0) }
         try migrate()
     }
 
@@ -206,16 +205,8 @@ public final class PostgreSQLStorage: SyncStorage {
     /// last minute. Best effort: a failed purge leaves the tombstones for the
     /// next one and does not fail the pull.
     private func applyRetention() {
-        guard let retention = tombstoneRetentionMilliseconds else { return }
-        let clock = now?() ?? SQLiteStorage.wallClockMilliseconds()
-        let due = lastRetentionPurge.withLock { last -> Bool in
-            if let previous = last, clock >= previous, clock - previous < Self.retentionPurgeIntervalMilliseconds { return false }
-            last = clock
-            return true
-        }
-        guard due else { return }
-        let (limit, overflow) = clock.subtractingReportingOverflow(retention)
-        if !overflow { _ = try? purgeTombstones(olderThan: limit, kind: nil) }
+        guard let limit = retentionSchedule?.purgeLimit(at: now?() ?? SQLiteStorage.wallClockMilliseconds()) else { return }
+        _ = try? purgeTombstones(olderThan: limit, kind: nil)
     }
 
     // MARK: Read

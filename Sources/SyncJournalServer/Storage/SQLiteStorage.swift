@@ -30,10 +30,8 @@ public final class SQLiteStorage: SyncStorage {
     private let now: @Sendable () -> Int64
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
-    /// The storage clock's reading at the last retention purge.
-    private let lastRetentionPurge = Mutex<Int64?>(nil)
-    /// Retention purges run at most this often (each is a write transaction).
-    private static let retentionPurgeIntervalMilliseconds: Int64 = 60_000
+    /// When retention purges run (`nil`: no retention).
+    private let retentionSchedule: TombstoneRetentionSchedule?
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -63,6 +61,7 @@ public final class SQLiteStorage: SyncStorage {
         self.path = path
         self.now = clock
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
+        retentionSchedule = tombstoneRetentionMilliseconds.map { TombstoneRetentionSchedule(retentionMilliseconds: $0) }
         pool = SQLiteConnectionPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { database throws(SQLiteError) in
             try database.execute("pragma journal_mode = WAL")
             // FULL: a commit is synced before push returns, so an acknowledged mutation survives a power cut.
@@ -178,16 +177,8 @@ public final class SQLiteStorage: SyncStorage {
     /// last minute. Best effort: a failed purge (say, the database is busy)
     /// leaves the tombstones for the next one and does not fail the pull.
     private func applyRetention() {
-        guard let retention = tombstoneRetentionMilliseconds else { return }
-        let clock = now()
-        let due = lastRetentionPurge.withLock { last -> Bool in
-            if let previous = last, clock >= previous, clock - previous < Self.retentionPurgeIntervalMilliseconds { return false }
-            last = clock
-            return true
-        }
-        guard due else { return }
-        let (limit, overflow) = clock.subtractingReportingOverflow(retention)
-        if !overflow { _ = try? purgeTombstones(olderThan: limit, kind: nil) }
+        guard let limit = retentionSchedule?.purgeLimit(at: now()) else { return }
+        _ = try? purgeTombstones(olderThan: limit, kind: nil)
     }
 
     // MARK: Read
