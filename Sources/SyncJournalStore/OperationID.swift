@@ -44,20 +44,7 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     /// A new random id (UUID version 4 layout), from a fast generator the
     /// system's randomness seeds once per process.
     public static func random() -> OperationID {
-        var draws = PairReplay(OperationIDGenerator.nextPair())
-        return random(using: &draws)
-    }
-
-    /// Hands out two words already drawn, so ``random(using:)`` lays out
-    /// every id, whichever generator drew it.
-    private struct PairReplay: RandomNumberGenerator {
-        private var words: (UInt64, UInt64)
-        private var taken = 0
-        init(_ words: (UInt64, UInt64)) { self.words = words }
-        mutating func next() -> UInt64 {
-            taken += 1
-            return taken == 1 ? words.0 : words.1
-        }
+        OperationIDGenerator.withShared { generator in random(using: &generator) }
     }
 
     /// A random id from `generator` (deterministic generators make reproducible journals).

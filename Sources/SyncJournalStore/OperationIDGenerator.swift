@@ -54,16 +54,16 @@ struct OperationIDGenerator: RandomNumberGenerator {
 
     /// The process's generator. A child made by `fork` would continue its
     /// parent's sequence and repeat its ids, so the child reseeds first.
-    static let shared: Mutex<OperationIDGenerator> = {
+    private static let shared: Mutex<OperationIDGenerator> = {
         pthread_atfork(nil, nil, { forkedSinceSeeding.store(true, ordering: .relaxed) })
         return Mutex(fromSystem())
     }()
 
-    /// Draws 128 bits from the process's generator.
-    static func nextPair() -> (UInt64, UInt64) {
+    /// Runs `body` with the process's generator, reseeded first in a forked child.
+    static func withShared<T>(_ body: (inout OperationIDGenerator) -> T) -> T {
         shared.withLock { generator in
             if forkedSinceSeeding.exchange(false, ordering: .relaxed) { generator = fromSystem() }
-            return (generator.next(), generator.next())
+            return body(&generator)
         }
     }
 }
