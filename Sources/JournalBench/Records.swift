@@ -38,7 +38,7 @@ enum Records {
 
     /// The journal frame of an uncompacted edit of `operation`.
     static func frame(of operation: JournalOperation) -> [UInt8] {
-        RecordFrame.encode(type: .operation, generation: 1, sequence: 1,
+        RecordFrame.encode(type: .operation, generation: 1, sequence: 1, horizon: 80,
                            payload: StoreEvent.edit(operation, compaction: []).encodedPayload())
     }
 

@@ -66,12 +66,22 @@ public enum FuzzJournalReader {
               bytes.count >= headerLength else { return bytes }
         writeUInt32(&bytes, at: headerLength - 4, CRC32C.mask(CRC32C.checksum(bytes[0..<(headerLength - 4)])))
         var offset = headerLength
-        let frame = JournalFormat.recordHeaderLength
+        let major = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
+        let frame = JournalFormat.recordHeaderLength(major: major)
         while offset + frame <= bytes.count {
-            let length = Int(readUInt32(bytes, at: offset + 4))
-            guard length <= JournalFormat.maximumPayloadLength, offset + frame + length <= bytes.count else { break }
-            writeUInt32(&bytes, at: offset, CRC32C.mask(CRC32C.checksum(bytes[(offset + 4)..<(offset + frame + length)])))
-            offset += frame + length
+            if major == 1 {
+                let length = Int(readUInt32(bytes, at: offset + 4))
+                guard length <= JournalFormat.maximumPayloadLength, offset + frame + length <= bytes.count else { break }
+                writeUInt32(&bytes, at: offset, CRC32C.mask(CRC32C.checksum(bytes[(offset + 4)..<(offset + frame + length)])))
+                offset += frame + length
+            } else {
+                // Format 2: the payload's checksum, then the header's, which covers it.
+                let length = Int(readUInt32(bytes, at: offset + 8))
+                guard length <= JournalFormat.maximumPayloadLength, offset + frame + length <= bytes.count else { break }
+                writeUInt32(&bytes, at: offset + 4, CRC32C.mask(CRC32C.checksum(bytes[(offset + frame)..<(offset + frame + length)])))
+                writeUInt32(&bytes, at: offset, CRC32C.mask(CRC32C.checksum(bytes[(offset + 4)..<(offset + frame)])))
+                offset += frame + length
+            }
         }
         return bytes
     }
@@ -157,6 +167,9 @@ public enum FuzzJournalReader {
             if bytes[Int(report.validBytes)...].contains(where: { $0 != 0 }) {
                 throw finding("preallocated space is all zeros", "non-zero byte after offset \(report.validBytes)")
             }
+        case .unsupported(let offset, _):
+            if offset != report.validBytes && offset != 0 { throw finding("an unsupported record starts where the valid prefix ends", "at \(offset), valid \(report.validBytes)") }
+            if report.preallocatedBytes != 0 { throw finding("only a clean journal has preallocated space", "\(report.preallocatedBytes) bytes") }
         case .tornTail(let offset, _), .corrupt(let offset, _):
             if offset != report.validBytes { throw finding("damage starts where the valid prefix ends", "damage at \(offset), valid \(report.validBytes)") }
             if report.preallocatedBytes != 0 { throw finding("only a clean journal has preallocated space", "\(report.preallocatedBytes) bytes") }
@@ -186,8 +199,8 @@ public enum FuzzJournalReader {
             throw finding("recordsAfterDamage reads what scan read", "threw \(error)")
         }
         switch report.status {
-        case .clean:
-            if !after.isEmpty { throw finding("nothing after the damage of a clean journal", "\(after.count) records") }
+        case .clean, .unsupported:
+            if !after.isEmpty { throw finding("nothing after the damage of a clean or intact journal", "\(after.count) records") }
         case .tornTail:
             if !after.isEmpty { throw finding("a torn tail has no valid record after the cut", "\(after.count) records, first at \(after[0].offset)") }
         case .corrupt(let offset, let damage):

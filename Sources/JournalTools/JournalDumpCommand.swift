@@ -73,7 +73,7 @@ public struct JournalDumpCommand: Sendable {
 
     /// Runs the command with parsed options.
     public static func run(_ options: Options, output: ToolOutput) -> ToolExit {
-        let reader = JournalReader(path: options.path)
+        let reader = JournalReader(path: options.path, understands: StoreEvent.isUnderstood)
         var malformed = 0
         var unsupported = 0
         var headerPrinted = false
@@ -151,6 +151,7 @@ public struct JournalDumpCommand: Sendable {
                 output.standard(textState(state, records: fold.records))
             }
         }
+        if case .unsupported = report.status { return .unsupported }
         if report.status != .clean || malformed > 0 || unsupported > 0 || !stateRebuilt { return .damage }
         return .ok
     }
@@ -354,6 +355,8 @@ public struct JournalDumpCommand: Sendable {
         case .corrupt:
             text += "note:     a writer refuses this journal and leaves it untouched; `journal-salvage` copies the \(report.recordCount) valid records before the damage"
             text += recordsAfterDamage > 0 ? " (`--keep-after-damage` also keeps the \(recordsAfterDamage) valid records after it, flagged)\n" : "\n"
+        case .unsupported:
+            text += "note:     a newer version wrote this journal: this one only reads it (up to offset \(report.validBytes)); writers and stores refuse to append, and nothing is cut\n"
         }
         if malformed > 0 { text += "problems: \(malformed) record(s) with malformed payloads\n" }
         if unsupported > 0 { text += "problems: \(unsupported) record(s) of types this version cannot read\n" }

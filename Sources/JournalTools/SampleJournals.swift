@@ -30,11 +30,12 @@ public enum SampleJournals {
 
     static let baseTime: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
 
-    static func header(seed: UInt64, continues: UInt64 = 0, firstSequence: UInt64 = 1) -> JournalHeader {
+    static func header(seed: UInt64, continues: UInt64 = 0, firstSequence: UInt64 = 1,
+                       majorVersion: UInt16 = JournalFormat.majorVersion) -> JournalHeader {
         var generator = SeededGenerator(seed: seed)
         let id = JournalID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })!
         return JournalHeader(journalID: id, generation: generator.next() | 1, continuesGeneration: continues,
-                             firstSequence: firstSequence, createdAtMilliseconds: baseTime)
+                             firstSequence: firstSequence, createdAtMilliseconds: baseTime, majorVersion: majorVersion)
     }
 
     /// The edits of the healthy sample: two devices' worth of pins and notes.
@@ -293,7 +294,7 @@ public enum SampleJournals {
         // Torn tail: the first 40 bytes of one more record, as a crash mid-append leaves them.
         var torn = try Data(contentsOf: URL(fileURLWithPath: healthy))
         let extra = RecordFrame.encode(type: .operation, generation: header(seed: 1).generation,
-                                       sequence: UInt64(healthyRecords().count + 1),
+                                       sequence: UInt64(healthyRecords().count + 1), horizon: Int64(torn.count),
                                        payload: JournalOperation(id: OperationID(bytes: Array(repeating: 7, count: 16))!, kind: .delete,
                                                                  entity: "pin", recordID: "p-cafe", queuedAt: baseTime + 7 * 60_000).encoded())
         torn.append(contentsOf: extra.prefix(40))
@@ -314,18 +315,94 @@ public enum SampleJournals {
         checkpointHeader.journalID = storeHeader.journalID
         try await writeJournal(directory + "/samples/store-checkpoint.journal", header: checkpointHeader, records: storeCheckpointRecords())
 
-        let golden = header(seed: 4)
-        try await writeJournal(directory + "/golden/v1-all-types.journal", header: golden, records: goldenRecords())
+        // The 1.x golden files, written in 1.x framing exactly as they were first made.
+        let golden = header(seed: 4, majorVersion: 1)
+        try await writeJournal(directory + "/golden/v1-all-types.journal", header: golden, records: goldenRecords(), mode: .bulk)
         try await writeJournal(directory + "/golden/v1-continued.journal",
-                               header: header(seed: 5, continues: golden.generation, firstSequence: 1001),
-                               records: continuedRecords())
+                               header: header(seed: 5, continues: golden.generation, firstSequence: 1001, majorVersion: 1),
+                               records: continuedRecords(), mode: .bulk)
 
-        let conflicts = header(seed: 12)
+        let conflicts = header(seed: 12, majorVersion: 1)
         let conflictRecords = conflictEvents().records
-        try await writeJournal(directory + "/golden/v1.1-conflicts.journal", header: conflicts, records: conflictRecords)
-        var continued = header(seed: 13, continues: conflicts.generation, firstSequence: UInt64(conflictRecords.count + 1))
+        try await writeJournal(directory + "/golden/v1.1-conflicts.journal", header: conflicts, records: conflictRecords, mode: .bulk)
+        var continued = header(seed: 13, continues: conflicts.generation, firstSequence: UInt64(conflictRecords.count + 1), majorVersion: 1)
         continued.journalID = conflicts.journalID
-        try await writeJournal(directory + "/golden/v1.1-continued.journal", header: continued, records: conflictCheckpointRecords())
+        try await writeJournal(directory + "/golden/v1.1-continued.journal", header: continued, records: conflictCheckpointRecords(), mode: .bulk)
+
+        // Format 2: every record type, the conflict history, and a checkpoint file continuing it.
+        try await writeJournal(directory + "/golden/v2-all-types.journal", header: header(seed: 14), records: goldenRecords())
+        let conflicts2 = header(seed: 16)
+        try await writeJournal(directory + "/golden/v2-conflicts.journal", header: conflicts2, records: conflictRecords)
+        var continued2 = header(seed: 15, continues: conflicts2.generation, firstSequence: UInt64(conflictRecords.count + 1))
+        continued2.journalID = conflicts2.journalID
+        try await writeJournal(directory + "/golden/v2-continued.journal", header: continued2, records: conflictCheckpointRecords())
+
+        try writeCraftedSamples(into: directory, from: healthy)
+    }
+
+    /// Files no writer produces on its own, each the regression file of one
+    /// recovery rule: what a power cut, a rotting disk or a newer version
+    /// can leave behind the healthy sample.
+    static func writeCraftedSamples(into directory: String, from healthyPath: String) throws {
+        let healthy = [UInt8](try Data(contentsOf: URL(fileURLWithPath: healthyPath)))
+        let sampleHeader = header(seed: 1)
+        let end = Int64(healthy.count)
+        let nextSequence = UInt64(healthyRecords().count + 1)
+        var generator = SeededGenerator(seed: 21)
+        func operation(_ id: String, note: String) -> [UInt8] {
+            JournalOperation(id: .random(using: &generator), kind: .create, entity: "note", recordID: id,
+                             fields: ["text": .string(note)], queuedAt: baseTime + 9 * 60_000).encoded()
+        }
+        func frame(_ type: RecordType, _ sequence: UInt64, horizon: Int64, _ payload: [UInt8], reserved: UInt16 = 0) -> [UInt8] {
+            var bytes = RecordFrame.encode(type: type, generation: sampleHeader.generation, sequence: sequence, horizon: horizon, payload: payload)
+            if reserved != 0 {
+                bytes[14] = UInt8(truncatingIfNeeded: reserved)
+                bytes[15] = UInt8(truncatingIfNeeded: reserved >> 8)
+                let crc = CRC32C.mask(CRC32C.checksum(bytes[4..<JournalFormat.recordHeaderLength]))
+                for i in 0..<4 { bytes[i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+            }
+            return bytes
+        }
+        func write(_ name: String, _ bytes: [UInt8]) throws {
+            try replace(directory + "/samples/" + name, with: Data(bytes))
+        }
+
+        // A newer version's record: a reserved field set, and a type this version may not skip.
+        try write("reserved-field.journal", healthy + frame(.operation, nextSequence, horizon: end, operation("n-1", note: "newer"), reserved: 1))
+        try write("unknown-type.journal", healthy + frame(RecordType(rawValue: 0x00F0), nextSequence, horizon: end, Array("from a newer version".utf8)))
+
+        // A power cut during one group commit of three records: the sectors of
+        // the first never reached the disk (zeros), the next two did.
+        let long = String(repeating: "a long note that spans sectors. ", count: 48)
+        var batch: [UInt8] = []
+        for (index, id) in ["n-1", "n-2", "n-3"].enumerated() {
+            batch += frame(.operation, nextSequence + UInt64(index), horizon: end, operation(id, note: index == 0 ? long : "short"))
+        }
+        var lost = healthy + batch
+        let firstEnd = healthy.count + JournalFormat.recordHeaderLength + operation("n-1", note: long).count
+        let sector = JournalFormat.sectorSize
+        for i in healthy.count..<(firstEnd / sector * sector) { lost[i] = 0 }
+        try write("power-cut-batch.journal", lost)
+
+        // A torn append whose payload carries a complete frame of this
+        // generation (claiming a horizon past the damage): the payload's
+        // last whole sector was lost, and the frame inside is never taken for a
+        // record after the damage.
+        var inner = frame(.operation, nextSequence + 1, horizon: end + 40, Array("inside a payload".utf8))
+        inner = Array(repeating: 0x2E, count: 40) + inner + Array(repeating: 0x2E, count: 1200)
+        var embedded = healthy + frame(.operation, nextSequence, horizon: end, inner)
+        let payloadEnd = healthy.count + JournalFormat.recordHeaderLength + inner.count
+        let lostSector = (payloadEnd / sector - 1) * sector
+        for i in lostSector..<(lostSector + sector) { embedded[i] = 0 }
+        try write("embedded-frame.journal", embedded)
+
+        // Rot: one flipped bit in the last, durable record; and one in the header's version.
+        var flipped = healthy
+        flipped[flipped.count - 3] ^= 0x04
+        try write("flipped-bit-last.journal", flipped)
+        var header = healthy
+        header[8] ^= 0x01
+        try write("damaged-header.journal", header)
     }
 
     /// A next-generation file: a checkpoint of a small state (two server rows,
@@ -346,14 +423,17 @@ public enum SampleJournals {
         return parts.map { (RecordType.checkpoint, StoreEvent.checkpoint($0).encodedPayload()) } + Array(healthyRecords()[1...2])
     }
 
-    private static func replace(_ path: String, with data: Data) throws {
+    static func replace(_ path: String, with data: Data) throws {
         try? FileManager.default.removeItem(atPath: path)
         try data.write(to: URL(fileURLWithPath: path))
     }
 
-    private static func writeJournal(_ path: String, header: JournalHeader, records: [(RecordType, [UInt8])]) async throws {
+    /// Writes `records` into a new journal. Durable mode by default, so each
+    /// record's sync horizon is its own offset, as a store's edits have it.
+    static func writeJournal(_ path: String, header: JournalHeader, records: [(RecordType, [UInt8])],
+                             mode: JournalWriter.Mode = .durable) async throws {
         try? FileManager.default.removeItem(atPath: path)
-        let writer = try await JournalWriter.open(path: path, options: .init(mode: .bulk, headerForNewJournal: { header }))
+        let writer = try await JournalWriter.open(path: path, options: .init(mode: mode, headerForNewJournal: { header }))
         for (type, payload) in records { try await writer.append(type: type, payload: payload) }
         try await writer.close()
         // The lock file is the writer's; samples are plain files.

@@ -4,6 +4,10 @@ public enum ToolExit: Int32, Sendable {
     case ok = 0
     /// Damage found (torn tail or corrupt), or a check failed.
     case damage = 1
+    /// The journal is intact but holds something this version does not
+    /// understand (a record type it may not skip, a reserved field or header
+    /// flag that is not zero): read-only here, written by a newer version.
+    case unsupported = 3
     /// The command line is wrong.
     case usage = 64
     /// The file is not a journal this tool can read (bad magic or unknown major version).

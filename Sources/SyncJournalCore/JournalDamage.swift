@@ -8,8 +8,14 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     case incompletePayload(declared: UInt32, available: Int)
     /// The length field is larger than the maximum record size.
     case impossibleLength(UInt32)
-    /// The checksum does not match the bytes.
+    /// The checksum does not match the bytes (format 1.x: the frame's one
+    /// checksum; format 2: the payload's, under a header that verified).
     case checksumMismatch
+    /// Format 2: the record header's own checksum does not match.
+    case recordHeaderChecksumMismatch
+    /// Format 2: a record header that verifies claims a sync horizon past
+    /// its own offset, which no writer does.
+    case horizonBeyondRecord(horizon: Int64)
     /// The record verifies but belongs to another file's generation (stale bytes).
     case foreignGeneration(UInt64)
     /// The record verifies but carries type 0 or a non-zero reserved field.
@@ -18,6 +24,19 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     case sequenceMismatch(expected: UInt64, found: UInt64)
     /// A damaged region is followed by a valid record of this generation at `validRecordAt`.
     case damageBeforeValidRecord(JournalDamage.Indirect, validRecordAt: Int64)
+    /// Format 2: a later record, at `recordAt`, was written when the file
+    /// was already durable up to `horizon`, past the damage: the damaged
+    /// bytes had reached the disk and changed afterwards.
+    case damageBehindHorizon(JournalDamage.Indirect, recordAt: Int64, horizon: Int64)
+    /// Format 2: the damaged record is complete and every sector of it holds
+    /// written bytes, so no interrupted append explains the mismatch.
+    case damagedCompleteRecord(JournalDamage.Indirect)
+    /// Format 2: flipping the one bit at `byteOffset`, `bit` would make the
+    /// record verify: a flipped bit, which no interrupted append produces.
+    case flippedBit(JournalDamage.Indirect, byteOffset: Int64, bit: Int)
+    /// Format 2: a non-zero byte at `byteOffset` lies farther past the damage
+    /// than the header's in-flight limit lets any unsynced append reach.
+    case beyondInFlightLimit(JournalDamage.Indirect, byteOffset: Int64, limit: UInt32)
 
     /// Boxes a damage value so ``JournalDamage`` can refer to itself.
     public struct Indirect: Sendable, Hashable {
@@ -36,10 +55,18 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
         case .incompletePayload(let declared, let available): return "incomplete record (payload of \(declared) bytes, \(available) present)"
         case .impossibleLength(let length): return "impossible record length \(length)"
         case .checksumMismatch: return "checksum mismatch"
+        case .recordHeaderChecksumMismatch: return "record header checksum mismatch"
+        case .horizonBeyondRecord(let horizon): return "record claims sync horizon \(horizon) past its own offset"
         case .foreignGeneration(let generation): return "record of another generation (\(generation))"
         case .invalidRecordHeader: return "invalid record header"
         case .sequenceMismatch(let expected, let found): return "sequence \(found) where \(expected) was expected"
         case .damageBeforeValidRecord(let inner, let at): return "\(inner.damage), followed by a valid record at offset \(at)"
+        case .damageBehindHorizon(let inner, let at, let horizon):
+            return "\(inner.damage) in bytes that were durable: the record at offset \(at) was written when the file was durable up to \(horizon)"
+        case .damagedCompleteRecord(let inner): return "\(inner.damage) in a complete record with every sector written (not an interrupted append)"
+        case .flippedBit(let inner, let byte, let bit): return "\(inner.damage): a flipped bit at offset \(byte), bit \(bit) (not an interrupted append)"
+        case .beyondInFlightLimit(let inner, let byte, let limit):
+            return "\(inner.damage), and a non-zero byte at offset \(byte), beyond what \(limit) bytes in flight could reach"
         }
     }
 }

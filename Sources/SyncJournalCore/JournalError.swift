@@ -8,6 +8,10 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedVersion(path: String, major: UInt16, minor: UInt16)
     /// The journal is corrupt at `offset`; it was not modified.
     case corrupt(path: String, offset: Int64, damage: JournalDamage)
+    /// The journal is intact, but at `offset` it holds something this version
+    /// does not understand (written by a newer one): it is read-only here and
+    /// was not modified.
+    case unsupported(path: String, offset: Int64, reason: UnsupportedContent)
     /// Another writer, in this or another process, has the journal open.
     case locked(path: String)
     /// An `fdatasync` failed earlier; the writer accepts nothing more until
@@ -25,8 +29,9 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .io(let error): return "I/O error: \(error)"
         case .notAJournal(let path): return "\(path): not a SyncJournal file"
-        case .unsupportedVersion(let path, let major, let minor): return "\(path): journal format \(major).\(minor) is not supported by this reader (major \(JournalFormat.majorVersion))"
+        case .unsupportedVersion(let path, let major, let minor): return "\(path): journal format \(major).\(minor) is not supported by this reader (it reads major versions 1 and 2)"
         case .corrupt(let path, let offset, let damage): return "\(path): corrupt at offset \(offset): \(damage); the file was not modified (salvage it explicitly)"
+        case .unsupported(let path, let offset, let reason): return "\(path): read-only for this version: at offset \(offset), \(reason); the file was not modified"
         case .locked(let path): return "\(path): another writer has this journal open"
         case .writerFailed(let path, let cause): return "\(path): an earlier sync failed (\(cause)); reopen the journal to recover"
         case .closed(let path): return "\(path): the journal writer is closed"

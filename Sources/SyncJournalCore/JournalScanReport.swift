@@ -16,6 +16,9 @@ public struct JournalScanReport: Sendable, Hashable {
     /// preallocated ahead of its appends (`journals/FORMAT.md`, section 3).
     /// Always 0 for a damaged journal.
     public var preallocatedBytes: Int64 = 0
+    /// Bytes compared or checksummed while searching for records after
+    /// damage (format 2); lets tests check that the search stays linear.
+    package var searchWork = 0
     /// Sequence number of the last valid record, `nil` when there is none.
     public var lastSequence: UInt64?
 

@@ -68,19 +68,28 @@ public final class JournalWriter: Sendable {
         /// options.preallocationBytes = 4 << 20   // extend 4 MiB at a time
         /// ```
         public var preallocationBytes: Int
+        /// Whether the caller understands a record type that is not
+        /// skippable. A journal holding a verified record of a type it does
+        /// not understand (or with reserved bits set) was written by a newer
+        /// version: opening it fails with
+        /// ``JournalError/unsupported(path:offset:reason:)`` and nothing is
+        /// cut or appended. `nil`: every type is understood.
+        public var understands: (@Sendable (RecordType) -> Bool)?
 
         /// Default options: durable appends, real system calls, create if
         /// missing, 1 MiB of preallocated space at a time.
         public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
                     headerForNewJournal: (@Sendable () -> JournalHeader)? = nil,
                     visitRecord: (@Sendable (JournalRecord) -> Void)? = nil,
-                    preallocationBytes: Int = 1 << 20) {
+                    preallocationBytes: Int = 1 << 20,
+                    understands: (@Sendable (RecordType) -> Bool)? = nil) {
             self.mode = mode
             self.system = system
             self.createIfMissing = createIfMissing
             self.headerForNewJournal = headerForNewJournal
             self.visitRecord = visitRecord
             self.preallocationBytes = max(0, preallocationBytes)
+            self.understands = understands
         }
     }
 
@@ -122,8 +131,16 @@ public final class JournalWriter: Sendable {
         var nextSequence: UInt64
         /// End of the last record written successfully.
         var endOffset: Int64
+        /// How far the file is known to be durable: the end of the records
+        /// covered by the last successful sync. Every record written carries
+        /// it as its sync horizon (format 2).
+        var durableEnd: Int64
         /// The file's size: `endOffset` plus the zeros preallocated after it.
         var allocatedEnd: Int64
+        /// Whether the file has records no later record's horizon covers
+        /// (other than a closing ``RecordType/syncHorizon`` record): a clean
+        /// close then appends one.
+        var unclaimedRecords: Bool
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false
         /// Bulk mode: encoded records not yet written, and whether a flush is queued.
@@ -134,7 +151,7 @@ public final class JournalWriter: Sendable {
 
     private init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
                  preallocationBytes: Int, fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String,
-                 nextSequence: UInt64, endOffset: Int64, allocatedEnd: Int64) {
+                 nextSequence: UInt64, endOffset: Int64, allocatedEnd: Int64, unclaimedRecords: Bool) {
         self.lockKey = lockKey
         self.path = path
         self.recovery = recovery
@@ -144,7 +161,7 @@ public final class JournalWriter: Sendable {
         self.lockFD = lockFD
         queue = DispatchQueue(label: "SyncJournal.writer")
         state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset,
-                            allocatedEnd: max(endOffset, allocatedEnd)))
+                            durableEnd: endOffset, allocatedEnd: max(endOffset, allocatedEnd), unclaimedRecords: unclaimedRecords))
     }
 
     deinit {
@@ -154,6 +171,13 @@ public final class JournalWriter: Sendable {
             try? io.system.close(lockFD)
             LockRegistry.release(lockKey)
         }
+    }
+
+    /// The most bytes the writer has written past the durable end at any
+    /// time (the header's in-flight limit; for a 1.x journal, the default).
+    var inFlightLimit: Int {
+        let limit = header.inFlightLimit
+        return Int(limit == 0 ? JournalFormat.defaultInFlightLimit : limit)
     }
 
     /// The sequence number the next appended record will get.
@@ -225,9 +249,13 @@ public final class JournalWriter: Sendable {
         }
         do {
             let report: JournalScanReport
+            var lastType: RecordType?
             do {
-                var scanner = try JournalScanner(io: io, fd: fd, path: path)
-                report = try scanner.run { record in options.visitRecord?(record) }
+                var scanner = try JournalScanner(io: io, fd: fd, path: path, understands: options.understands)
+                report = try scanner.run { record in
+                    lastType = record.type
+                    options.visitRecord?(record)
+                }
             } catch let error as JournalError {
                 throw error
             } catch let error as SystemError {
@@ -243,17 +271,26 @@ public final class JournalWriter: Sendable {
                 break
             case .corrupt(let offset, let damage):
                 throw JournalError.corrupt(path: path, offset: offset, damage: damage)
+            case .unsupported(let offset, let reason):
+                throw JournalError.unsupported(path: path, offset: offset, reason: reason)
             case .tornTail(let offset, _):
                 sideFile = try cutTornTail(path: path, fd: fd, at: offset, fileSize: report.fileBytes, io: io)
                 bytesCut = report.fileBytes - offset
                 allocatedEnd = offset
+            }
+            // The records found may still sit in the page cache of a process
+            // that died: they become durable here, before any new record
+            // claims them as its sync horizon.
+            if !created && bytesCut == 0 && report.recordCount > 0 {
+                do { try system.fdatasync(fd) } catch { throw JournalError.io(error.at(path)) }
             }
             guard let header = report.header else { throw JournalError.corrupt(path: path, offset: 0, damage: .checksumMismatch) }
             let recovery = JournalRecovery(statusFound: report.status, created: created, bytesCut: bytesCut,
                                            sideFile: sideFile, recordCount: report.recordCount)
             return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io,
                                  preallocationBytes: options.preallocationBytes, fd: fd, lockFD: lockFD, lockKey: lockKey,
-                                 nextSequence: report.nextSequence, endOffset: report.validBytes, allocatedEnd: allocatedEnd)
+                                 nextSequence: report.nextSequence, endOffset: report.validBytes, allocatedEnd: allocatedEnd,
+                                 unclaimedRecords: lastType != nil && lastType != .syncHorizon)
         } catch let error as JournalError {
             try? system.close(fd)
             throw error
@@ -348,6 +385,11 @@ public final class JournalWriter: Sendable {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
+        // One request is written with one write: it must fit in flight.
+        let requestBytes = records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count }
+        if records.count > 1, requestBytes > inFlightLimit {
+            throw .recordTooLarge(bytes: requestBytes, maximum: inFlightLimit)
+        }
         if mode == .bulk {
             var first: UInt64?
             for record in records {
@@ -380,7 +422,8 @@ public final class JournalWriter: Sendable {
             if let failure = state.failure { throw failure }
             if state.closed { throw .closed(path: path) }
             let sequence = state.nextSequence
-            RecordFrame.encode(type: type, generation: state.header.generation, sequence: sequence, payload: payload, into: &state.buffer)
+            RecordFrame.encode(type: type, header: state.header, sequence: sequence, horizon: state.durableEnd,
+                               payload: payload, into: &state.buffer)
             state.nextSequence += 1
             if state.buffer.count >= Self.bulkFlushThreshold && !state.flushScheduled {
                 state.flushScheduled = true
@@ -405,19 +448,57 @@ public final class JournalWriter: Sendable {
         }
         if let failure { throw failure }
         guard !bytes.isEmpty else { return }
-        do {
-            preallocate(through: offset + Int64(bytes.count))
-            try io.writeAll(fd, bytes, at: offset, path: path)
-        } catch {
-            if (try? io.system.ftruncate(fd, offset)) != nil { state.withLock { $0.allocatedEnd = offset } }
-            let failure = JournalError.writerFailed(path: path, cause: error)
-            state.withLock { $0.failure = failure }
-            throw failure
+        var written = 0
+        for chunk in Self.frameAlignedChunks(of: bytes, limit: inFlightLimit, recordHeaderLength: header.recordHeaderLength) {
+            // Never more than the in-flight limit past the durable end:
+            // recovery relies on it to bound a torn tail. Chunks end on record
+            // boundaries, so the durable end a sync sets is always one. The
+            // records buffered already carry an older horizon, which only
+            // makes their claim weaker.
+            let at = offset + Int64(written)
+            let (durableEnd, unsynced) = state.withLock { ($0.durableEnd, $0.unsynced) }
+            if unsynced, at + Int64(chunk.count) - durableEnd > Int64(inFlightLimit) {
+                try syncOrFail()
+            }
+            do {
+                preallocate(through: at + Int64(chunk.count))
+                try io.writeAll(fd, Array(bytes[chunk]), at: at, path: path)
+            } catch {
+                if (try? io.system.ftruncate(fd, at)) != nil { state.withLock { $0.allocatedEnd = at } }
+                let failure = JournalError.writerFailed(path: path, cause: error)
+                state.withLock { $0.failure = failure }
+                throw failure
+            }
+            written += chunk.count
+            state.withLock {
+                $0.endOffset = at + Int64(chunk.count)
+                $0.unsynced = true
+                $0.unclaimedRecords = true
+            }
         }
-        state.withLock {
-            $0.endOffset = offset + Int64(bytes.count)
-            $0.unsynced = true
+    }
+
+    /// Splits encoded frames into runs of whole frames, each at most `limit`
+    /// bytes unless one frame alone is longer.
+    static func frameAlignedChunks(of bytes: [UInt8], limit: Int, recordHeaderLength: Int) -> [Range<Int>] {
+        if bytes.count <= limit { return [0..<bytes.count] }
+        // The payload length sits at offset 8 of a format-2 frame, 4 of a 1.x one.
+        let lengthField = recordHeaderLength == JournalFormat.recordHeaderLength ? 8 : 4
+        var chunks: [Range<Int>] = []
+        var start = 0
+        var at = 0
+        while at < bytes.count {
+            var length = 0
+            for i in 0..<4 { length |= Int(bytes[at + lengthField + i]) << (8 * i) }
+            let next = at + recordHeaderLength + length
+            if next - start > limit && at > start {
+                chunks.append(start..<at)
+                start = at
+            }
+            at = next
         }
+        chunks.append(start..<bytes.count)
+        return chunks
     }
 
     /// Makes every record written so far durable. In durable and group-commit
@@ -438,10 +519,12 @@ public final class JournalWriter: Sendable {
     /// Syncs the file; on failure the writer turns read-only for good.
     private func syncOrFail() throws(JournalError) {
         do {
+            let end = state.withLock { $0.endOffset }
             try io.system.fdatasync(fd)
             state.withLock {
                 $0.unsynced = false
                 $0.syncCount += 1
+                $0.durableEnd = max($0.durableEnd, end)
             }
         } catch {
             // Never retried: the kernel may have dropped the dirty pages and a
@@ -472,9 +555,18 @@ public final class JournalWriter: Sendable {
                     return nil
                 }
                 if mode == .groupCommit {
-                    let all = state.pending
-                    state.pending = []
-                    return all
+                    // As many waiting requests as fit in flight together.
+                    var bytes = 0
+                    var count = 0
+                    for request in state.pending {
+                        let size = request.byteCount
+                        if count > 0 && bytes + size > Int(inFlightLimit) { break }
+                        bytes += size
+                        count += 1
+                    }
+                    let taken = Array(state.pending.prefix(count))
+                    state.pending.removeFirst(count)
+                    return taken
                 }
                 return [state.pending.removeFirst()]
             }
@@ -490,11 +582,11 @@ public final class JournalWriter: Sendable {
             bytes.reserveCapacity(batch.reduce(0) { $0 + $1.byteCount })
             var firstOfRequest: [UInt64] = []
             var sequence = firstSequence
-            let generation = state.withLock { $0.header.generation }
+            let (header, horizon) = state.withLock { ($0.header, $0.durableEnd) }
             for request in batch {
                 firstOfRequest.append(sequence)
                 for record in request.records {
-                    RecordFrame.encode(type: record.type, generation: generation, sequence: sequence,
+                    RecordFrame.encode(type: record.type, header: header, sequence: sequence, horizon: horizon,
                                        payload: record.payload, into: &bytes)
                     sequence += 1
                 }
@@ -504,12 +596,16 @@ public final class JournalWriter: Sendable {
                 try io.writeAll(fd, bytes, at: offset, path: path)
             } catch {
                 // Nothing was appended: cut any partial bytes so the next
-                // record starts at the same boundary. If even that fails the
-                // file's end is unknown, so the writer stops.
+                // record starts at the same boundary, and make the cut
+                // durable before anything is written there again, so a power
+                // cut can never mix the failed write's records with the next
+                // ones. If either fails the file's end is unknown, so the
+                // writer stops (a failed sync is never retried).
                 var failure = JournalError.io(error)
                 do {
                     try io.system.ftruncate(fd, offset)
                     state.withLock { $0.allocatedEnd = offset }
+                    try io.system.fdatasync(fd)
                 } catch {
                     let stop = JournalError.writerFailed(path: path, cause: error.at(path))
                     state.withLock { $0.failure = stop }
@@ -518,16 +614,19 @@ public final class JournalWriter: Sendable {
                 for request in batch { request.continuation.resume(returning: .failure(failure)) }
                 continue
             }
-            state.withLock { $0.unsynced = true }
+            // The records are in the file (not yet durable): a sync from here
+            // on covers them, and the next batch follows them.
+            state.withLock {
+                $0.unsynced = true
+                $0.unclaimedRecords = true
+                $0.nextSequence = sequence
+                $0.endOffset = offset + Int64(bytes.count)
+            }
             if mode != .bulk {
                 do { try syncOrFail() } catch {
                     for request in batch { request.continuation.resume(returning: .failure(error)) }
                     return drainStopped()
                 }
-            }
-            state.withLock {
-                $0.nextSequence = sequence
-                $0.endOffset = offset + Int64(bytes.count)
             }
             for (index, request) in batch.enumerated() {
                 request.continuation.resume(returning: .success(firstOfRequest[index]))
@@ -602,16 +701,22 @@ public final class JournalWriter: Sendable {
             try self.flushBuffer()
             if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
             let (old, firstSequence) = self.state.withLock { ($0.header, $0.nextSequence) }
+            // A checkpoint is always written in the current format: this is
+            // how a 1.x journal moves to format 2.
             let header = JournalHeader(journalID: old.journalID, generation: JournalHeader.randomGeneration(),
                                        continuesGeneration: old.generation, firstSequence: firstSequence,
-                                       createdAtMilliseconds: wallClockMilliseconds())
+                                       createdAtMilliseconds: wallClockMilliseconds(),
+                                       inFlightLimit: old.hasSyncHorizons ? old.inFlightLimit : JournalFormat.defaultInFlightLimit)
             var bytes = header.encoded()
             // Sized once: a checkpoint of a large state is hundreds of megabytes,
             // and growing by doubling copied it over and over.
             bytes.reserveCapacity(bytes.count + records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count })
             var sequence = firstSequence
+            // The file appears under the journal's name only once complete
+            // and synced, so its records claim nothing beyond the header.
+            let horizon = Int64(header.headerLength)
             for record in records {
-                RecordFrame.encode(type: record.type, generation: header.generation, sequence: sequence,
+                RecordFrame.encode(type: record.type, header: header, sequence: sequence, horizon: horizon,
                                    payload: record.payload, into: &bytes)
                 sequence += 1
             }
@@ -635,7 +740,9 @@ public final class JournalWriter: Sendable {
                 $0.header = header
                 $0.nextSequence = sequence
                 $0.endOffset = Int64(bytes.count)
+                $0.durableEnd = Int64(bytes.count)
                 $0.allocatedEnd = Int64(bytes.count)
+                $0.unclaimedRecords = !records.isEmpty
                 $0.unsynced = false
             }
             try? system.close(oldFD)
@@ -646,6 +753,31 @@ public final class JournalWriter: Sendable {
             }
             return firstSequence
         }
+    }
+
+    /// Format 2: appends and syncs an empty ``RecordType/syncHorizon``
+    /// record whose horizon covers every record written so far, when some
+    /// are not covered yet (on the writer's queue, after the last sync).
+    private func claimDurableRecords() throws(JournalError) {
+        let (header, unclaimed, offset, sequence, horizon) = state.withLock {
+            ($0.header, $0.unclaimedRecords, $0.endOffset, $0.nextSequence, $0.durableEnd)
+        }
+        guard header.hasSyncHorizons, unclaimed, horizon == offset else { return }
+        var bytes: [UInt8] = []
+        RecordFrame.encode(type: .syncHorizon, header: header, sequence: sequence, horizon: horizon, payload: [], into: &bytes)
+        do {
+            preallocate(through: offset + Int64(bytes.count))
+            try io.writeAll(fd, bytes, at: offset, path: path)
+        } catch {
+            throw .io(error)
+        }
+        state.withLock {
+            $0.endOffset = offset + Int64(bytes.count)
+            $0.nextSequence = sequence + 1
+            $0.unsynced = true
+            $0.unclaimedRecords = false
+        }
+        try syncOrFail()
     }
 
     /// Waits for pending appends, syncs anything unsynced (unless the writer
@@ -669,6 +801,7 @@ public final class JournalWriter: Sendable {
                 do throws(JournalError) {
                     try self.flushBuffer()
                     if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+                    try self.claimDurableRecords()
                 } catch { syncError = error }
             }
             // A closed journal carries no preallocated zeros. The cut need not

@@ -129,10 +129,11 @@ public actor LocalStore {
         do {
             writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system,
                                                                              visitRecord: { replay.fold($0) },
-                                                                             preallocationBytes: options.preallocationBytes))
+                                                                             preallocationBytes: options.preallocationBytes,
+                                                                             understands: StoreEvent.isUnderstood))
         } catch {
             switch error {
-            case .corrupt, .notAJournal, .unsupportedVersion:
+            case .corrupt, .notAJournal, .unsupportedVersion, .unsupported:
                 return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
                                   status: .unreadable(reason: error.description), journalRecords: 0, recovery: nil)
             default:

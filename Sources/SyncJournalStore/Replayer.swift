@@ -29,6 +29,9 @@ public enum Replayer {
         case inconsistent(sequence: UInt64, reason: String)
         /// The file is damaged beyond a torn tail.
         case corrupt(JournalStatus)
+        /// The file is intact but holds, at `offset`, a record this version
+        /// does not understand (a newer one wrote it).
+        case unsupported(offset: Int64, reason: UnsupportedContent)
 
         /// A one-line explanation.
         public var description: String {
@@ -38,6 +41,7 @@ public enum Replayer {
             case .misplacedCheckpoint(let sequence): return "checkpoint part in record \(sequence) after ordinary records"
             case .inconsistent(let sequence, let reason): return "record \(sequence) does not apply to the state before it: \(reason)"
             case .corrupt(let status): return status.description
+            case .unsupported(let offset, let reason): return "read-only for this version: at offset \(offset), \(reason)"
             }
         }
     }
@@ -108,8 +112,11 @@ public enum Replayer {
     /// corruption is a ``Failure/corrupt(_:)``.
     public static func replay(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> Result {
         var fold = Fold()
-        let report = try JournalReader(path: path, system: system).scan { record in try fold.fold(record) }
+        let report = try JournalReader(path: path, system: system, understands: StoreEvent.isUnderstood).scan { record in
+            try fold.fold(record)
+        }
         if case .corrupt = report.status { throw Failure.corrupt(report.status) }
+        if case .unsupported(let offset, let reason) = report.status { throw Failure.unsupported(offset: offset, reason: reason) }
         try fold.finish(header: report.header)
         return Result(state: fold.state, records: fold.records, report: report)
     }

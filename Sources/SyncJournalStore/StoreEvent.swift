@@ -163,6 +163,13 @@ extension StoreEvent {
         }
     }
 
+    /// Whether the store understands records of `type` that are not
+    /// skippable: the ones that carry an event, and salvaged records. A
+    /// journal holding any other is read-only for this version.
+    public static let isUnderstood: @Sendable (RecordType) -> Bool = { type in
+        carriesEvent(type) || type == .salvaged
+    }
+
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,6 +31,13 @@ enum FileBytes {
     static func size(_ path: String) throws -> Int64 {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
+    /// Recomputes the header checksum of the format-2 record at `offset`,
+    /// so that a patched field is the only thing wrong with it.
+    static func resealRecordHeader(_ bytes: inout [UInt8], at offset: Int) {
+        let crc = CRC32C.mask(CRC32C.checksum(bytes[(offset + 4)..<(offset + JournalFormat.recordHeaderLength)]))
+        patchUInt32(&bytes, at: offset, crc)
     }
 
     /// Sets the little-endian `u32` at `offset` of `bytes`.

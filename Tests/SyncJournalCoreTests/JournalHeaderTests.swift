@@ -11,7 +11,7 @@ struct JournalHeaderTests {
         let bytes = header.encoded()
         #expect(bytes.count == JournalFormat.headerLength)
         #expect(Array(bytes[0..<8]) == [0x89, 0x53, 0x4A, 0x52, 0x4E, 0x0D, 0x0A, 0x1A])
-        #expect(Array(bytes[8..<16]) == [1, 0, 0, 0, 80, 0, 0, 0])
+        #expect(Array(bytes[8..<16]) == [2, 0, 0, 0, 80, 0, 0, 0])
         let stored = UInt32(bytes[76]) | UInt32(bytes[77]) << 8 | UInt32(bytes[78]) << 16 | UInt32(bytes[79]) << 24
         #expect(stored == CRC32C.mask(CRC32C.checksum(bytes[0..<76])))
         let decoded = try JournalHeader.decode(bytes)
@@ -59,14 +59,14 @@ struct JournalHeaderTests {
             let path = directory.file("version.journal")
             try await SampleJournal.write(SampleJournal.payloads(2), to: path)
             var bytes = try FileBytes.read(path)
-            FileBytes.patchUInt16(&bytes, at: 8, 2)
+            FileBytes.patchUInt16(&bytes, at: 8, 3)
             // Re-seal the header so that the version is the only thing wrong.
             FileBytes.patchUInt32(&bytes, at: 76, CRC32C.mask(CRC32C.checksum(bytes[0..<76])))
             try FileBytes.write(bytes, to: path)
-            #expect(throws: JournalError.unsupportedVersion(path: path, major: 2, minor: 0)) {
+            #expect(throws: JournalError.unsupportedVersion(path: path, major: 3, minor: 0)) {
                 try JournalReader(path: path).scan()
             }
-            await #expect(throws: JournalError.unsupportedVersion(path: path, major: 2, minor: 0)) {
+            await #expect(throws: JournalError.unsupportedVersion(path: path, major: 3, minor: 0)) {
                 try await JournalWriter.open(path: path, options: SampleJournal.options())
             }
             #expect(try FileBytes.read(path) == bytes)

@@ -27,11 +27,14 @@ enum SampleJournal {
     /// Creates a journal at `path` through ``JournalWriter`` holding `payloads`
     /// (of type `0x0001`), closes it, and returns the records as read back.
     @discardableResult
-    static func write(_ payloads: [[UInt8]], to path: String, type: RecordType = RecordType(rawValue: 1)) async throws -> [JournalRecord] {
-        let writer = try await JournalWriter.open(path: path, options: options(mode: .bulk))
+    static func write(_ payloads: [[UInt8]], to path: String, type: RecordType = RecordType(rawValue: 1),
+                      mode: JournalWriter.Mode = .bulk) async throws -> [JournalRecord] {
+        let writer = try await JournalWriter.open(path: path, options: options(mode: mode))
         for payload in payloads { try await writer.append(type: type, payload: payload) }
         try await writer.close()
-        let (report, records) = try JournalReader(path: path).readAll()
+        let (report, read) = try JournalReader(path: path).readAll()
+        // The writer's closing record (its horizon covers the rest) is not one of the payloads.
+        let records = read.filter { $0.type != .syncHorizon }
         guard report.status == .clean, records.count == payloads.count else {
             throw JournalError.corrupt(path: path, offset: report.status.damageOffset ?? -1, damage: report.status.damage ?? .checksumMismatch)
         }
@@ -43,8 +46,9 @@ enum SampleJournal {
     static func crafted(header: JournalHeader = header(), frames: [(sequence: UInt64, generation: UInt64, payload: [UInt8])]) -> [UInt8] {
         var bytes = header.encoded()
         for frame in frames {
+            // Horizon: the header only, which every format-2 record may claim.
             RecordFrame.encode(type: RecordType(rawValue: 1), generation: frame.generation, sequence: frame.sequence,
-                               payload: frame.payload, into: &bytes)
+                               horizon: Int64(header.headerLength), payload: frame.payload, into: &bytes)
         }
         return bytes
     }

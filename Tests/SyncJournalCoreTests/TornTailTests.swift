@@ -9,10 +9,10 @@ struct TornTailTests {
         try await withTemporaryDirectory { directory in
             let originalPath = directory.file("original.journal")
             let records = try await SampleJournal.write(SampleJournal.payloads(3) + [Array("the last record, torn".utf8)], to: originalPath)
-            let original = try FileBytes.read(originalPath)
             let last = records[records.count - 1]
             let lastOffset = Int(last.offset)
-            #expect(lastOffset + last.length == original.count)
+            // Without the writer's closing record: the last edit ends the file, as after a crash.
+            let original = Array(try FileBytes.read(originalPath)[..<(lastOffset + last.length)])
 
             // Cut exactly at the record boundary: a clean journal one record shorter.
             let boundaryPath = directory.file("boundary.journal")
@@ -49,7 +49,8 @@ struct TornTailTests {
                 #expect(try await writer.append(type: RecordType(rawValue: 1), payload: replacement) == last.sequence)
                 try await writer.close()
 
-                let (after, again) = try JournalReader(path: path).readAll()
+                let (after, readAgain) = try JournalReader(path: path).readAll()
+                let again = readAgain.filter { $0.type != .syncHorizon }
                 #expect(after.status == .clean, "cut at \(cut)")
                 #expect(again.map(\.sequence) == Array(1...last.sequence))
                 #expect(again.map(\.payload) == records.dropLast().map(\.payload) + [replacement])

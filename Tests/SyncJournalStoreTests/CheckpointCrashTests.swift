@@ -452,7 +452,8 @@ struct CheckpointCrashTests {
         var bytes = header.encoded()
         var sequence: UInt64 = 501
         for event in parts.map({ StoreEvent.checkpoint($0) }) + events {
-            RecordFrame.encode(type: event.recordType, generation: header.generation, sequence: sequence, payload: event.encodedPayload(), into: &bytes)
+            RecordFrame.encode(type: event.recordType, generation: header.generation, sequence: sequence, horizon: 80,
+                               payload: event.encodedPayload(), into: &bytes)
             sequence += 1
         }
         return Array(bytes.dropLast(torn))

@@ -146,6 +146,7 @@ extension StoreError {
             case .notAJournal: return "journal.notAJournal"
             case .unsupportedVersion: return "journal.unsupportedVersion"
             case .corrupt: return "journal.corrupt"
+            case .unsupported: return "journal.unsupported"
             case .locked: return "journal.locked"
             case .writerFailed: return "journal.writerFailed"
             case .closed: return "journal.closed"

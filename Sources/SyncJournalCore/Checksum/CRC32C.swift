@@ -112,6 +112,29 @@ public enum CRC32C {
         return table
     }()
 
+    /// Where a single flipped bit would explain a checksum mismatch.
+    ///
+    /// `syndrome` is the computed CRC-32C of `length` bytes XOR the one
+    /// that was expected. CRC-32C is affine in its input, so one flipped bit
+    /// at byte `k`, bit `b` always changes the checksum by the same value,
+    /// whatever the other bytes are; this walks those values from the last
+    /// byte to the first (eight one-byte steps per byte). Returns the byte
+    /// index and bit (0 = least significant) of the one bit whose flip gives
+    /// `syndrome`, or `nil` when no single bit does. Within CRC-32C's period
+    /// no two bit positions share a value, so the answer is unique.
+    package static func singleBitError(syndrome: UInt32, length: Int) -> (byte: Int, bit: Int)? {
+        guard syndrome != 0, length > 0 else { return nil }
+        let t = tables
+        var values = (0..<8).map { t[1 << $0] }
+        var byte = length - 1
+        while byte >= 0 {
+            for bit in 0..<8 where values[bit] == syndrome { return (byte, bit) }
+            for bit in 0..<8 { values[bit] = t[Int(values[bit] & 0xFF)] ^ (values[bit] >> 8) }
+            byte -= 1
+        }
+        return nil
+    }
+
     /// Masks a checksum before it is stored, so that a CRC computed over bytes
     /// that contain stored CRCs is not trivially valid (LevelDB's rule).
     @inlinable

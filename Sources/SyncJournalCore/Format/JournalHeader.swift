@@ -16,20 +16,31 @@ public struct JournalHeader: Sendable, Hashable {
     public var firstSequence: UInt64
     /// Creation time, milliseconds since the Unix epoch (informational).
     public var createdAtMilliseconds: Int64
-    /// Header flags (0 in v1.0).
+    /// Header flags (0 in every version so far; a format-2 reader that
+    /// finds one set treats the journal as read-only).
     public var flags: UInt32
+    /// Format 2: the most bytes the writer ever has written past the part of
+    /// the file known to be durable. Recovery uses it to bound a torn tail:
+    /// non-zero bytes farther than this past the damage cannot come from an
+    /// interrupted append. 0 in a 1.x header, which has no such bound.
+    public var inFlightLimit: UInt32
+    /// Format 2: the reserved field at offset 72 (0 when valid).
+    public var reserved: UInt32
 
-    /// A v1.0 header.
+    /// A header of the current format (2.0), or of `majorVersion` 1 for
+    /// tools that write 1.x sample files.
     public init(
         journalID: JournalID,
         generation: UInt64,
         continuesGeneration: UInt64 = 0,
         firstSequence: UInt64 = 1,
         createdAtMilliseconds: Int64,
-        flags: UInt32 = 0
+        flags: UInt32 = 0,
+        inFlightLimit: UInt32 = JournalFormat.defaultInFlightLimit,
+        majorVersion: UInt16 = JournalFormat.majorVersion
     ) {
-        majorVersion = JournalFormat.majorVersion
-        minorVersion = JournalFormat.minorVersion
+        self.majorVersion = majorVersion
+        minorVersion = majorVersion == 1 ? 0 : JournalFormat.minorVersion
         headerLength = JournalFormat.headerLength
         self.journalID = journalID
         self.generation = generation
@@ -37,7 +48,15 @@ public struct JournalHeader: Sendable, Hashable {
         self.firstSequence = firstSequence
         self.createdAtMilliseconds = createdAtMilliseconds
         self.flags = flags
+        self.inFlightLimit = majorVersion == 1 ? 0 : inFlightLimit
+        reserved = 0
     }
+
+    /// The length of the header in front of each record of this file.
+    public var recordHeaderLength: Int { JournalFormat.recordHeaderLength(major: majorVersion) }
+
+    /// Whether this file's records carry a sync horizon (format 2 and later).
+    public var hasSyncHorizons: Bool { majorVersion >= 2 }
 
     /// A random non-zero generation.
     public static func randomGeneration() -> UInt64 {
@@ -45,7 +64,7 @@ public struct JournalHeader: Sendable, Hashable {
         return UInt64.random(in: 1...UInt64.max, using: &generator)
     }
 
-    /// The 80 bytes of a v1.0 header, checksum included.
+    /// The 80 bytes of the header, checksum included.
     public func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: JournalFormat.headerLength)
         writer.writeRaw(JournalFormat.magic)
@@ -58,7 +77,12 @@ public struct JournalHeader: Sendable, Hashable {
         writer.writeUInt64(firstSequence)
         writer.writeInt64(createdAtMilliseconds)
         writer.writeUInt32(flags)
-        writer.writeUInt64(0)
+        if majorVersion == 1 {
+            writer.writeUInt64(0)
+        } else {
+            writer.writeUInt32(inFlightLimit)
+            writer.writeUInt32(reserved)
+        }
         writer.writeUInt32(CRC32C.mask(CRC32C.checksum(writer.bytes)))
         return writer.bytes
     }
@@ -80,7 +104,7 @@ public struct JournalHeader: Sendable, Hashable {
         public var description: String {
             switch self {
             case .badMagic: return "bad magic: not a SyncJournal file"
-            case .unsupportedVersion(let major, let minor): return "format version \(major).\(minor) is not supported (this reader knows major version \(JournalFormat.majorVersion))"
+            case .unsupportedVersion(let major, let minor): return "format version \(major).\(minor) is not supported (this reader knows major versions 1 and 2)"
             case .truncated(let length): return "file ends inside the header (\(length) bytes)"
             case .checksumMismatch: return "header checksum mismatch"
             case .invalidField(let what): return "invalid header: \(what)"
@@ -90,6 +114,11 @@ public struct JournalHeader: Sendable, Hashable {
 
     /// The header length a file declares, once its first 16 bytes are known,
     /// so a reader knows how many bytes to pass to ``decode(_:)``.
+    ///
+    /// Only the magic and the length are looked at: the version is trusted
+    /// only once the checksum has verified, so a flipped version bit reads
+    /// as damage, not as a future format. Every major version keeps the
+    /// first 16 bytes and the checksum in the last 4 bytes of the header.
     public static func declaredLength(_ prefix: [UInt8]) throws(Problem) -> Int {
         guard prefix.count >= 16 else {
             if Array(prefix.prefix(JournalFormat.magic.count)) != Array(JournalFormat.magic.prefix(prefix.count)) { throw .badMagic }
@@ -97,9 +126,7 @@ public struct JournalHeader: Sendable, Hashable {
         }
         var reader = ByteReader(Array(prefix.prefix(16)))
         guard (try? reader.readRaw(8)) == JournalFormat.magic else { throw .badMagic }
-        let major = (try? reader.readUInt16()) ?? 0
-        let minor = (try? reader.readUInt16()) ?? 0
-        guard major == JournalFormat.majorVersion else { throw .unsupportedVersion(major: major, minor: minor) }
+        _ = try? reader.readUInt32()
         let length = Int((try? reader.readUInt32()) ?? 0)
         guard length >= JournalFormat.headerLength, length <= JournalFormat.maximumHeaderLength else {
             throw .invalidField("header length \(length)")
@@ -119,20 +146,29 @@ public struct JournalHeader: Sendable, Hashable {
             _ = try reader.readUInt32()
             let stored = UInt32(bytes[length - 4]) | UInt32(bytes[length - 3]) << 8 | UInt32(bytes[length - 2]) << 16 | UInt32(bytes[length - 1]) << 24
             guard CRC32C.mask(CRC32C.checksum(bytes[0..<(length - 4)])) == stored else { throw Problem.checksumMismatch }
+            guard JournalFormat.readableMajorVersions.contains(major) else { throw Problem.unsupportedVersion(major: major, minor: minor) }
             let id = JournalID(bytes: try reader.readRaw(16))!
             let generation = try reader.readUInt64()
             let continues = try reader.readUInt64()
             let first = try reader.readUInt64()
             let created = try reader.readInt64()
             let flags = try reader.readUInt32()
+            var inFlightLimit: UInt32 = 0
+            var reserved: UInt32 = 0
+            if major >= 2 {
+                inFlightLimit = try reader.readUInt32()
+                reserved = try reader.readUInt32()
+                guard inFlightLimit >= JournalFormat.minimumInFlightLimit else { throw Problem.invalidField("in-flight limit \(inFlightLimit)") }
+            }
             guard generation != 0 else { throw Problem.invalidField("generation 0") }
             guard first != 0 else { throw Problem.invalidField("first sequence 0") }
             guard first <= JournalFormat.maximumFirstSequence else { throw Problem.invalidField("first sequence \(first)") }
             var header = JournalHeader(journalID: id, generation: generation, continuesGeneration: continues,
-                                       firstSequence: first, createdAtMilliseconds: created, flags: flags)
-            header.majorVersion = major
+                                       firstSequence: first, createdAtMilliseconds: created, flags: flags,
+                                       inFlightLimit: inFlightLimit, majorVersion: major)
             header.minorVersion = minor
             header.headerLength = length
+            header.reserved = reserved
             return header
         } catch let problem as Problem {
             throw problem

@@ -8,15 +8,21 @@ public struct JournalRecord: Sendable, Hashable {
     public var type: RecordType
     /// The payload bytes.
     public var payload: [UInt8]
+    /// Format 2: how far the file was known to be durable when the record
+    /// was written; `nil` for a format-1.x record, which carries none.
+    public var syncHorizon: Int64?
 
     /// Creates a record value.
-    public init(offset: Int64, sequence: UInt64, type: RecordType, payload: [UInt8]) {
+    public init(offset: Int64, sequence: UInt64, type: RecordType, payload: [UInt8], syncHorizon: Int64? = nil) {
         self.offset = offset
         self.sequence = sequence
         self.type = type
         self.payload = payload
+        self.syncHorizon = syncHorizon
     }
 
     /// Bytes the record takes in the file, header included.
-    public var length: Int { JournalFormat.recordHeaderLength + payload.count }
+    public var length: Int {
+        JournalFormat.recordHeaderLength(major: syncHorizon == nil ? 1 : 2) + payload.count
+    }
 }
