@@ -144,11 +144,12 @@ extension JournalScanner {
             if lastStart < 0 { break }
             var checked = 0
             var hashed = 0
+            let firstByte = UInt8(truncatingIfNeeded: generation)
             let hit: (index: Int, frame: RecordFrame.Header)? = window.withBytes(at, loaded) { raw in
                 var index = 0
                 while index <= lastStart {
                     checked += 1
-                    if RecordFrame.load(raw, index + 16, UInt64.self) == generation {
+                    if raw[index + 16] == firstByte, RecordFrame.load(raw, index + 16, UInt64.self) == generation {
                         hashed += 1
                         if RecordFrame.headerVerifies(raw, at: index) { return (index, RecordFrame.Header(raw, at: index)) }
                     }

@@ -245,7 +245,13 @@ struct JournalScanner {
         if header.hasSyncHorizons {
             var found: [Int64] = []
             do {
-                try forEachVerifiedHeader(from: offset + 1, generation: header.generation) { at, _ in
+                // A damaged record whose header verifies is stepped over whole.
+                var start = offset + 1
+                if case .damage(.checksumMismatch) = try probeFormat2(at: offset, generation: header.generation) {
+                    let length = window.withBytes(offset, JournalFormat.recordHeaderLength) { RecordFrame.Header($0, at: 0).length }
+                    start = offset + Int64(JournalFormat.recordHeaderLength) + Int64(length)
+                }
+                try forEachVerifiedHeader(from: start, generation: header.generation) { at, _ in
                     found.append(at)
                     return true
                 }

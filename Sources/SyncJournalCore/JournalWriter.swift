@@ -104,6 +104,10 @@ public final class JournalWriter: Sendable {
 
     private let io: FileIO
     private let preallocationBytes: Int
+    /// The most bytes the writer ever has written past the durable end: the
+    /// header's in-flight limit (the default for a 1.x journal, and kept by
+    /// a checkpoint, so it never changes while the writer is open).
+    let inFlightLimit: Int
     private let lockFD: FileDescriptor
     private let lockKey: String
     /// The open journal file. Changed only on the writer's queue (by a rewrite).
@@ -158,6 +162,7 @@ public final class JournalWriter: Sendable {
         self.mode = mode
         self.io = io
         self.preallocationBytes = preallocationBytes
+        inFlightLimit = Int(header.hasSyncHorizons ? header.inFlightLimit : JournalFormat.defaultInFlightLimit)
         self.lockFD = lockFD
         queue = DispatchQueue(label: "SyncJournal.writer")
         state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset,
@@ -171,13 +176,6 @@ public final class JournalWriter: Sendable {
             try? io.system.close(lockFD)
             LockRegistry.release(lockKey)
         }
-    }
-
-    /// The most bytes the writer has written past the durable end at any
-    /// time (the header's in-flight limit; for a 1.x journal, the default).
-    var inFlightLimit: Int {
-        let limit = header.inFlightLimit
-        return Int(limit == 0 ? JournalFormat.defaultInFlightLimit : limit)
     }
 
     /// The sequence number the next appended record will get.
@@ -449,7 +447,8 @@ public final class JournalWriter: Sendable {
         if let failure { throw failure }
         guard !bytes.isEmpty else { return }
         var written = 0
-        for chunk in Self.frameAlignedChunks(of: bytes, limit: inFlightLimit, recordHeaderLength: header.recordHeaderLength) {
+        let recordHeaderLength = state.withLock { $0.header.recordHeaderLength }
+        for chunk in Self.frameAlignedChunks(of: bytes, limit: inFlightLimit, recordHeaderLength: recordHeaderLength) {
             // Never more than the in-flight limit past the durable end:
             // recovery relies on it to bound a torn tail. Chunks end on record
             // boundaries, so the durable end a sync sets is always one. The
@@ -706,7 +705,7 @@ public final class JournalWriter: Sendable {
             let header = JournalHeader(journalID: old.journalID, generation: JournalHeader.randomGeneration(),
                                        continuesGeneration: old.generation, firstSequence: firstSequence,
                                        createdAtMilliseconds: wallClockMilliseconds(),
-                                       inFlightLimit: old.hasSyncHorizons ? old.inFlightLimit : JournalFormat.defaultInFlightLimit)
+                                       inFlightLimit: UInt32(self.inFlightLimit))
             var bytes = header.encoded()
             // Sized once: a checkpoint of a large state is hundreds of megabytes,
             // and growing by doubling copied it over and over.
@@ -758,6 +757,11 @@ public final class JournalWriter: Sendable {
     /// Format 2: appends and syncs an empty ``RecordType/syncHorizon``
     /// record whose horizon covers every record written so far, when some
     /// are not covered yet (on the writer's queue, after the last sync).
+    ///
+    /// The records are durable already; this only lets a reader prove it.
+    /// So a write that fails (a full disk) is cut back and ignored. A failed
+    /// sync still fails the close: it is never retried, and the record it
+    /// covered may be torn, which the next open cuts.
     private func claimDurableRecords() throws(JournalError) {
         let (header, unclaimed, offset, sequence, horizon) = state.withLock {
             ($0.header, $0.unclaimedRecords, $0.endOffset, $0.nextSequence, $0.durableEnd)
@@ -769,7 +773,8 @@ public final class JournalWriter: Sendable {
             preallocate(through: offset + Int64(bytes.count))
             try io.writeAll(fd, bytes, at: offset, path: path)
         } catch {
-            throw .io(error)
+            if (try? io.system.ftruncate(fd, offset)) != nil { state.withLock { $0.allocatedEnd = offset } }
+            return
         }
         state.withLock {
             $0.endOffset = offset + Int64(bytes.count)

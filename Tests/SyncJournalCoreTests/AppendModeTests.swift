@@ -69,22 +69,26 @@ struct AppendModeTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("cycles.journal")
             var expected: [[UInt8]] = []
+            var next: UInt64 = 1
             for cycle in 0..<5 {
                 let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
                 #expect(writer.recovery.created == (cycle == 0))
                 #expect(writer.recovery.statusFound == .clean)
-                #expect(writer.recovery.recordCount == expected.count)
-                #expect(writer.nextSequence == UInt64(expected.count + 1))
+                #expect(writer.recovery.recordCount == Int(next - 1))
+                #expect(writer.nextSequence == next)
                 for payload in SampleJournal.payloads(3, prefix: "cycle \(cycle)") {
-                    #expect(try await writer.append(type: RecordType(rawValue: 1), payload: payload) == UInt64(expected.count + 1))
+                    #expect(try await writer.append(type: RecordType(rawValue: 1), payload: payload) == next)
                     expected.append(payload)
+                    next += 1
                 }
                 try await writer.close()
+                next += 1  // the closing record, whose horizon covers the cycle's edits
             }
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == Array(1...15))
-            #expect(records.map(\.payload) == expected)
+            #expect(records.map(\.sequence) == Array(1...20))
+            #expect(records.filter { $0.type == .syncHorizon }.count == 5)
+            #expect(records.filter { $0.type != .syncHorizon }.map(\.payload) == expected)
             #expect(report.header?.generation == SampleJournal.generation)
         }
     }

@@ -65,4 +65,27 @@ struct CRC32CTests {
         #expect(CRC32C.mask(0) == 0xA282_EAD8)
         #expect(CRC32C.mask(0xE306_9283) != 0xE306_9283)
     }
+
+    @Test("Flipping any one bit of a buffer changes its checksum by a value that singleBitError locates exactly, and two flips are not taken for one")
+    func singleBitErrorLocatesEveryBit() {
+        var random = SeededGenerator(seed: 31)
+        for length in [1, 2, 7, 36, 333] {
+            let original = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let crc = CRC32C.checksum(original)
+            for byte in 0..<length {
+                for bit in 0..<8 {
+                    var flipped = original
+                    flipped[byte] ^= UInt8(1) << UInt8(bit)
+                    let found = CRC32C.singleBitError(syndrome: CRC32C.checksum(flipped) ^ crc, length: length)
+                    #expect(found?.byte == byte && found?.bit == bit, "length \(length), byte \(byte), bit \(bit)")
+                }
+            }
+            if length > 1 {
+                var twice = original
+                twice[0] ^= 1
+                twice[length - 1] ^= 0x80
+                #expect(CRC32C.singleBitError(syndrome: CRC32C.checksum(twice) ^ crc, length: length) == nil)
+            }
+        }
+    }
 }

@@ -55,12 +55,13 @@ struct SalvageTests {
 
             let result = try await JournalSalvage.salvage(from: source, to: destination, includeRecordsAfterDamage: true)
             #expect(result.prefixRecords == 2)
-            #expect(result.recordsAfterDamage == 3)
+            // The three edits after the damage and the writer's closing record.
+            #expect(result.recordsAfterDamage == 4)
             #expect(try FileBytes.read(source) == bytes)
 
             let (report, copied) = try JournalReader(path: destination).readAll()
             #expect(report.status == .clean)
-            #expect(copied.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(copied.map(\.sequence) == [1, 2, 3, 4, 5, 6])
             #expect(copied.prefix(2).map(\.payload) == records.prefix(2).map(\.payload))
             #expect(copied.dropFirst(2).allSatisfy { $0.type == .salvaged })
             for (wrapped, original) in zip(copied.dropFirst(2), records.dropFirst(3)) {

@@ -114,8 +114,9 @@ struct WriteFaultTests {
             try await writer.close()
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(records.map(\.sequence) == [1, 2, 3, 4, 5, 6])
             #expect(records[3].payload == payload)
+            #expect(records[5].type == .syncHorizon)
         }
     }
 
@@ -150,7 +151,8 @@ struct WriteFaultTests {
             try await reopened.close()
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == [1, 2, 3, 4])
+            #expect(records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(records.last?.type == .syncHorizon)
         }
     }
 
@@ -188,7 +190,8 @@ struct WriteFaultTests {
             try await reopened.close()
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == [1, 2, 3, 4])
+            #expect(records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(records.last?.type == .syncHorizon)
         }
     }
 }
