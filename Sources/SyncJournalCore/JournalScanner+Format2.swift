@@ -90,6 +90,14 @@ extension JournalScanner {
             if !holdsVerifiedBytes, try firstNonZeroByte(in: start..<end) == nil { zeroPieces.append(start..<end) }
             start = end
         }
+        // A write cut short (an error, or a power cut inside the sector it
+        // stopped in) leaves the first bytes of the record and zeros after
+        // them: the trailing run of zeros may be unwritten bytes too.
+        if let last = try lastNonZeroByte(in: span), last + 1 < span.upperBound {
+            zeroPieces.append((last + 1)..<span.upperBound)
+        } else if try firstNonZeroByte(in: span) == nil {
+            zeroPieces.append(span)
+        }
         if zeroPieces.isEmpty { return .damagedCompleteRecord(.init(damage)) }
         func outsideZeros(_ byte: Int64) -> Bool { !zeroPieces.contains { $0.contains(byte) } }
 
@@ -111,6 +119,20 @@ extension JournalScanner {
         for bit in 0..<32 where CRC32C.mask(computed) == stored ^ (1 << UInt32(bit)) {
             let byte = checksumAt + Int64(bit / 8)
             if outsideZeros(byte) { return .flippedBit(.init(damage), byteOffset: byte, bit: bit % 8) }
+        }
+        return nil
+    }
+
+    /// The last non-zero byte within `range`, if any.
+    private mutating func lastNonZeroByte(in range: Range<Int64>) throws(SystemError) -> Int64? {
+        var end = range.upperBound
+        while end > range.lowerBound {
+            let start = max(range.lowerBound, end - Int64(FileWindow.chunk))
+            let count = try window.load(start, Int(end - start))
+            if count == 0 { break }
+            let index = window.withBytes(start, count) { raw in raw.lastIndex { $0 != 0 } }
+            if let index { return start + Int64(index) }
+            end = start
         }
         return nil
     }

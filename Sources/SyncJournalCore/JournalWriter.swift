@@ -141,9 +141,10 @@ public final class JournalWriter: Sendable {
         var durableEnd: Int64
         /// The file's size: `endOffset` plus the zeros preallocated after it.
         var allocatedEnd: Int64
-        /// Whether the file has records no later record's horizon covers
-        /// (other than a closing ``RecordType/syncHorizon`` record): a clean
-        /// close then appends one.
+        /// Whether this writer appended records that no later record's
+        /// horizon covers yet: a clean close then appends a
+        /// ``RecordType/syncHorizon`` record. A writer that appended nothing
+        /// leaves the file exactly as it found it (torn tail aside).
         var unclaimedRecords: Bool
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false
@@ -247,13 +248,9 @@ public final class JournalWriter: Sendable {
         }
         do {
             let report: JournalScanReport
-            var lastType: RecordType?
             do {
                 var scanner = try JournalScanner(io: io, fd: fd, path: path, understands: options.understands)
-                report = try scanner.run { record in
-                    lastType = record.type
-                    options.visitRecord?(record)
-                }
+                report = try scanner.run { record in options.visitRecord?(record) }
             } catch let error as JournalError {
                 throw error
             } catch let error as SystemError {
@@ -288,7 +285,7 @@ public final class JournalWriter: Sendable {
             return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io,
                                  preallocationBytes: options.preallocationBytes, fd: fd, lockFD: lockFD, lockKey: lockKey,
                                  nextSequence: report.nextSequence, endOffset: report.validBytes, allocatedEnd: allocatedEnd,
-                                 unclaimedRecords: lastType != nil && lastType != .syncHorizon)
+                                 unclaimedRecords: false)
         } catch let error as JournalError {
             try? system.close(fd)
             throw error

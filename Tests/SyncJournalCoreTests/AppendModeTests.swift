@@ -33,7 +33,9 @@ struct AppendModeTests {
 
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == Array(1...64))
+            // 64 edits and the closing record whose horizon covers them.
+            #expect(records.map(\.sequence) == Array(1...65))
+            #expect(records.last?.type == .syncHorizon)
             let bySequence = Dictionary(uniqueKeysWithValues: records.map { ($0.sequence, $0.payload) })
             for (sequence, payload) in results { #expect(bySequence[sequence] == payload) }
         }

@@ -58,7 +58,7 @@ struct TornTailTests {
         }
     }
 
-    @Test("A torn tail repaired and appended to: the old bytes past the cut, if they reappear, never verify as records")
+    @Test("A torn tail repaired and appended to: the old bytes past the cut, if they reappear, never verify as records and are reported as corruption")
     func staleBytesPastTheCutNeverValidate() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("stale.journal")
@@ -75,39 +75,31 @@ struct TornTailTests {
             #expect(writer.recovery.bytesCut == Int64(cut - tornOffset))
             let newPayload = Array("new record 4".utf8)
             #expect(try await writer.append(type: RecordType(rawValue: 1), payload: newPayload) == 4)
-            let newEnd = Int(writer.endOffset)
             try await writer.close()
+            let closed = try FileBytes.read(path)
+            let newEnd = closed.count  // the new record 4 and the closing record 5
 
             // The torn record's bytes come back at their old offsets past the new
-            // record (as if the truncation had been lost): they must not verify.
-            var resurrected = try FileBytes.read(path)
-            #expect(resurrected.count == newEnd)
-            resurrected += original[newEnd..<cut]
+            // end (as if the synced cut had been undone): no crash leaves that,
+            // so it is corruption, and the stale record never verifies.
+            #expect(cut > newEnd)
+            let resurrected = closed + original[newEnd..<cut]
             try FileBytes.write(resurrected, to: path)
             let (report, read) = try JournalReader(path: path).readAll()
-            #expect(report.status.name == "torn-tail")
+            #expect(report.status.name == "corrupt", "\(report.status)")
             #expect(report.status.damageOffset == Int64(newEnd))
-            #expect(read.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload])
+            #expect(read.filter { $0.type != .syncHorizon }.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload])
             #expect(!read.contains { $0.payload == oldPayload })
+            await #expect(throws: JournalError.self) { _ = try await JournalWriter.open(path: path, options: SampleJournal.options()) }
+            #expect(try FileBytes.read(path) == resurrected)
 
-            // The whole old record 4 placed after the new one still does not
-            // verify as record 5: it carries sequence 4, a repeat.
+            // The whole old record 4 placed after the new ones verifies but
+            // carries sequence 4, a repeat: corrupt.
             let oldFrame = Array(original[tornOffset..<(tornOffset + records[3].length)])
-            try FileBytes.write(Array(resurrected[..<newEnd]) + oldFrame, to: path)
+            try FileBytes.write(closed + oldFrame, to: path)
             let repeated = try JournalReader(path: path).readAll()
-            #expect(repeated.report.status == .corrupt(offset: Int64(newEnd), damage: .sequenceMismatch(expected: 5, found: 4)))
-            #expect(repeated.records.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload])
-
-            // Back to the resurrected fragment: reopening cuts it and appends continue.
-            try FileBytes.write(resurrected, to: path)
-            let again = try await JournalWriter.open(path: path, options: SampleJournal.options())
-            #expect(again.recovery.bytesCut == Int64(cut - newEnd))
-            #expect(try await again.append(type: RecordType(rawValue: 1), payload: Array("record 5".utf8)) == 5)
-            try await again.close()
-            let final = try JournalReader(path: path).readAll()
-            #expect(final.report.status == .clean)
-            #expect(final.records.map(\.sequence) == [1, 2, 3, 4, 5])
-            #expect(final.records.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload, Array("record 5".utf8)])
+            #expect(repeated.report.status == .corrupt(offset: Int64(newEnd), damage: .sequenceMismatch(expected: 6, found: 4)))
+            #expect(repeated.records.filter { $0.type != .syncHorizon }.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload])
         }
     }
 }

@@ -60,8 +60,8 @@ struct WriteFaultTests {
             try await writer.close()
             let after = try JournalReader(path: path).readAll()
             #expect(after.report.status == .clean)
-            #expect(after.records.map(\.sequence) == [1, 2, 3, 4])
-            #expect(after.records.last?.payload == Array("kept".utf8))
+            #expect(after.records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(after.records[3].payload == Array("kept".utf8))
         }
     }
 
@@ -90,8 +90,8 @@ struct WriteFaultTests {
             try await writer.close()
             let after = try JournalReader(path: path).readAll()
             #expect(after.report.status == .clean)
-            #expect(after.records.map(\.sequence) == [1, 2, 3, 4])
-            #expect(after.records.last?.payload == Array("whole".utf8))
+            #expect(after.records.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(after.records[3].payload == Array("whole".utf8))
         }
     }
 

@@ -630,7 +630,8 @@ private struct HistoryRun {
             var boundaries = [header.headerLength]
             var offset = header.headerLength
             while offset + JournalFormat.recordHeaderLength <= bytes.count {
-                let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+                // Format 2: the payload length is the third field of the record header.
+                let length = Int(bytes[offset + 8]) | Int(bytes[offset + 9]) << 8 | Int(bytes[offset + 10]) << 16 | Int(bytes[offset + 11]) << 24
                 offset += JournalFormat.recordHeaderLength + length
                 boundaries.append(offset)
             }
