@@ -90,15 +90,14 @@ extension JournalScanner {
             if !holdsVerifiedBytes, try firstNonZeroByte(in: start..<end) == nil { zeroPieces.append(start..<end) }
             start = end
         }
-        // A write cut short (an error, or a power cut inside the sector it
-        // stopped in) leaves the first bytes of the record and zeros after
-        // them: the trailing run of zeros may be unwritten bytes too.
-        if let last = try lastNonZeroByte(in: span), last + 1 < span.upperBound {
-            zeroPieces.append((last + 1)..<span.upperBound)
-        } else if try firstNonZeroByte(in: span) == nil {
-            zeroPieces.append(span)
-        }
-        if zeroPieces.isEmpty { return .damagedCompleteRecord(.init(damage)) }
+        // A write cut short by an error (its cut-back failing too) leaves
+        // the first bytes of the record and zeros after them: a trailing run
+        // of zeros may be unwritten as well. Only an error path produces it,
+        // so a single flipped bit inside that run still counts as a flip
+        // (the two can leave the same bytes; refusing is the safe reading).
+        let endsInZero: Bool
+        if let last = try lastNonZeroByte(in: span) { endsInZero = last + 1 < span.upperBound } else { endsInZero = true }
+        if zeroPieces.isEmpty && !endsInZero { return .damagedCompleteRecord(.init(damage)) }
         func outsideZeros(_ byte: Int64) -> Bool { !zeroPieces.contains { $0.contains(byte) } }
 
         _ = try window.load(checksumAt, 4)

@@ -751,9 +751,15 @@ public final class JournalWriter: Sendable {
         }
     }
 
-    /// Format 2: appends and syncs an empty ``RecordType/syncHorizon``
-    /// record whose horizon covers every record written so far, when some
-    /// are not covered yet (on the writer's queue, after the last sync).
+    /// Format 2, bulk mode: appends and syncs an empty
+    /// ``RecordType/syncHorizon`` record whose horizon covers every record
+    /// written so far, when some are not covered yet (on the writer's queue,
+    /// after the last sync).
+    ///
+    /// Only bulk mode needs it: its records carry the horizon of the last
+    /// sync before they were buffered, so a whole import could otherwise end
+    /// unclaimed. In durable and group-commit modes each batch claims the one
+    /// before it, and at most the last batch is left unclaimed.
     ///
     /// The records are durable already; this only lets a reader prove it.
     /// So a write that fails (a full disk) is cut back and ignored. A failed
@@ -763,7 +769,7 @@ public final class JournalWriter: Sendable {
         let (header, unclaimed, offset, sequence, horizon) = state.withLock {
             ($0.header, $0.unclaimedRecords, $0.endOffset, $0.nextSequence, $0.durableEnd)
         }
-        guard header.hasSyncHorizons, unclaimed, horizon == offset else { return }
+        guard mode == .bulk, header.hasSyncHorizons, unclaimed, horizon == offset else { return }
         var bytes: [UInt8] = []
         RecordFrame.encode(type: .syncHorizon, header: header, sequence: sequence, horizon: horizon, payload: [], into: &bytes)
         do {

@@ -77,7 +77,7 @@ struct TornTailTests {
             #expect(try await writer.append(type: RecordType(rawValue: 1), payload: newPayload) == 4)
             try await writer.close()
             let closed = try FileBytes.read(path)
-            let newEnd = closed.count  // the new record 4 and the closing record 5
+            let newEnd = closed.count
 
             // The torn record's bytes come back at their old offsets past the new
             // end (as if the synced cut had been undone): no crash leaves that,
@@ -98,7 +98,7 @@ struct TornTailTests {
             let oldFrame = Array(original[tornOffset..<(tornOffset + records[3].length)])
             try FileBytes.write(closed + oldFrame, to: path)
             let repeated = try JournalReader(path: path).readAll()
-            #expect(repeated.report.status == .corrupt(offset: Int64(newEnd), damage: .sequenceMismatch(expected: 6, found: 4)))
+            #expect(repeated.report.status == .corrupt(offset: Int64(newEnd), damage: .sequenceMismatch(expected: 5, found: 4)))
             #expect(repeated.records.filter { $0.type != .syncHorizon }.map(\.payload) == records.prefix(3).map(\.payload) + [newPayload])
         }
     }

@@ -15,7 +15,7 @@ struct WriterLockTests {
             #expect(try await first.append(type: RecordType(rawValue: 1), payload: [1]) == 1)
             try await first.close()
             let second = try await JournalWriter.open(path: path, options: SampleJournal.options())
-            #expect(second.nextSequence == 3)  // after the first writer's closing record
+            #expect(second.nextSequence == 2)
             try await second.close()
         }
     }
@@ -42,7 +42,7 @@ struct WriterLockTests {
             }
             try holder.release()
             let writer = try await JournalWriter.open(path: path, options: SampleJournal.options())
-            // One edit and the first writer's closing record.
+            // One edit and the first (bulk) writer's closing record.
             #expect(writer.nextSequence == 3)
             try await writer.close()
         }

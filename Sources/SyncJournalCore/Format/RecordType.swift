@@ -21,10 +21,11 @@ public struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, Cust
     public static let checkpoint = RecordType(rawValue: 0x0F00)
     /// A record copied by salvage from after a damaged region, kept for a human to inspect.
     public static let salvaged = RecordType(rawValue: 0x8F01)
-    /// Format 2: an empty record a writer appends when it closes, so that
-    /// its sync horizon covers every record before it. Without it the last
-    /// records of a file are never claimed durable by a later one, and a
-    /// sector of theirs that rots to zeros would read as an interrupted append.
+    /// Format 2: an empty record a bulk writer appends when it closes, so
+    /// that its sync horizon covers every record before it. Without it the
+    /// records of a whole import are never claimed durable by a later one,
+    /// and a sector of theirs that rots to zeros would read as an
+    /// interrupted append.
     public static let syncHorizon = RecordType(rawValue: 0x8F02)
 
     public static func < (lhs: RecordType, rhs: RecordType) -> Bool { lhs.rawValue < rhs.rawValue }
