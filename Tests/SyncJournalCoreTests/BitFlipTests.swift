@@ -11,7 +11,7 @@ struct BitFlipTests {
     }
 
     @Test("Every single-bit flip anywhere in a small journal is corruption where it is, never cut, never a wrong record",
-          arguments: [JournalWriter.Mode.bulk, .durable, .groupCommit])
+          arguments: [JournalWriter.Mode.bulk, .durable])
     func everyBitFlipIsDetected(mode: JournalWriter.Mode) async throws {
         try await withTemporaryDirectory { directory in
             let originalPath = directory.file("original.journal")

@@ -33,6 +33,18 @@ enum FileBytes {
         return (attributes[.size] as? NSNumber)?.int64Value ?? -1
     }
 
+    /// Makes the file at `path` exactly `length` bytes long (a hole of zeros
+    /// when it grows), then writes `bytes` at that end: no large buffer.
+    static func extend(_ path: String, to length: Int, thenAppend bytes: [UInt8] = []) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(length))
+        if !bytes.isEmpty {
+            try handle.seek(toOffset: UInt64(length))
+            try handle.write(contentsOf: Data(bytes))
+        }
+    }
+
     /// Recomputes the header checksum of the format-2 record at `offset`,
     /// so that a patched field is the only thing wrong with it.
     static func resealRecordHeader(_ bytes: inout [UInt8], at offset: Int) {

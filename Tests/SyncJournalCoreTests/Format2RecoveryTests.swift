@@ -187,20 +187,20 @@ struct Format2RecoveryTests {
             // disk, its others did not; zeros follow, then one byte that far.
             let record = Self.batch(at: durable.count, firstSequence: 4, payloads: [[UInt8](repeating: 0x5A, count: 3000)])
             let kept = (durable.count / Self.sector + 1) * Self.sector - durable.count + Self.sector
-            var bytes = durable + record.prefix(kept)
-            bytes += [UInt8](repeating: 0, count: durable.count + limit - bytes.count)
-            bytes.append(1)
-            try FileBytes.write(bytes, to: path)
+            let start = durable + record.prefix(kept)
+            // The zeros up to the limit are a hole: the file system reads them as zeros.
+            let end = durable.count + limit
+            try FileBytes.write(start, to: path)
+            try FileBytes.extend(path, to: end)
+            #expect(try JournalReader(path: path).scan().status.name == "torn-tail")
+            try FileBytes.extend(path, to: end, thenAppend: [1])
             let report = try JournalReader(path: path).scan()
             guard case .corrupt(let offset, .beyondInFlightLimit(_, let byte, _)) = report.status else {
                 Issue.record("expected a byte beyond the in-flight limit, got \(report.status)")
                 return
             }
             #expect(offset == Int64(durable.count))
-            #expect(byte == Int64(bytes.count - 1))
-            // The same tail without that last byte is an interrupted append.
-            try FileBytes.write(Array(bytes.dropLast()), to: path)
-            #expect(try JournalReader(path: path).scan().status.name == "torn-tail")
+            #expect(byte == Int64(end))
         }
     }
 
