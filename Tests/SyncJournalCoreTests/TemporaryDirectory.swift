@@ -15,7 +15,7 @@ struct TemporaryDirectory: Sendable {
         var template = Array("/tmp/syncjournal-core-tests-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
         guard made != nil else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: template)
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The path of `name` inside the directory.

@@ -246,7 +246,7 @@ struct LocalStoreLifecycleTests {
             held.release()
             await retiring.value
             #expect(await Kit.storeError { try await pull.value } == .retired)
-            #expect(await Kit.storeError { try await queuedEdit.value } == .retired)
+            #expect(await Kit.storeError { _ = try await queuedEdit.value } == .retired)
             let writesAfterRetire = faults.callCount(.pwrite, on: .path(scratch.journal))
 
             // retire() has returned: the journal is free. The held write reached

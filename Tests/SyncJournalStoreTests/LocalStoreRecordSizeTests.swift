@@ -61,7 +61,7 @@ struct LocalStoreRecordSizeTests {
             held.release()
             _ = try await first.value
 
-            let bigError = await Kit.storeError { try await bigUpdate.value }
+            let bigError = await Kit.storeError { _ = try await bigUpdate.value }
             let smallError = await Kit.storeError { _ = try await smallCreate.value }
             // Disk before screen: what the screen shows is what the journal holds.
             let live = try await store.currentState()

@@ -37,7 +37,7 @@ struct LocalStoreSendingTests {
             #expect(try await store.pendingOperations().first?.sent == false)
             #expect(try await store.operationsReadyToSend(limit: 10).map(\.id) == [op.id])
             held.release()
-            try await sending.value
+            _ = try await sending.value
 
             #expect(await store.isInFlight(op.id))
             #expect(try await store.pendingOperations().first?.sent == true)
@@ -173,7 +173,7 @@ struct LocalStoreSendingTests {
             _ = await store.status      // queued on the store after both calls
             held.release()
             _ = try await unrelated.value
-            try await deleting.value
+            _ = try await deleting.value
             let accepted = try await sending.value
 
             let pending = try await store.pendingOperations()

@@ -77,7 +77,7 @@ struct PostgreSQLTransaction {
     }
 
     func write(_ row: ServerRow, owner: String) throws(StorageError) {
-        try run("""
+        _ = try run("""
             insert into rows (kind, id, owner, fields, updated_at, deleted_at) values ($1, $2, $3, $4, $5, $6)
             on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
               updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
@@ -111,7 +111,7 @@ struct PostgreSQLTransaction {
     }
 
     func deleteRow(kind: String, id: String) throws(StorageError) {
-        try run("delete from rows where kind = $1 and id = $2", [.text(kind), .text(id)])
+        _ = try run("delete from rows where kind = $1 and id = $2", [.text(kind), .text(id)])
     }
 
     // MARK: Remembered operations
@@ -134,7 +134,7 @@ struct PostgreSQLTransaction {
     /// primary key refuses this one with `23505`, the storage rolls back and
     /// runs the push again, and the retry answers the first result.
     func remember(owner: String, operationID: OperationID, row: ServerRow) throws(StorageError) {
-        try run("""
+        _ = try run("""
             insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
             values ($1, $2, $3, $4, $5, $6, $7)
             """, [.text(owner), .text(operationID.description), .text(row.kind), .text(row.id),
@@ -152,7 +152,7 @@ struct PostgreSQLTransaction {
     }
 
     func setHorizon(kind: String, _ position: PullCursor) throws(StorageError) {
-        try run("""
+        _ = try run("""
             insert into horizons (kind, updated_at, id) values ($1, $2, $3)
             on conflict (kind) do update set updated_at = excluded.updated_at, id = excluded.id
             """, [.text(kind), .int64(position.updatedAt), .text(position.id)])
