@@ -33,8 +33,9 @@ struct FuzzRegressionTests {
 
     @Test("the seed and regression directories are there")
     func corpusIsThere() {
-        #expect(Self.journalSeeds.count >= 9)
-        #expect(Self.journalRegressions.count >= 2)
+        #expect(Self.journalSeeds.count >= 18)
+        #expect(Self.journalRegressions.count >= 11)
+        #expect(Self.journalRegressions.contains { $0.hasSuffix("/format2-torn-record-then-records-of-the-same-window.journal") })
         #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("journals/fuzz-regressions/README.md").path))
     }
 
@@ -217,7 +218,7 @@ struct FuzzRegressionTests {
         let output = CapturedOutput()
         let seeds = Self.root.appendingPathComponent("journals/samples").path
         #expect(FuzzRegressionRunner.run(.journalReader, arguments: [seeds], output: output.tool) == 0)
-        #expect(output.standard.contains("5 inputs, 0 findings"))
+        #expect(output.standard.contains("11 inputs, 0 findings"))
         #expect(FuzzRegressionRunner.run(.journalReader, arguments: [], output: output.tool) == 64)
         #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--bogus"], output: output.tool) == 64)
         #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["/nonexistent/input"], output: output.tool) == 66)
