@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates journals/samples/ and the expected journal-dump outputs the tests
 # compare against (Tests/JournalToolsTests/Expected/). With --golden it also
-# rewrites journals/golden/: do that only while format v1 is being defined;
-# afterwards the golden files are fixed and every later version must read them.
+# rewrites journals/golden/: do that only while a format version is being
+# defined; afterwards its golden files are fixed and every later version must
+# read them. Without it a golden file is only added when it is missing.
 #
 #   tools/make-samples.sh [--golden]
 #
@@ -20,7 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$bin/journal-crash" samples "$tmp"
 cp "$tmp"/samples/*.journal journals/samples/
-names=(samples/healthy samples/torn-tail samples/corrupt-middle samples/store samples/store-checkpoint)
+names=(samples/healthy samples/torn-tail samples/corrupt-middle samples/store samples/store-checkpoint
+       samples/reserved-field samples/unknown-type samples/power-cut-batch samples/embedded-frame
+       samples/flipped-bit-last samples/damaged-header)
 # A golden file is added once, when its version is defined, and never rewritten
 # (except with --golden, while that version is still being defined).
 for g in "$tmp"/golden/*.journal; do
@@ -28,7 +31,7 @@ for g in "$tmp"/golden/*.journal; do
     cp "$g" journals/golden/
   fi
 done
-goldens=(v1-all-types v1-continued v1.1-conflicts v1.1-continued)
+goldens=(v1-all-types v1-continued v1.1-conflicts v1.1-continued v2-all-types v2-conflicts v2-continued)
 # What the current reader makes of the golden files; a diff here on a later
 # version means it reads an older file differently: look before committing.
 for g in "${goldens[@]}"; do
@@ -42,7 +45,7 @@ for p in "${names[@]}" "${goldens[@]/#/golden/}"; do
   f="journals/$p.journal"
   modes=(text verify)
   [[ "$p" == samples/* ]] && modes=(text json verify state state-json)
-  [[ "$p" == golden/v1.1-* ]] && modes=(text verify state state-json)
+  [[ "$p" == golden/v1.1-* || "$p" == golden/v2-conflicts || "$p" == golden/v2-continued ]] && modes=(text verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;

@@ -182,6 +182,7 @@ public enum FuzzJournalReader {
                     throw finding("records are back to back in sequence",
                                   "record at \(record.offset) seq \(record.sequence), expected \(expectedOffset) seq \(expectedSequence)")
                 }
+                try checkHorizon(record, header: header)
                 expectedOffset += Int64(record.length)
                 expectedSequence &+= 1
             }
@@ -201,24 +202,39 @@ public enum FuzzJournalReader {
         switch report.status {
         case .clean, .unsupported:
             if !after.isEmpty { throw finding("nothing after the damage of a clean or intact journal", "\(after.count) records") }
-        case .tornTail:
-            if !after.isEmpty { throw finding("a torn tail has no valid record after the cut", "\(after.count) records, first at \(after[0].offset)") }
+        case .tornTail(let offset, let damage):
+            // 1.x: damage is a torn tail only when no valid record follows it.
+            // Format 2: records may follow, written in the same unsynced window
+            // as the damaged one; none claims the damaged bytes were durable
+            // (a horizon past the cut), and none lies beyond the in-flight limit.
+            guard let header, header.hasSyncHorizons else {
+                if !after.isEmpty { throw finding("a 1.x torn tail has no valid record after the cut", "\(after.count) records, first at \(after[0].offset)") }
+                break
+            }
+            try checkRecordsAfterDamage(after, damageAt: offset, damage: damage, bytes: bytes, header: header)
+            for record in after {
+                if let horizon = record.syncHorizon, horizon > offset {
+                    throw finding("no record after a torn tail claims the cut bytes were durable",
+                                  "record at \(record.offset) has horizon \(horizon), cut at \(offset)")
+                }
+                if record.offset + Int64(record.length) > offset + Int64(header.inFlightLimit) {
+                    throw finding("records after a torn tail lie within the in-flight limit",
+                                  "record at \(record.offset) ends past \(offset) + \(header.inFlightLimit)")
+                }
+            }
         case .corrupt(let offset, let damage):
             if case .damageBeforeValidRecord(_, let validAt) = damage, after.first?.offset != validAt {
                 throw finding("salvage starts at the valid record corruption names", "\(validAt) vs \(String(describing: after.first?.offset))")
             }
-            var previousEnd = offset
-            for record in after {
-                if record.offset <= offset || record.offset < previousEnd {
-                    throw finding("records after the damage are after it and do not overlap", "record at \(record.offset), damage at \(offset)")
-                }
-                previousEnd = record.offset + Int64(record.length)
-                try checkRecord(record)
-            }
+            if let header { try checkRecordsAfterDamage(after, damageAt: offset, damage: damage, bytes: bytes, header: header) }
         }
 
-        // Replay, as the fold saw it and as Replayer.replay does it.
+        // Replay, as the fold saw it and as Replayer.replay does it: no state
+        // from a corrupt journal, nor one that skips a record not understood.
         if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
+        if foldFailure == nil, case .unsupported(let offset, let reason) = report.status {
+            foldFailure = .unsupported(offset: offset, reason: reason)
+        }
         if foldFailure == nil {
             do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
         }
@@ -245,6 +261,59 @@ public enum FuzzJournalReader {
         _ = JournalDumpCommand.jsonSummary(report, malformed: malformed, unsupported: unsupported, recordsAfterDamage: after.count).serialized
         _ = JournalDumpCommand.textState(state, records: fold.records)
         _ = JournalDumpCommand.jsonState(state).serialized
+    }
+
+    /// A format-2 record carries a sync horizon no later than its own
+    /// offset; a 1.x record carries none.
+    static func checkHorizon(_ record: JournalRecord, header: JournalHeader) throws(FuzzFinding) {
+        guard header.hasSyncHorizons else {
+            if record.syncHorizon != nil { throw finding("a 1.x record has no sync horizon", "record at \(record.offset)") }
+            return
+        }
+        guard let horizon = record.syncHorizon, horizon >= 0, horizon <= record.offset else {
+            throw finding("a format-2 record's sync horizon lies within the file before it",
+                          "record at \(record.offset), horizon \(String(describing: record.syncHorizon))")
+        }
+    }
+
+    /// The records a salvage would keep after the damage at `offset`: each
+    /// after it, in file order, none overlapping another, each well formed.
+    /// In format 2 the damaged record is stepped over whole when its header
+    /// verified (its extent is the writer's), so no frame inside its payload
+    /// is ever taken for a record.
+    static func checkRecordsAfterDamage(_ after: [JournalRecord], damageAt offset: Int64, damage: JournalDamage,
+                                        bytes: [UInt8], header: JournalHeader) throws(FuzzFinding) {
+        var previousEnd = offset + 1
+        if header.hasSyncHorizons, Int(offset) + JournalFormat.recordHeaderLength <= bytes.count {
+            switch innermost(damage) {
+            case .checksumMismatch, .incompletePayload:
+                let length = Int64(readUInt32(bytes, at: Int(offset) + 8))
+                previousEnd = offset + Int64(JournalFormat.recordHeaderLength) + length
+            default:
+                break
+            }
+        }
+        for record in after {
+            if record.offset < previousEnd {
+                throw finding("records after the damage are after it (and after a damaged record whose header verified) and do not overlap",
+                              "record at \(record.offset), damage at \(offset) (\(damage)), previous end \(previousEnd)")
+            }
+            previousEnd = record.offset + Int64(record.length)
+            try checkHorizon(record, header: header)
+            try checkRecord(record)
+        }
+    }
+
+    /// What is wrong with the damaged record itself, whatever the
+    /// classification wrapped around it.
+    static func innermost(_ damage: JournalDamage) -> JournalDamage {
+        switch damage {
+        case .damageBeforeValidRecord(let inner, _), .damageBehindHorizon(let inner, _, _), .damagedCompleteRecord(let inner),
+             .flippedBit(let inner, _, _), .beyondInFlightLimit(let inner, _, _):
+            return innermost(inner.damage)
+        default:
+            return damage
+        }
     }
 
     /// Decodes one verified record both ways and checks that each decoded

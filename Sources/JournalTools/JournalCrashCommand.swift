@@ -92,7 +92,13 @@ public enum JournalCrashCommand {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let writer: JournalWriter
         do {
-            writer = try await JournalWriter.open(path: path, options: .init(mode: mode))
+            // It appends store records, so it refuses, as a store does, a journal
+            // holding a record type the store does not understand.
+            writer = try await JournalWriter.open(path: path, options: .init(mode: mode, understands: StoreEvent.isUnderstood))
+        } catch JournalError.unsupported(let path, let offset, let reason) {
+            // Intact, but a newer version wrote it: refused, as journal-dump reports it.
+            output.error("journal-crash: \(JournalError.unsupported(path: path, offset: offset, reason: reason))\n")
+            return ToolExit.unsupported.rawValue
         } catch {
             output.error("journal-crash: \(error)\n")
             return ToolExit.damage.rawValue

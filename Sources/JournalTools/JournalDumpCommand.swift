@@ -7,8 +7,9 @@ import SyncJournalStore
 /// rebuilds by replaying it (``Replayer``).
 ///
 /// Exit status: 0 clean, 1 damage found (or, with `--state`, a state that
-/// cannot be rebuilt), 64 usage error, 65 not a journal (bad magic or unknown
-/// major version), 66 the file cannot be opened.
+/// cannot be rebuilt), 3 unsupported (intact, but holding something only a
+/// newer version understands), 64 usage error, 65 not a journal (bad magic or
+/// unknown major version), 66 the file cannot be opened.
 public struct JournalDumpCommand: Sendable {
     /// Parsed command-line options.
     public struct Options: Sendable, Hashable {
@@ -33,6 +34,7 @@ public struct JournalDumpCommand: Sendable {
                     base rows, conflicts (shape, policy, replacement, lost fields),
                     rejections; with --json one {"state": …} object, the last line
         exit status: 0 clean, 1 damage found (or a state that cannot be rebuilt),
+                     3 unsupported (intact, but a newer version wrote it: read-only),
                      64 usage error, 65 not a journal, 66 cannot open
 
         """
@@ -89,7 +91,7 @@ public struct JournalDumpCommand: Sendable {
             report = try reader.scan { record in
                 if !options.json && !options.verifyOnly && !headerPrinted {
                     headerPrinted = true
-                    output.standard(tableHeading)
+                    output.standard(tableHeading(syncHorizons: record.syncHorizon != nil))
                 }
                 if options.state && foldFailure == nil {
                     do throws(Replayer.Failure) { try fold.fold(record) } catch { foldFailure = error }
@@ -140,6 +142,10 @@ public struct JournalDumpCommand: Sendable {
         if options.state {
             // As Replayer.replay decides: corruption or an unfinished checkpoint means no state.
             if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
+            // Nor is a state rebuilt that would skip a record this version does not understand.
+            if foldFailure == nil, case .unsupported(let offset, let reason) = report.status {
+                foldFailure = .unsupported(offset: offset, reason: reason)
+            }
             if foldFailure == nil {
                 do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
             }
@@ -158,8 +164,14 @@ public struct JournalDumpCommand: Sendable {
 
     // MARK: Text
 
-    static let tableHeading = pad("offset", 9, right: true) + "  " + pad("seq", 6, right: true) + "  "
-        + pad("type", 10) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + "fields\n"
+    /// The heading of the record table. A format-2 journal's table has a
+    /// `horizon` column after `seq`; a 1.x journal's records carry none, so
+    /// its table is the one 1.x dumps always had.
+    static func tableHeading(syncHorizons: Bool) -> String {
+        pad("offset", 9, right: true) + "  " + pad("seq", 6, right: true) + "  "
+            + (syncHorizons ? pad("horizon", 9, right: true) + "  " : "")
+            + pad("type", 10) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + "fields\n"
+    }
 
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
         if text.count >= width { return right ? text : text + " " }
@@ -211,25 +223,32 @@ public struct JournalDumpCommand: Sendable {
             + (row.isTombstone ? "deleted at \(row.deletedAt!)" : FieldSummary.text(row.fields))
     }
 
-    /// The indentation of a record's second and later lines.
-    static let continuation = pad("", 9) + "  " + pad("", 6) + "  " + pad("  ·", 10)
+    /// The indentation of a record's second and later lines, under the
+    /// columns of `offset`, `seq`, (format 2) `horizon` and `type`.
+    static func continuation(syncHorizons: Bool) -> String {
+        pad("", 9) + "  " + pad("", 6) + "  " + (syncHorizons ? pad("", 9) + "  " : "") + pad("  ·", 10)
+    }
 
     static func quoted(_ text: String) -> String { JSONText.string(text).serialized }
 
     static func textLines(_ record: JournalRecord, _ entry: JournalEntry?, _ event: StoreEvent?, _ problem: String?) -> String {
+        let horizon = record.syncHorizon.map { pad(String($0), 9, right: true) + "  " } ?? ""
         let prefix = pad(String(record.offset), 9, right: true) + "  " + pad(String(record.sequence), 6, right: true) + "  "
-            + pad(record.type.name, 10)
+            + horizon + pad(record.type.name, 10)
+        let indent = continuation(syncHorizons: record.syncHorizon != nil)
         if let problem { return prefix + "!! " + problem + "\n" }
-        if let event { return prefix + eventText(event) }
+        if let event { return prefix + eventText(event, continuation: indent) }
         switch entry {
         case .operation(let op)?:
             return prefix + operationColumns(op) + "\n"
         case .batch(let ops)?:
             var lines = prefix + "(\(ops.count) operations)\n"
-            for op in ops { lines += pad("", 9) + "  " + pad("", 6) + "  " + pad("  ·", 10) + operationColumns(op) + "\n" }
+            for op in ops { lines += indent + operationColumns(op) + "\n" }
             return lines
         case .salvaged(let offset, let sequence, let type, let payload)?:
             return prefix + "copied from offset \(offset), seq \(sequence), type \(type.name), \(payload.count) bytes\n"
+        case .opaque(.syncHorizon)?:
+            return prefix + "(a writer closed here: every record before it is durable)\n"
         case .opaque(let type)?:
             return prefix + "(\(record.payload.count) payload bytes, type \(type) not shown)\n"
         case nil:
@@ -238,7 +257,7 @@ public struct JournalDumpCommand: Sendable {
     }
 
     /// The text of a store event after the record's prefix: its first line and any further lines.
-    static func eventText(_ event: StoreEvent) -> String {
+    static func eventText(_ event: StoreEvent, continuation: String = continuation(syncHorizons: false)) -> String {
         func lines(_ first: String, _ more: [String]) -> String {
             ([first] + more.map { continuation + $0 }).joined(separator: "\n") + "\n"
         }
@@ -498,6 +517,8 @@ public struct JournalDumpCommand: Sendable {
             ("seq", .uint(record.sequence)),
             ("type", .string(record.type.name)),
         ]
+        // Format 2 only: a 1.x record carries no horizon, and its line is the one 1.x dumps always had.
+        if let horizon = record.syncHorizon { members.append(("horizon", .int(horizon))) }
         if let problem { members.append(("error", .string(problem))) }
         if let event { return .object(members + eventJSON(event)) }
         switch entry {
@@ -521,6 +542,12 @@ public struct JournalDumpCommand: Sendable {
             ("status", .string(report.status.name)),
             ("damageOffset", report.status.damageOffset.map { .int($0) } ?? .null),
             ("damage", report.status.damage.map { .string($0.description) } ?? .null),
+        ]
+        // Only for an unsupported journal, so the summary of any other keeps the members it always had.
+        if case .unsupported(let offset, let reason) = report.status {
+            summary += [("unsupportedOffset", .int(offset)), ("unsupportedReason", .string(reason.description))]
+        }
+        summary += [
             ("recordsByType", .object(report.recordsByType.sorted { $0.key < $1.key }.map { ($0.key.name, .int(Int64($0.value))) })),
             ("lastSeq", report.lastSequence.map { .uint($0) } ?? .null),
             ("validRecordsAfterDamage", .int(Int64(recordsAfterDamage))),

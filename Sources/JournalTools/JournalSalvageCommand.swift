@@ -3,7 +3,9 @@ import SyncJournalCore
 /// `journal-salvage SOURCE DEST [--keep-after-damage]`: the explicit way out
 /// for a corrupt journal. Copies the valid prefix of SOURCE into a new journal
 /// DEST (optionally also the valid records after the damage, flagged as
-/// `salvaged`) and never modifies SOURCE.
+/// `salvaged`) and never modifies SOURCE. When SOURCE's header is damaged,
+/// its records are read under a header rebuilt from them, and a `header:`
+/// line between the other two says so.
 public enum JournalSalvageCommand {
     /// The usage text.
     public static let usage = """
@@ -30,7 +32,18 @@ public enum JournalSalvageCommand {
         }
         do {
             let result = try await JournalSalvage.salvage(from: paths[0], to: paths[1], includeRecordsAfterDamage: keep)
-            output.standard("source:   \(paths[0]) (\(result.sourceStatus))\n")
+            if result.headerRebuilt {
+                // The source as it stands (its header damaged), then the header its
+                // records were read under, rebuilt as salvage rebuilt it, and how they read.
+                let found = (try? JournalReader(path: paths[0]).scan().status.description) ?? "header damaged"
+                output.standard("source:   \(paths[0]) (\(found))\n")
+                let rebuilt = (try? JournalSalvage.rebuildHeader(path: paths[0])) ?? nil
+                let fields = rebuilt.map { "format \($0.majorVersion), generation \(JournalDumpCommand.hex($0.generation)), first seq \($0.firstSequence); " } ?? ""
+                output.standard("header:   rebuilt from the records: \(fields)journal id, continued generation and creation time "
+                    + "as the damaged header has them; the records read \(result.sourceStatus) under it\n")
+            } else {
+                output.standard("source:   \(paths[0]) (\(result.sourceStatus))\n")
+            }
             output.standard("salvaged: \(paths[1]): \(result.prefixRecords) records of the valid prefix"
                 + (keep ? ", \(result.recordsAfterDamage) records from after the damage (type salvaged)" : "") + "\n")
             return ToolExit.ok.rawValue

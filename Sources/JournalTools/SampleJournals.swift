@@ -26,6 +26,15 @@ public enum SampleJournals {
         File(relativePath: "golden/v1-continued.journal", purpose: "a checkpoint file: continues an earlier generation from sequence 1001 with a checkpoint, then two edits"),
         File(relativePath: "golden/v1.1-conflicts.journal", purpose: "the 1.1 store records: conflicts resolved by each policy (with base rows and replacements), transient and permanent failures, a quarantine, a release, a discard, a dismissal, a conflict settled by the app, rows forgotten by a resync"),
         File(relativePath: "golden/v1.1-continued.journal", purpose: "the 1.1 state checkpointed: conflicts with their resolutions, base rows, outbox entries with permanent failures and a quarantine; then one edit"),
+        File(relativePath: "golden/v2-all-types.journal", purpose: "the records of v1-all-types in format 2, each with its sync horizon, closed by a sync-horizon record"),
+        File(relativePath: "golden/v2-conflicts.journal", purpose: "the records of v1.1-conflicts in format 2, closed by a sync-horizon record"),
+        File(relativePath: "golden/v2-continued.journal", purpose: "the records of v1.1-continued in format 2, continuing v2-conflicts, closed by a sync-horizon record"),
+        File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
+        File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
+        File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
+        File(relativePath: "samples/embedded-frame.journal", purpose: "the healthy journal plus a torn record whose payload carries a frame of this generation: a torn tail, the frame never taken for a record"),
+        File(relativePath: "samples/flipped-bit-last.journal", purpose: "the healthy journal with one bit of its last record (the closing sync-horizon record) flipped: corrupt"),
+        File(relativePath: "samples/damaged-header.journal", purpose: "the healthy journal with a bit of the header's version flipped: corrupt at offset 0, salvageable"),
     ]
 
     static let baseTime: Int64 = 1_764_000_000_000  // 2025-11-24T16:00:00Z
@@ -292,9 +301,10 @@ public enum SampleJournals {
         try await writeJournal(healthy, header: header(seed: 1), records: healthyRecords())
 
         // Torn tail: the first 40 bytes of one more record, as a crash mid-append leaves them.
+        // It follows the writer's closing sync-horizon record, so its sequence number is the one after that.
         var torn = try Data(contentsOf: URL(fileURLWithPath: healthy))
         let extra = RecordFrame.encode(type: .operation, generation: header(seed: 1).generation,
-                                       sequence: UInt64(healthyRecords().count + 1), horizon: Int64(torn.count),
+                                       sequence: try JournalReader(path: healthy).scan().nextSequence, horizon: Int64(torn.count),
                                        payload: JournalOperation(id: OperationID(bytes: Array(repeating: 7, count: 16))!, kind: .delete,
                                                                  entity: "pin", recordID: "p-cafe", queuedAt: baseTime + 7 * 60_000).encoded())
         torn.append(contentsOf: extra.prefix(40))
@@ -347,7 +357,8 @@ public enum SampleJournals {
         let healthy = [UInt8](try Data(contentsOf: URL(fileURLWithPath: healthyPath)))
         let sampleHeader = header(seed: 1)
         let end = Int64(healthy.count)
-        let nextSequence = UInt64(healthyRecords().count + 1)
+        // After the healthy edits and the writer's closing sync-horizon record.
+        let nextSequence = try JournalReader(path: healthyPath).scan().nextSequence
         var generator = SeededGenerator(seed: 21)
         func operation(_ id: String, note: String) -> [UInt8] {
             JournalOperation(id: .random(using: &generator), kind: .create, entity: "note", recordID: id,

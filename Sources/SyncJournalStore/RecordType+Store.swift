@@ -37,7 +37,7 @@ extension RecordType {
     public static let pullCursors = RecordType(rawValue: 0x0102)
 
     /// A short lowercase name for tools (`operation`, `batch`, `salvaged`,
-    /// or the hex number of a type this version does not name).
+    /// `sync-horizon`, or the hex number of a type this version does not name).
     public var name: String {
         switch self {
         case .operation: return "operation"
@@ -59,6 +59,7 @@ extension RecordType {
         case .conflictResolved: return "conflict-resolved"
         case .rowsForgotten: return "forgotten"
         case .salvaged: return "salvaged"
+        case .syncHorizon: return "sync-horizon"
         default: return description
         }
     }

@@ -16,24 +16,30 @@ struct JournalCrashBinaryTests {
         let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
+        // A clean close appends a sync-horizon record (sequence 26), so the next writer continues at 27.
         let second = try ToolRunner.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
         #expect(second.status == 0, "\(second.standardError)")
-        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(26...65))
+        #expect(second.standardError.contains("next seq 27"), "\(second.standardError)")
+        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(27...66))
         let dump = try ToolRunner.run("journal-dump", ["--verify", path])
         #expect(dump.status == 0)
-        #expect(dump.standardOutput.contains("records:  65 (operation 65)"))
+        #expect(dump.standardOutput.contains("records:  67 (operation 65, sync-horizon 2)"), "\(dump.standardOutput)")
+        let records = try ToolRunner.run("journal-dump", ["--json", path]).standardOutput.split(separator: "\n")
+        #expect(records[25].contains("\"seq\":26,\"type\":\"sync-horizon\""), "\(records[25])")
+        #expect(records[66].contains("\"seq\":67,\"type\":\"sync-horizon\""), "\(records[66])")
     }
 
-    @Test("write continues a journal with a torn tail after cutting it off, and refuses a corrupt one without changing it")
+    @Test("write continues a journal with a torn tail after cutting it off, and refuses a corrupt or unsupported one without changing it")
     func writeRecoversOrRefuses() throws {
         let directory = try TemporaryDirectory()
         let torn = directory.path("torn.journal")
         try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
         let resumed = try ToolRunner.run("journal-crash", ["write", torn, "--records", "3"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
-        #expect(Self.ackedSequences(resumed.standardOutput) == [7, 8, 9])
+        // The healthy records and the closing sync-horizon record are 1 to 7; the torn eighth is cut.
+        #expect(Self.ackedSequences(resumed.standardOutput) == [8, 9, 10])
         #expect(resumed.standardError.contains("cut 40 bytes"))
-        #expect(FileManager.default.fileExists(atPath: torn + ".torn-742"))
+        #expect(FileManager.default.fileExists(atPath: torn + ".torn-854"))
         #expect(try ToolRunner.run("journal-dump", ["--verify", torn]).status == 0)
 
         let corrupt = directory.path("corrupt.journal")
@@ -41,9 +47,19 @@ struct JournalCrashBinaryTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: corrupt))
         let refused = try ToolRunner.run("journal-crash", ["write", corrupt, "--records", "3"])
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("corrupt at offset 327"))
+        #expect(refused.standardError.contains("corrupt at offset 351"))
         #expect(Self.ackedSequences(refused.standardOutput).isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt)) == before)
+
+        // A journal a newer version wrote is read-only: refused (exit 3), never cut or appended to.
+        let newer = directory.path("newer.journal")
+        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/unknown-type.journal").path, toPath: newer)
+        let intact = try Data(contentsOf: URL(fileURLWithPath: newer))
+        let readOnly = try ToolRunner.run("journal-crash", ["write", newer, "--records", "3"])
+        #expect(readOnly.status == 3)
+        #expect(readOnly.standardError.contains("read-only for this version"), "\(readOnly.standardError)")
+        #expect(Self.ackedSequences(readOnly.standardOutput).isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == intact)
     }
 
     @Test("journal-crash rejects a bad command line with exit status 64")

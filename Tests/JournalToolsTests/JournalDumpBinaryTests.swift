@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalCore
 import Testing
 
 /// One expected run of the `journal-dump` binary: a sample, a mode, an exit status.
@@ -8,7 +9,7 @@ struct DumpCase: Sendable, CustomStringConvertible {
     var status: Int32
 
     var journalPath: String {
-        (name.hasPrefix("v1") ? "journals/golden/" : "journals/samples/") + name + ".journal"
+        (name.hasPrefix("v1") || name.hasPrefix("v2") ? "journals/golden/" : "journals/samples/") + name + ".journal"
     }
     var arguments: [String] {
         switch mode {
@@ -44,16 +45,24 @@ struct DumpCase: Sendable, CustomStringConvertible {
 
 @Suite("journal-dump, the binary")
 struct JournalDumpBinaryTests {
+    static let samples = ["healthy", "torn-tail", "corrupt-middle", "store", "store-checkpoint",
+                          "reserved-field", "unknown-type", "power-cut-batch", "embedded-frame", "flipped-bit-last", "damaged-header"]
+
     @Test("the expected-output manifest covers every sample in every mode")
     func manifestIsComplete() {
-        #expect(DumpCase.all.count == 37)
-        for name in ["healthy", "torn-tail", "corrupt-middle", "store", "store-checkpoint"] {
+        #expect(DumpCase.all.count == 77)
+        for name in Self.samples {
             for mode in ["text", "json", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
         }
-        for name in ["v1.1-conflicts", "v1.1-continued"] {
+        for name in ["v1.1-conflicts", "v1.1-continued", "v2-conflicts", "v2-continued"] {
             for mode in ["text", "verify", "state", "state-json"] {
+                #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
+            }
+        }
+        for name in ["v1-all-types", "v1-continued", "v2-all-types"] {
+            for mode in ["text", "verify"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
         }
@@ -67,22 +76,82 @@ struct JournalDumpBinaryTests {
         #expect(result.standardOutput == expected)
     }
 
-    @Test("the three samples are classified clean, torn-tail and corrupt with exit statuses 0, 1, 1")
-    func samplesAreClassified() throws {
-        let expectations = [("healthy", "clean", Int32(0), "null"), ("torn-tail", "torn-tail", 1, "742"),
-                            ("corrupt-middle", "corrupt", 1, "327")]
-        for (name, status, exit, offset) in expectations {
-            let result = try ToolRunner.run("journal-dump", ["--json", "journals/samples/\(name).journal"])
-            #expect(result.status == exit)
-            let summary = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(summary.contains("\"status\":\"\(status)\""), "\(name): \(summary)")
-            #expect(summary.contains("\"damageOffset\":\(offset)"), "\(name): \(summary)")
-        }
+    @Test("each sample is classified as it was made to be, with its exit status",
+          arguments: [
+            ("healthy", "clean", Int32(0), "\"damageOffset\":null,\"damage\":null,"),
+            ("torn-tail", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"incomplete record"),
+            ("corrupt-middle", "corrupt", 1, "\"damageOffset\":351,\"damage\":\"checksum mismatch in bytes that were durable"),
+            // A power cut lost the first record of a group commit; the two after it were written
+            // in the same unsynced window and claim nothing past the cut.
+            ("power-cut-batch", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"record header checksum mismatch\""),
+            // The frame inside the torn record's payload claims a horizon past the cut, but is never taken for a record.
+            ("embedded-frame", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"checksum mismatch\""),
+            ("flipped-bit-last", "corrupt", 1, "\"damageOffset\":814,\"damage\":\"record header checksum mismatch: a flipped bit at offset 851, bit 2"),
+            // A flipped version bit is damage (the checksum is checked first), never a future format.
+            ("damaged-header", "corrupt", 1, "\"damageOffset\":0,\"damage\":\"header checksum mismatch\""),
+            ("reserved-field", "unsupported", 3,
+             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has reserved field 1"),
+            ("unknown-type", "unsupported", 3,
+             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has type 0x00f0"),
+          ])
+    func samplesAreClassified(_ name: String, _ status: String, _ exit: Int32, _ members: String) throws {
+        let result = try ToolRunner.run("journal-dump", ["--json", "journals/samples/\(name).journal"])
+        #expect(result.status == exit, "\(name)")
+        let summary = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.contains("\"status\":\"\(status)\",\(members)"), "\(name): \(summary)")
+        #expect(summary.contains("unsupportedOffset") == (status == "unsupported"), "\(name): \(summary)")
     }
 
-    @Test("golden journals (1.0 and 1.1) still read exactly as when they were written")
+    @Test("the records after a format-2 torn tail: none claims the cut bytes were durable, and no frame inside a payload is one")
+    func recordsAfterATornTail() throws {
+        let root = ToolRunner.packageRoot.appendingPathComponent("journals/samples")
+        let batch = try JournalReader(path: root.appendingPathComponent("power-cut-batch.journal").path).recordsAfterDamage()
+        #expect(batch.map(\.sequence) == [9, 10])
+        #expect(batch.allSatisfy { $0.syncHorizon == 854 })
+        #expect(try JournalReader(path: root.appendingPathComponent("embedded-frame.journal").path).recordsAfterDamage().isEmpty)
+    }
+
+    @Test("format-2 records show their sync horizon, 1.x records none, and the closing record is named")
+    func syncHorizons() throws {
+        let v2 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v2-all-types.journal"])
+        let lines = v2.standardOutput.split(separator: "\n").dropLast()
+        #expect(lines.allSatisfy { $0.contains(",\"horizon\":") }, "\(v2.standardOutput)")
+        #expect(lines.last?.contains("\"type\":\"sync-horizon\",\"horizon\":") == true, "\(v2.standardOutput)")
+        let v1 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v1-all-types.journal"])
+        #expect(!v1.standardOutput.contains("horizon"))
+        let text = try ToolRunner.run("journal-dump", ["journals/samples/healthy.journal"])
+        #expect(text.standardOutput.contains("   offset     seq    horizon  type "))
+        #expect(text.standardOutput.contains("      814       7        814  sync-horizon "))
+        #expect(!(try ToolRunner.run("journal-dump", ["journals/golden/v1-all-types.journal"])).standardOutput.contains("horizon"))
+    }
+
+    @Test("a record of the reserved type 0x0102 is not understood: the journal is unsupported there, exit 3, and no state is rebuilt")
+    func reservedCursorsRecord() throws {
+        let directory = try TemporaryDirectory()
+        let healthy = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
+        let header = try #require(try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal").path).header())
+        let record = RecordFrame.encode(type: RecordType(rawValue: 0x0102), generation: header.generation, sequence: 8,
+                                        horizon: Int64(healthy.count), payload: [0])
+        let path = directory.path("cursors.journal")
+        try (healthy + record).write(to: URL(fileURLWithPath: path))
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let json = try ToolRunner.run("journal-dump", ["--json", "--state", path])
+        #expect(json.status == 3)
+        let lines = json.standardOutput.split(separator: "\n")
+        #expect(lines.count == 9, "\(json.standardOutput)")  // the 7 records before it, the summary, the state
+        #expect(lines.dropLast().last?.contains("\"status\":\"unsupported\"") == true)
+        #expect(lines.dropLast().last?.contains("\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has type 0x0102") == true)
+        #expect(lines.last?.hasPrefix("{\"state\":null,\"stateError\":\"read-only for this version") == true)
+        let text = try ToolRunner.run("journal-dump", [path])
+        #expect(text.status == 3)
+        #expect(text.standardOutput.contains("status:   unsupported at offset 854"))
+        #expect(text.standardOutput.contains("nothing is cut"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("golden journals (1.0, 1.1 and 2.0) still read exactly as when they were written")
     func goldenFilesReadExactly() throws {
-        for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued"] {
+        for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued", "v2-all-types", "v2-conflicts", "v2-continued"] {
             let result = try ToolRunner.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
             let expected = try String(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
@@ -98,7 +167,10 @@ struct JournalDumpBinaryTests {
         for relative in ["samples/healthy.journal", "samples/torn-tail.journal", "samples/corrupt-middle.journal",
                          "samples/store.journal", "samples/store-checkpoint.journal",
                          "golden/v1-all-types.journal", "golden/v1-continued.journal",
-                         "golden/v1.1-conflicts.journal", "golden/v1.1-continued.journal"] {
+                         "golden/v1.1-conflicts.journal", "golden/v1.1-continued.journal",
+                         "golden/v2-all-types.journal", "golden/v2-conflicts.journal", "golden/v2-continued.journal",
+                         "samples/reserved-field.journal", "samples/unknown-type.journal", "samples/power-cut-batch.journal",
+                         "samples/embedded-frame.journal", "samples/flipped-bit-last.journal", "samples/damaged-header.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))
             let committed = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/" + relative))
             #expect(made == committed, "\(relative) differs from what `journal-crash samples` makes")
@@ -110,7 +182,7 @@ struct JournalDumpBinaryTests {
     func exitStatuses() throws {
         let directory = try TemporaryDirectory()
         try Data("just some text, not a journal\n".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
-        FileManager.default.createFile(atPath: directory.path("empty.journal"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: directory.path("empty.journal"), contents: Data()))
         #expect(try ToolRunner.run("journal-dump", []).status == 64)
         #expect(try ToolRunner.run("journal-dump", ["--bogus", "x"]).status == 64)
         #expect(try ToolRunner.run("journal-dump", ["a", "b"]).status == 64)
@@ -122,22 +194,31 @@ struct JournalDumpBinaryTests {
         #expect(try ToolRunner.run("journal-dump", [directory.url.path]).status == 66)
     }
 
-    @Test("journal-dump reports an unknown major version as not readable (65), naming the version")
+    @Test("journal-dump reports an unknown major version as not readable (65), naming the version; a flipped version bit is damage")
     func unknownMajorVersion() throws {
         let directory = try TemporaryDirectory()
-        var bytes = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
-        bytes[8] = 2  // major version 2
-        let path = directory.path("v2.journal")
-        try bytes.write(to: URL(fileURLWithPath: path))
+        var bytes = [UInt8](try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal")))
+        bytes[8] = 3  // major version 3, under a checksum that verifies: a future format
+        let checksum = CRC32C.mask(CRC32C.checksum(bytes[0..<76]))
+        for i in 0..<4 { bytes[76 + i] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * i)) }
+        let path = directory.path("v3.journal")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         let result = try ToolRunner.run("journal-dump", [path])
         #expect(result.status == 65)
-        #expect(result.standardError.contains("2.0"))
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.contains("3.0"))
+
+        // The same version without its checksum: the header is damaged, not from the future.
+        let damaged = try ToolRunner.run("journal-dump", ["--json", "journals/samples/damaged-header.journal"])
+        #expect(damaged.status == 1)
+        #expect(damaged.standardOutput.contains("\"status\":\"corrupt\",\"damageOffset\":0,\"damage\":\"header checksum mismatch\""))
+        #expect(damaged.standardOutput.contains("\"header\":null"))
     }
 
     @Test("journal-dump never modifies the file it reads, even a damaged one")
     func dumpIsReadOnly() throws {
         let directory = try TemporaryDirectory()
-        for name in ["torn-tail", "corrupt-middle"] {
+        for name in ["torn-tail", "corrupt-middle", "power-cut-batch", "reserved-field", "damaged-header"] {
             let source = ToolRunner.packageRoot.appendingPathComponent("journals/samples/\(name).journal")
             let path = directory.path("\(name).journal")
             try FileManager.default.copyItem(atPath: source.path, toPath: path)
@@ -154,10 +235,11 @@ struct JournalDumpBinaryTests {
     func everyTruncationOfTheHealthySample() throws {
         let directory = try TemporaryDirectory()
         let full = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
-        let boundaries: Set<Int> = [80, 212, 327, 427, 493, 673, 742]
-        // Every offset would mean ~660 process launches; step through every offset of the last two records
-        // and every boundary, which covers each kind of cut. (In-process tests cover every offset of every record.)
-        let offsets = Array(80...full.count).filter { $0 >= 493 || boundaries.contains($0) || $0 % 17 == 0 }
+        let boundaries: Set<Int> = [80, 224, 351, 463, 541, 733, 814, 854]
+        // Every offset would mean ~770 process launches; step through every offset of the last two records
+        // (the last edit and the closing sync-horizon record) and every boundary, which covers each kind of
+        // cut. (In-process tests cover every offset of every record.)
+        let offsets = Array(80...full.count).filter { $0 >= 733 || boundaries.contains($0) || $0 % 17 == 0 }
         for length in offsets {
             let path = directory.path("cut-\(length).journal")
             try full.prefix(length).write(to: URL(fileURLWithPath: path))

@@ -24,15 +24,29 @@ struct ReadmeExampleTests {
         #expect(seq == 1)
 
         var seen: [JournalOperation] = []
+        var types: [RecordType] = []
         let report = try JournalReader(path: path).scan { record in
+            types.append(record.type)
             if case .operation(let op) = try JournalEntry.decode(record) { seen.append(op) }
         }
+        // The README's switch over the status, as written there.
+        var said = ""
+        switch report.status {
+        case .clean: break
+        case .tornTail(let offset, let damage): said = "a crash mid-append at \(offset): \(damage)"
+        case .corrupt(let offset, let damage): said = "corrupt at \(offset): \(damage); salvage explicitly"
+        case .unsupported(let offset, let reason): said = "read-only: a newer version wrote it (at \(offset): \(reason))"
+        }
+        #expect(said.isEmpty)
         #expect(report.status == .clean)
         #expect(seen == [edit])
+        // The clean close appended a sync-horizon record after the edit; decoding skips it.
+        #expect(types == [.operation, .syncHorizon])
+        #expect(report.lastSequence == 2)
 
         let salvaged = directory.appendingPathComponent("app.salvaged.journal").path
         let result = try await JournalSalvage.salvage(from: path, to: salvaged, includeRecordsAfterDamage: true)
-        #expect(result.prefixRecords == 1)
+        #expect(result.prefixRecords == 2)  // the edit and the closing sync-horizon record, copied as they are
         #expect(result.recordsAfterDamage == 0)
     }
 }
