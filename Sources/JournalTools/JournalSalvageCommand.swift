@@ -52,6 +52,7 @@ public enum JournalSalvageCommand {
             switch error {
             case .notAJournal, .unsupportedVersion: return ToolExit.notAJournal.rawValue
             case .io, .alreadyExists: return ToolExit.cannotOpen.rawValue
+            case .unsupported: return ToolExit.unsupported.rawValue
             default: return ToolExit.damage.rawValue
             }
         } catch {

@@ -14,7 +14,8 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     /// Format 2: the record header's own checksum does not match.
     case recordHeaderChecksumMismatch
     /// Format 2: a record header that verifies claims a sync horizon past
-    /// its own offset, which no writer does.
+    /// its own offset or before the end of the file header, which no
+    /// writer does.
     case horizonBeyondRecord(horizon: Int64)
     /// The record verifies but belongs to another file's generation (stale bytes).
     case foreignGeneration(UInt64)
@@ -56,7 +57,7 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
         case .impossibleLength(let length): return "impossible record length \(length)"
         case .checksumMismatch: return "checksum mismatch"
         case .recordHeaderChecksumMismatch: return "record header checksum mismatch"
-        case .horizonBeyondRecord(let horizon): return "record claims sync horizon \(horizon) past its own offset"
+        case .horizonBeyondRecord(let horizon): return "record claims sync horizon \(horizon), outside the file header's end and its own offset"
         case .foreignGeneration(let generation): return "record of another generation (\(generation))"
         case .invalidRecordHeader: return "invalid record header"
         case .sequenceMismatch(let expected, let found): return "sequence \(found) where \(expected) was expected"

@@ -58,6 +58,11 @@ public enum JournalSalvage {
             let damage = (try? reader.scan().status.damage) ?? nil
             throw JournalError.corrupt(path: source, offset: 0, damage: damage ?? .checksumMismatch)
         }
+        // An intact journal this version does not understand is not damaged:
+        // copying its records up to the part it cannot read would drop the rest.
+        if !rebuilt, case .unsupported(let offset, let reason) = try reader.scan().status {
+            throw JournalError.unsupported(path: source, offset: offset, reason: reason)
+        }
         if let existing = try? system.open(destination, .readOnly, 0) {
             try? system.close(existing)
             throw JournalError.alreadyExists(path: destination)

@@ -151,7 +151,7 @@ struct JournalScanner {
     /// verifies (its payload loaded in the window), or damage.
     mutating func probe(at offset: Int64, header: JournalHeader) throws(SystemError) -> Probe {
         header.hasSyncHorizons
-            ? try probeFormat2(at: offset, generation: header.generation)
+            ? try probeFormat2(at: offset, generation: header.generation, headerLength: Int64(header.headerLength))
             : try probeFormat1(at: offset, generation: header.generation)
     }
 
@@ -183,7 +183,7 @@ struct JournalScanner {
     /// A header that verifies but names another generation, an impossible
     /// length, type 0 or a horizon past its own offset was written by no
     /// interrupted append of this file: that is ``Probe/impossible(_:)``.
-    mutating func probeFormat2(at offset: Int64, generation: UInt64) throws(SystemError) -> Probe {
+    mutating func probeFormat2(at offset: Int64, generation: UInt64, headerLength fileHeaderLength: Int64 = Int64(JournalFormat.headerLength)) throws(SystemError) -> Probe {
         let headerLength = JournalFormat.recordHeaderLength
         let remaining = window.fileSize - offset
         if remaining <= 0 { return .end }
@@ -197,7 +197,7 @@ struct JournalScanner {
         if frame.generation != generation { return .impossible(.foreignGeneration(frame.generation)) }
         if Int(frame.length) > JournalFormat.maximumPayloadLength { return .impossible(.impossibleLength(frame.length)) }
         if frame.type == .invalid { return .impossible(.invalidRecordHeader) }
-        if frame.horizon < 0 || frame.horizon > offset { return .impossible(.horizonBeyondRecord(horizon: frame.horizon)) }
+        if frame.horizon < fileHeaderLength || frame.horizon > offset { return .impossible(.horizonBeyondRecord(horizon: frame.horizon)) }
         let total = headerLength + Int(frame.length)
         if Int64(total) > remaining {
             return .damage(.incompletePayload(declared: frame.length, available: Int(remaining) - headerLength))
@@ -247,9 +247,12 @@ struct JournalScanner {
             do {
                 // A damaged record whose header verifies is stepped over whole.
                 var start = offset + 1
-                if case .damage(.checksumMismatch) = try probeFormat2(at: offset, generation: header.generation) {
+                switch try probeFormat2(at: offset, generation: header.generation) {
+                case .damage(.checksumMismatch), .damage(.incompletePayload):
                     let length = window.withBytes(offset, JournalFormat.recordHeaderLength) { RecordFrame.Header($0, at: 0).length }
                     start = offset + Int64(JournalFormat.recordHeaderLength) + Int64(length)
+                default:
+                    break
                 }
                 try forEachVerifiedHeader(from: start, generation: header.generation) { at, _ in
                     found.append(at)

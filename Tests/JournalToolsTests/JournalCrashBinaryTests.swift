@@ -16,17 +16,20 @@ struct JournalCrashBinaryTests {
         let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
-        // A clean close appends a sync-horizon record (sequence 26), so the next writer continues at 27.
+        // Durable and group-commit writers close without a sync-horizon record:
+        // each batch's horizon already claims the batches before it.
         let second = try ToolRunner.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
         #expect(second.status == 0, "\(second.standardError)")
-        #expect(second.standardError.contains("next seq 27"), "\(second.standardError)")
-        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(27...66))
+        #expect(second.standardError.contains("next seq 26"), "\(second.standardError)")
+        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(26...65))
         let dump = try ToolRunner.run("journal-dump", ["--verify", path])
         #expect(dump.status == 0)
-        #expect(dump.standardOutput.contains("records:  67 (operation 65, sync-horizon 2)"), "\(dump.standardOutput)")
+        #expect(dump.standardOutput.contains("records:  65 (operation 65)"), "\(dump.standardOutput)")
         let records = try ToolRunner.run("journal-dump", ["--json", path]).standardOutput.split(separator: "\n")
-        #expect(records[25].contains("\"seq\":26,\"type\":\"sync-horizon\""), "\(records[25])")
-        #expect(records[66].contains("\"seq\":67,\"type\":\"sync-horizon\""), "\(records[66])")
+        // Record 26 was written after record 25's sync: its horizon is record 26's own offset.
+        #expect(records[25].contains("\"seq\":26,\"type\":\"operation\""), "\(records[25])")
+        let offset = records[25].split(separator: ",").first { $0.hasPrefix("{\"offset\":") }?.dropFirst(10)
+        #expect(offset.map { records[25].contains("\"horizon\":\($0),") } == true, "\(records[25])")
     }
 
     @Test("write continues a journal with a torn tail after cutting it off, and refuses a corrupt or unsupported one without changing it")
@@ -36,10 +39,10 @@ struct JournalCrashBinaryTests {
         try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
         let resumed = try ToolRunner.run("journal-crash", ["write", torn, "--records", "3"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
-        // The healthy records and the closing sync-horizon record are 1 to 7; the torn eighth is cut.
-        #expect(Self.ackedSequences(resumed.standardOutput) == [8, 9, 10])
+        // The healthy records are 1 to 6; the torn seventh is cut.
+        #expect(Self.ackedSequences(resumed.standardOutput) == [7, 8, 9])
         #expect(resumed.standardError.contains("cut 40 bytes"))
-        #expect(FileManager.default.fileExists(atPath: torn + ".torn-854"))
+        #expect(FileManager.default.fileExists(atPath: torn + ".torn-814"))
         #expect(try ToolRunner.run("journal-dump", ["--verify", torn]).status == 0)
 
         let corrupt = directory.path("corrupt.journal")

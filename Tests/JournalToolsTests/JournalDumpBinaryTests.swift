@@ -79,20 +79,20 @@ struct JournalDumpBinaryTests {
     @Test("each sample is classified as it was made to be, with its exit status",
           arguments: [
             ("healthy", "clean", Int32(0), "\"damageOffset\":null,\"damage\":null,"),
-            ("torn-tail", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"incomplete record"),
+            ("torn-tail", "torn-tail", 1, "\"damageOffset\":814,\"damage\":\"incomplete record"),
             ("corrupt-middle", "corrupt", 1, "\"damageOffset\":351,\"damage\":\"checksum mismatch in bytes that were durable"),
             // A power cut lost the first record of a group commit; the two after it were written
             // in the same unsynced window and claim nothing past the cut.
-            ("power-cut-batch", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"record header checksum mismatch\""),
+            ("power-cut-batch", "torn-tail", 1, "\"damageOffset\":814,\"damage\":\"record header checksum mismatch\""),
             // The frame inside the torn record's payload claims a horizon past the cut, but is never taken for a record.
-            ("embedded-frame", "torn-tail", 1, "\"damageOffset\":854,\"damage\":\"checksum mismatch\""),
-            ("flipped-bit-last", "corrupt", 1, "\"damageOffset\":814,\"damage\":\"record header checksum mismatch: a flipped bit at offset 851, bit 2"),
+            ("embedded-frame", "torn-tail", 1, "\"damageOffset\":814,\"damage\":\"checksum mismatch\""),
+            ("flipped-bit-last", "corrupt", 1, "\"damageOffset\":733,\"damage\":\"checksum mismatch: a flipped bit at offset 811, bit 2"),
             // A flipped version bit is damage (the checksum is checked first), never a future format.
             ("damaged-header", "corrupt", 1, "\"damageOffset\":0,\"damage\":\"header checksum mismatch\""),
             ("reserved-field", "unsupported", 3,
-             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has reserved field 1"),
+             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":814,\"unsupportedReason\":\"record 7 has reserved field 1"),
             ("unknown-type", "unsupported", 3,
-             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has type 0x00f0"),
+             "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":814,\"unsupportedReason\":\"record 7 has type 0x00f0"),
           ])
     func samplesAreClassified(_ name: String, _ status: String, _ exit: Int32, _ members: String) throws {
         let result = try ToolRunner.run("journal-dump", ["--json", "journals/samples/\(name).journal"])
@@ -106,22 +106,27 @@ struct JournalDumpBinaryTests {
     func recordsAfterATornTail() throws {
         let root = ToolRunner.packageRoot.appendingPathComponent("journals/samples")
         let batch = try JournalReader(path: root.appendingPathComponent("power-cut-batch.journal").path).recordsAfterDamage()
-        #expect(batch.map(\.sequence) == [9, 10])
-        #expect(batch.allSatisfy { $0.syncHorizon == 854 })
+        #expect(batch.map(\.sequence) == [8, 9])
+        #expect(batch.allSatisfy { $0.syncHorizon == 814 })
         #expect(try JournalReader(path: root.appendingPathComponent("embedded-frame.journal").path).recordsAfterDamage().isEmpty)
     }
 
-    @Test("format-2 records show their sync horizon, 1.x records none, and the closing record is named")
+    @Test("format-2 records show their sync horizon, 1.x records none, and a bulk writer's closing record is named")
     func syncHorizons() throws {
         let v2 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v2-all-types.journal"])
         let lines = v2.standardOutput.split(separator: "\n").dropLast()
         #expect(lines.allSatisfy { $0.contains(",\"horizon\":") }, "\(v2.standardOutput)")
-        #expect(lines.last?.contains("\"type\":\"sync-horizon\",\"horizon\":") == true, "\(v2.standardOutput)")
+        let directory = try TemporaryDirectory()
+        let bulk = directory.path("bulk.journal")
+        let written = try ToolRunner.run("journal-crash", ["write", bulk, "--records", "3", "--bulk"])
+        #expect(written.status == 0, "\(written.standardError)")
+        let closing = try ToolRunner.run("journal-dump", ["--json", bulk]).standardOutput.split(separator: "\n").dropLast().last
+        #expect(closing?.contains("\"seq\":4,\"type\":\"sync-horizon\",\"horizon\":") == true, "\(closing ?? "")")
         let v1 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v1-all-types.journal"])
         #expect(!v1.standardOutput.contains("horizon"))
         let text = try ToolRunner.run("journal-dump", ["journals/samples/healthy.journal"])
         #expect(text.standardOutput.contains("   offset     seq    horizon  type "))
-        #expect(text.standardOutput.contains("      814       7        814  sync-horizon "))
+        #expect(text.standardOutput.contains("      733       6        733  operation delete pin "))
         #expect(!(try ToolRunner.run("journal-dump", ["journals/golden/v1-all-types.journal"])).standardOutput.contains("horizon"))
     }
 
@@ -130,7 +135,7 @@ struct JournalDumpBinaryTests {
         let directory = try TemporaryDirectory()
         let healthy = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
         let header = try #require(try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal").path).header())
-        let record = RecordFrame.encode(type: RecordType(rawValue: 0x0102), generation: header.generation, sequence: 8,
+        let record = RecordFrame.encode(type: RecordType(rawValue: 0x0102), generation: header.generation, sequence: 7,
                                         horizon: Int64(healthy.count), payload: [0])
         let path = directory.path("cursors.journal")
         try (healthy + record).write(to: URL(fileURLWithPath: path))
@@ -138,13 +143,13 @@ struct JournalDumpBinaryTests {
         let json = try ToolRunner.run("journal-dump", ["--json", "--state", path])
         #expect(json.status == 3)
         let lines = json.standardOutput.split(separator: "\n")
-        #expect(lines.count == 9, "\(json.standardOutput)")  // the 7 records before it, the summary, the state
+        #expect(lines.count == 8, "\(json.standardOutput)")  // the 6 records before it, the summary, the state
         #expect(lines.dropLast().last?.contains("\"status\":\"unsupported\"") == true)
-        #expect(lines.dropLast().last?.contains("\"unsupportedOffset\":854,\"unsupportedReason\":\"record 8 has type 0x0102") == true)
+        #expect(lines.dropLast().last?.contains("\"unsupportedOffset\":814,\"unsupportedReason\":\"record 7 has type 0x0102") == true)
         #expect(lines.last?.hasPrefix("{\"state\":null,\"stateError\":\"read-only for this version") == true)
         let text = try ToolRunner.run("journal-dump", [path])
         #expect(text.status == 3)
-        #expect(text.standardOutput.contains("status:   unsupported at offset 854"))
+        #expect(text.standardOutput.contains("status:   unsupported at offset 814"))
         #expect(text.standardOutput.contains("nothing is cut"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
@@ -235,10 +240,9 @@ struct JournalDumpBinaryTests {
     func everyTruncationOfTheHealthySample() throws {
         let directory = try TemporaryDirectory()
         let full = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
-        let boundaries: Set<Int> = [80, 224, 351, 463, 541, 733, 814, 854]
-        // Every offset would mean ~770 process launches; step through every offset of the last two records
-        // (the last edit and the closing sync-horizon record) and every boundary, which covers each kind of
-        // cut. (In-process tests cover every offset of every record.)
+        let boundaries: Set<Int> = [80, 224, 351, 463, 541, 733, 814]
+        // Every offset would mean ~730 process launches; step through every offset of the last record and
+        // every boundary, which covers each kind of cut. (In-process tests cover every offset of every record.)
         let offsets = Array(80...full.count).filter { $0 >= 733 || boundaries.contains($0) || $0 % 17 == 0 }
         for length in offsets {
             let path = directory.path("cut-\(length).journal")

@@ -90,14 +90,14 @@ struct LocalStoreLifecycleTests {
             #expect(await store.status == .ready)
             let recovery = try #require(store.recovery)
             #expect(recovery.bytesCut == 40)
-            #expect(recovery.recordCount == 7)  // six edits and the writer's closing sync-horizon record
+            #expect(recovery.recordCount == 6)
             #expect(recovery.created == false)
-            if case .tornTail(let offset, _) = recovery.statusFound { #expect(offset == 854) } else {
+            if case .tornTail(let offset, _) = recovery.statusFound { #expect(offset == 814) } else {
                 Issue.record("statusFound is \(recovery.statusFound)")
             }
             let side = try #require(recovery.sideFile)
             #expect(Kit.bytes(side)?.count == 40)
-            #expect(Kit.bytes(scratch.journal)?.count == 854)
+            #expect(Kit.bytes(scratch.journal)?.count == 814)
 
             // The records before the cut are replayed: the create of p-cafe
             // is visible, p-museum was created and deleted.

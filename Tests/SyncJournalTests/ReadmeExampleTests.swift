@@ -40,13 +40,13 @@ struct ReadmeExampleTests {
         #expect(said.isEmpty)
         #expect(report.status == .clean)
         #expect(seen == [edit])
-        // The clean close appended a sync-horizon record after the edit; decoding skips it.
-        #expect(types == [.operation, .syncHorizon])
-        #expect(report.lastSequence == 2)
+        // A group-commit writer closes without a sync-horizon record (only bulk writers add one).
+        #expect(types == [.operation])
+        #expect(report.lastSequence == 1)
 
         let salvaged = directory.appendingPathComponent("app.salvaged.journal").path
         let result = try await JournalSalvage.salvage(from: path, to: salvaged, includeRecordsAfterDamage: true)
-        #expect(result.prefixRecords == 2)  // the edit and the closing sync-horizon record, copied as they are
+        #expect(result.prefixRecords == 1)
         #expect(result.recordsAfterDamage == 0)
     }
 }
