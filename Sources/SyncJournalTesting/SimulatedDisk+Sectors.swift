@@ -18,6 +18,8 @@ extension SimulatedDisk {
     /// file's last successful `fdatasync`/`fsync`). Where the durable file had
     /// no bytes at all, "durable bytes" means nothing: if the surviving length
     /// reaches past the durable length, an unkept sector there reads as zeros.
+    /// Likewise a kept sector reads as zeros past the current end (what an
+    /// unsynced truncation cleared), should the durable length survive.
     /// Sectors at or past the surviving length do not exist.
     ///
     /// ```swift

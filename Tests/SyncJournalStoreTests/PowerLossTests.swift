@@ -400,7 +400,7 @@ private func modeName(_ mode: SimulatedDisk.CrashMode) -> String {
     switch mode {
     case .processCrash: return "process"
     case .loseUnsynced: return "lose-unsynced"
-    case .cut: return "cut"
+    case .sectors: return "sectors"
     case .random: return "power-loss"
     }
 }
@@ -758,7 +758,7 @@ extension PowerLossTests {
         return store
     }
 
-    @Test("Resolving a conflict with an edit is all or nothing: a power cut at any byte of its write leaves the conflict as it was or settled with its edit queued, never one without the other",
+    @Test("Resolving a conflict with an edit is all or nothing: a power cut keeping any subset of its write's sectors leaves the conflict as it was or settled with its edit queued, never one without the other",
           arguments: [ConflictDecision.keep(["name": .string("Tapas bar"), "rating": .int(5)]), .delete])
     func resolvingAConflictWithAnEditIsAtomic(decision: ConflictDecision) async throws {
         // The two states allowed: before the call and after it.
@@ -772,37 +772,37 @@ extension PowerLossTests {
         try await reference.close()
         #expect(before != after)
 
-        // The write of the resolution, cut at every byte before its fdatasync.
-        var cutsChecked = 0
-        var torn: [Int] = []
-        var example = ""
-        var offset = 0
-        while true {
-            let disk = SimulatedDisk()
-            disk.createDirectory(directory)
-            let store = try await Self.storeWithConflict(disk)
-            let id = try #require(try await store.conflicts().first?.id)
-            disk.freeze(afterCalls: 1)   // the pwrite reaches the page cache; the fdatasync fails
-            await #expect(throws: StoreError.self) { try await store.resolveConflict(id, keeping: decision) }
-            try? await store.close()
-            let unsynced = disk.unsyncedBytes(of: journalPath)
-            #expect(unsynced > 0)
-            // Files in path order: store.journal, store.journal.lock.
-            disk.crash(.cut(keptBytes: [offset], keptEntries: []))
-            let reopened = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
-            let picture = StorePicture(try await reopened.currentState())
-            try await reopened.close()
-            cutsChecked += 1
-            if picture != before && picture != after {
-                torn.append(offset)
-                example = "kept \(offset) of \(unsynced) unsynced bytes: \(picture)"
+        // The write of the resolution, reached the page cache, its fdatasync
+        // failed: every subset of its unsynced sectors, with either length.
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        let store = try await Self.storeWithConflict(disk)
+        let id = try #require(try await store.conflicts().first?.id)
+        disk.freeze(afterCalls: 1)   // the pwrite reaches the page cache; the fdatasync fails
+        await #expect(throws: StoreError.self) { try await store.resolveConflict(id, keeping: decision) }
+        try? await store.close()
+        let states = disk.powerLossStates()
+        #expect(states.files.map { $0.path } == [journalPath], "only the journal has unsynced bytes")
+        var statesChecked = 0
+        var torn: [String] = []
+        for mode in states {
+            let copy = disk.snapshot()
+            copy.crash(mode)
+            let picture: StorePicture
+            do {
+                let reopened = try await LocalStore.open(path: journalPath, options: storeOptions(copy, checkpointThreshold: 0))
+                picture = StorePicture(try await reopened.currentState())
+                try await reopened.close()
+            } catch {
+                torn.append("\(mode): does not reopen: \(error)")
+                continue
             }
-            if offset >= unsynced { break }
-            offset += 1
+            statesChecked += 1
+            if picture != before && picture != after { torn.append("\(mode): \(picture)") }
         }
-        print("power-loss resolve-conflict \(decision == .delete ? "delete" : "keep"): \(cutsChecked) cuts, \(torn.count) leave a state that never existed")
-        // One record (conflict-settled, 0x000E): a cut keeps both or neither.
-        #expect(torn.count == 0, "\(torn.count) of \(cutsChecked) cuts (from byte \(torn.first ?? 0)) leave neither state; e.g. \(example)")
-        #expect(cutsChecked > 20)
+        print("power-loss resolve-conflict \(decision == .delete ? "delete" : "keep"): \(states.count) crash states (\(states.files.first?.description ?? "nothing unsynced")), \(torn.count) leave a state that never existed")
+        // One record (conflict-settled, 0x000E): any subset of its sectors keeps both or neither.
+        #expect(torn.isEmpty, "\(torn.count) of \(states.count) crash states leave neither state or do not reopen; e.g. \(torn.first ?? "")")
+        #expect(statesChecked == states.count && states.count >= 2)
     }
 }
