@@ -864,7 +864,7 @@ private struct StateTally {
 
     /// Records the failures as issues: each example in full, then the count.
     func report(_ name: String) {
-        for example in examples { Issue.record("\(name): \(example)" as Comment) }
+        for example in examples { Issue.record(Comment(rawValue: example)) }
         if failingStates > 0 { Issue.record("\(name): \(failingStates) of \(states) crash states fail" as Comment) }
     }
 }
@@ -1060,7 +1060,7 @@ extension PowerLossTests {
     func writerEveryStateAtEveryCall(mode: JournalWriter.Mode) async throws {
         var tally = StateTally()
         let workload = smallWriterWorkload(mode)
-        for seed in Reproduce.seeds(3) { try await writerStatesAtEveryCall(workload, seed: seed, tally: &tally) }
+        for seed in Reproduce.seeds(8) { try await writerStatesAtEveryCall(workload, seed: seed, tally: &tally) }
         print(tally.line("writer \(workload), at every call"))
         tally.report("writer \(workload), at every call")
         #expect(tally.pointsFullyEnumerated > 0 && tally.states > tally.crashPoints)
@@ -1146,11 +1146,11 @@ private func storeStatesTest(name: String, seedCount: Int, checkpointThreshold: 
 extension PowerLossTests {
     @Test("Store, every crash state: small edit workloads, one editor and three concurrent ones (group commit), crashed after any number of system calls, reopen ready with every acknowledged edit in every state")
     func storeEveryState() async throws {
-        let single = try await storeStatesTest(name: "store, 1 editor", seedCount: 3, checkpointThreshold: 0) { seed in
+        let single = try await storeStatesTest(name: "store, 1 editor", seedCount: 6, checkpointThreshold: 0) { seed in
             var random = SeededGenerator(seed: mix(seed, 11))
             return [Lane(kinds: ["pin"], steps: (0..<6).map { editStep(kind: "pin", index: $0, using: &random) })]
         }
-        let concurrent = try await storeStatesTest(name: "store, 3 editors", seedCount: 3, checkpointThreshold: 0) { seed in
+        let concurrent = try await storeStatesTest(name: "store, 3 editors", seedCount: 6, checkpointThreshold: 0) { seed in
             var random = SeededGenerator(seed: mix(seed, 12))
             return (0..<3).map { editor in
                 Lane(kinds: ["e\(editor)"], steps: (0..<3).map { editStep(kind: "e\(editor)", index: $0, using: &random) })
