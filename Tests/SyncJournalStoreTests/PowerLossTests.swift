@@ -1077,7 +1077,7 @@ extension PowerLossTests {
         big.large = true
         big.records = mode == .bulk ? 8 : 2
         for seed in Reproduce.seeds(4) { try await writerStatesAtHeldSyncs(workload, seed: seed, tally: &small) }
-        for seed in Reproduce.seeds(2) { try await writerStatesAtHeldSyncs(big, seed: seed, tally: &large) }
+        for seed in Reproduce.seeds(1) { try await writerStatesAtHeldSyncs(big, seed: seed, tally: &large) }
         print(small.line("writer \(workload), at held syncs"))
         print(large.line("writer \(big), at held syncs"))
         small.report("writer \(workload), at held syncs")
