@@ -12,16 +12,33 @@ import SyncJournalCore
 /// to: the seam a power-loss test or the simulator gives a ``LocalStore`` or a
 /// ``JournalWriter`` instead of the real system calls.
 ///
-/// Every file has a **durable** content (what survives a crash for certain)
-/// and the writes and truncations made since its last `fdatasync`/`fsync`.
-/// Every directory has its durable entries and the creations, renames and
-/// unlinks made since its last `fsync`. ``crash(_:)`` models what a power cut
-/// leaves: per file, the unsynced changes are kept, lost, or cut **at any
-/// byte** of the stream of changes (a torn write), and per directory, a prefix
-/// of the unsynced entry changes survives (so a rename not followed by a
-/// directory sync may be undone). Then every open descriptor is dead (any call
-/// on it fails with `EBADF`, as the process that held it is gone) and every
-/// lock is released.
+/// Every file has a **durable** content (what was there at its last
+/// successful `fdatasync`/`fsync`) and a **current** one (what a read sees
+/// now). Every directory has its durable entries and the creations, renames
+/// and unlinks made since its last `fsync`. ``crash(_:)`` models what a power
+/// cut leaves, the way a real disk does it, at sector granularity
+/// (``sectorSize``, 512 bytes):
+///
+/// - each file, on its own, keeps **any subset** of its unsynced sectors, in
+///   any order: every sector whose bytes changed since the last sync ends up
+///   either with its current bytes or with its durable bytes, never a mix
+///   within the sector, never anything else. Where the durable file had no
+///   bytes (past its old end) an unkept sector reads as zeros;
+/// - each file's length is its durable length or its current length (an
+///   unsynced extension or truncation is kept or not); sectors past that
+///   length do not exist;
+/// - each directory keeps a prefix of its unsynced entry changes (so a rename
+///   not followed by a directory sync may be undone).
+///
+/// ``CrashMode/sectors(kept:keptEntries:)`` names one such state exactly, and
+/// ``powerLossStates()`` lists them all, so a test can try every one on a
+/// ``snapshot()``; ``CrashMode/random(seed:)`` draws one. After any crash every
+/// open descriptor is dead (any call on it fails with `EBADF`, as the process
+/// that held it is gone) and every lock is released.
+///
+/// A power cut only ever loses or keeps what was never synced. A disk that
+/// later changes synced bytes (``damageDurable(path:_:)``) is a separate,
+/// explicit fault.
 ///
 /// ```swift
 /// let disk = SimulatedDisk()
@@ -34,51 +51,54 @@ import SyncJournalCore
 /// ```
 public final class SimulatedDisk: SystemCalls {
     /// What a crash does to changes not yet synced.
-    public enum CrashMode: Sendable, Hashable {
+    public enum CrashMode: Sendable, Hashable, CustomStringConvertible {
         /// The process dies, the machine does not (`kill -9`): the page cache
         /// survives, so every write and every directory change is kept.
         case processCrash
         /// The power is cut and nothing unsynced reaches the disk.
         case loseUnsynced
-        /// The power is cut: for each file, the first `keptBytes[i]` bytes of
-        /// its unsynced change stream survive (a write may be cut inside);
-        /// for each directory, the first `keptEntries[j]` unsynced entry
-        /// changes survive. Files are taken in the order of their current
-        /// paths (files no name reaches last), directories in path order;
-        /// missing values mean "keep nothing".
-        case cut(keptBytes: [Int], keptEntries: [Int])
+        /// The power is cut and exactly these unsynced changes reach the
+        /// disk: for each file named by its current path, the sectors and
+        /// length of its ``SectorChoice``; for each directory named by its
+        /// path, the first `keptEntries[path]` of its unsynced entry changes.
+        /// A file or directory not named keeps nothing unsynced (as does a
+        /// file no name reaches).
+        case sectors(kept: [String: SectorChoice], keptEntries: [String: Int])
+        /// The power is cut with every choice drawn from `seed`: each file's
+        /// unsynced sectors are kept with probability 1/2 each, its length
+        /// change with probability 1/2, and each directory keeps a uniformly
+        /// random prefix of its unsynced entry changes. Files are drawn in
+        /// path order, then directories, so a seed always gives the same state.
+        /// The ``CrashReport`` names the state drawn
+        /// (``CrashReport/reproduction``).
+        case random(seed: UInt64)
 
-        /// A power cut with every choice drawn from `generator`: each file's
-        /// unsynced stream is kept whole, lost, or torn at a uniformly random
-        /// byte (a third each), and each directory keeps a random prefix of its
-        /// unsynced entry changes.
+        /// A power cut with every choice drawn from `generator` (see ``random(seed:)``).
         public static func powerLoss<G: RandomNumberGenerator>(using generator: inout G) -> CrashMode {
             .random(seed: generator.next())
         }
 
-        /// See ``powerLoss(using:)``; the choices come from `seed`.
-        case random(seed: UInt64)
-    }
-
-    /// One unsynced change to a file's content.
-    private enum Change {
-        case write(offset: Int, bytes: [UInt8])
-        case truncate(length: Int)
-
-        /// Bytes this change counts for in a torn-stream cut (a truncation is one indivisible step).
-        var weight: Int {
+        /// `process crash`, `lose unsynced`, `power cut (seed 7)`, or the kept sectors and entries.
+        public var description: String {
             switch self {
-            case .write(_, let bytes): return bytes.count
-            case .truncate: return 1
+            case .processCrash: return "process crash"
+            case .loseUnsynced: return "lose unsynced"
+            case .random(let seed): return "power cut (seed \(seed))"
+            case .sectors(let kept, let keptEntries):
+                let files = kept.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                let directories = keptEntries.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) entry changes kept" }
+                let parts = files + directories
+                return "power cut keeping " + (parts.isEmpty ? "nothing unsynced" : parts.joined(separator: "; "))
             }
         }
     }
 
-    /// A file's content: the durable part and what was done since the last sync.
+    /// A file's content: the durable part, the current part, and the sectors
+    /// written or resized since the last sync (a superset of those that differ).
     private struct Inode {
         var durable: [UInt8] = []
-        var pending: [Change] = []
         var current: [UInt8] = []
+        var touched: Set<Int> = []
         var lockedBy: Int32?
     }
 
@@ -185,14 +205,21 @@ public final class SimulatedDisk: SystemCalls {
 
     /// What a crash did to the changes that were not yet durable.
     public struct CrashReport: Sendable, Hashable, CustomStringConvertible {
-        /// Files that had unsynced changes.
+        /// Files that had unsynced changes (a sector or a length that could change).
         public var filesWithUnsyncedChanges = 0
-        /// Files whose unsynced change stream was cut inside (neither all kept nor all lost).
+        /// Files left neither as they were at their last sync nor as a read
+        /// saw them before the crash: some unsynced sectors kept and some
+        /// lost, or the new length kept without some of the sectors it covers
+        /// (or the other way round).
         public var filesTorn = 0
-        /// Unsynced bytes (a truncation counts one) that did not survive.
-        public var bytesLost = 0
-        /// Unsynced bytes that did survive.
-        public var bytesKept = 0
+        /// Unsynced sectors (that exist at the surviving length) that reached the disk.
+        public var sectorsKept = 0
+        /// Unsynced sectors (that exist at the surviving length) that kept their durable bytes.
+        public var sectorsLost = 0
+        /// Unsynced size changes (extensions, truncations) that survived.
+        public var lengthChangesKept = 0
+        /// Unsynced size changes that did not survive.
+        public var lengthChangesLost = 0
         /// Unsynced directory entry changes (creations, renames, unlinks) that did not survive.
         public var entryChangesUndone = 0
         /// Unsynced directory entry changes that did survive.
@@ -201,16 +228,27 @@ public final class SimulatedDisk: SystemCalls {
         public var renamesUndone = 0
         /// Unsynced renames that survived.
         public var renamesKept = 0
+        /// What each file with unsynced changes kept, by its path before the
+        /// crash (normalized: only sectors that exist at the surviving length).
+        public var choices: [String: SectorChoice] = [:]
+        /// How many unsynced entry changes each directory that had some kept.
+        public var keptEntries: [String: Int] = [:]
+
+        /// The same crash as an explicit state: a test that finds a problem
+        /// after a random crash names (and replays) the state with this.
+        public var reproduction: CrashMode { .sectors(kept: choices, keptEntries: keptEntries) }
 
         public var description: String {
-            "\(filesWithUnsyncedChanges) files with unsynced changes (\(filesTorn) torn), \(bytesKept) unsynced bytes kept, \(bytesLost) lost, "
-                + "\(entryChangesKept) entry changes kept (\(renamesKept) renames), \(entryChangesUndone) undone (\(renamesUndone) renames)"
+            "\(filesWithUnsyncedChanges) files with unsynced changes (\(filesTorn) torn), \(sectorsKept) unsynced sectors kept, \(sectorsLost) lost, "
+                + "\(lengthChangesKept) length changes kept, \(lengthChangesLost) lost, "
+                + "\(entryChangesKept) entry changes kept (\(renamesKept) renames), \(entryChangesUndone) undone (\(renamesUndone) renames); "
+                + "state: \(reproduction)"
         }
     }
 
     /// Crashes the machine (see ``CrashMode``): unsynced changes are resolved
     /// as the mode says, every descriptor dies and every lock is released.
-    /// Returns what was kept and lost.
+    /// Returns what was kept and lost, and which state was chosen.
     ///
     /// A store opened on the disk itself before the crash must not run on
     /// afterwards: its descriptors fail with `EBADF`, but a call by path (an
@@ -225,69 +263,56 @@ public final class SimulatedDisk: SystemCalls {
     public func crash(_ mode: CrashMode) -> CrashReport {
         state.withLock { state in
             var report = CrashReport()
-            var keptBytes: [Int] = []
-            var keptEntries: [Int] = []
-            var keepAll = false
             var random: SeededGenerator?
-            switch mode {
-            case .processCrash:
-                keepAll = true
-            case .loseUnsynced:
-                break
-            case .cut(let bytes, let entries):
-                keptBytes = bytes
-                keptEntries = entries
-            case .random(let seed):
-                random = SeededGenerator(seed: seed)
-            }
-            for (index, number) in Self.inodesInPathOrder(state).enumerated() {
+            if case .random(let seed) = mode { random = SeededGenerator(seed: seed) }
+            let paths = Self.currentPaths(state)
+            for number in Self.inodesInPathOrder(state) {
                 var inode = state.inodes[number]!
-                let total = inode.pending.reduce(0) { $0 + $1.weight }
-                var keep = index < keptBytes.count ? keptBytes[index] : 0
-                if keepAll { keep = total }
-                if random != nil {
-                    switch UInt8.random(in: 0..<3, using: &random!) {
-                    case 0: keep = 0
-                    case 1: keep = total
-                    default: keep = total == 0 ? 0 : Int.random(in: 0...total, using: &random!)
+                let path = paths[number]
+                let file = Self.unsyncedSectors(of: inode, path: path ?? "")
+                if !file.isEmpty {
+                    var choice: SectorChoice
+                    switch mode {
+                    case .processCrash: choice = SectorChoice(keeping: Set(file.sectors), keepsLength: true)
+                    case .loseUnsynced: choice = .durable
+                    case .sectors(let kept, _): choice = path.flatMap { kept[$0] } ?? .durable
+                    case .random: choice = file.randomChoice(using: &random!)
                     }
-                }
-                keep = min(max(0, keep), total)
-                if total > 0 {
+                    choice = file.normalized(choice)
+                    let length = choice.keepsLength ? file.currentLength : file.durableLength
+                    let relevant = length == file.currentLength ? file.sectorsBelowCurrentLength : file.sectorsBelowDurableLength
                     report.filesWithUnsyncedChanges += 1
-                    if keep > 0 && keep < total { report.filesTorn += 1 }
-                    report.bytesKept += keep
-                    report.bytesLost += total - keep
-                }
-                var content = inode.durable
-                var budget = keep
-                for change in inode.pending where budget > 0 {
-                    switch change {
-                    case .write(let offset, let bytes):
-                        let part = Array(bytes.prefix(budget))
-                        Self.write(part, at: offset, into: &content)
-                        budget -= part.count
-                    case .truncate(let length):
-                        Self.truncate(&content, to: length)
-                        budget -= 1
+                    report.sectorsKept += choice.keptSectors.count
+                    report.sectorsLost += relevant.count - choice.keptSectors.count
+                    if file.lengthCanChange {
+                        if choice.keepsLength { report.lengthChangesKept += 1 } else { report.lengthChangesLost += 1 }
                     }
+                    let survivor = Self.survivor(of: inode, keeping: choice)
+                    if survivor != inode.durable && survivor != inode.current { report.filesTorn += 1 }
+                    if let path { report.choices[path] = choice }
+                    inode.durable = survivor
                 }
-                inode.durable = content
-                inode.current = content
-                inode.pending = []
+                inode.current = inode.durable
+                inode.touched = []
                 inode.lockedBy = nil
                 state.inodes[number] = inode
             }
-            for (index, path) in state.directories.keys.sorted().enumerated() {
+            for path in state.directories.keys.sorted() {
                 var directory = state.directories[path]!
-                var keep = index < keptEntries.count ? keptEntries[index] : 0
-                if keepAll { keep = directory.pending.count }
-                if random != nil { keep = Int.random(in: 0...directory.pending.count, using: &random!) }
-                keep = min(max(0, keep), directory.pending.count)
+                let count = directory.pending.count
+                var keep: Int
+                switch mode {
+                case .processCrash: keep = count
+                case .loseUnsynced: keep = 0
+                case .sectors(_, let keptEntries): keep = keptEntries[path] ?? 0
+                case .random: keep = Int.random(in: 0...count, using: &random!)
+                }
+                keep = min(max(0, keep), count)
                 var entries = directory.durable
                 for change in directory.pending.prefix(keep) { Self.apply(change, to: &entries) }
+                if count > 0 { report.keptEntries[path] = keep }
                 report.entryChangesKept += keep
-                report.entryChangesUndone += directory.pending.count - keep
+                report.entryChangesUndone += count - keep
                 for (position, change) in directory.pending.enumerated() {
                     guard case .move = change else { continue }
                     if position < keep { report.renamesKept += 1 } else { report.renamesUndone += 1 }
@@ -306,6 +331,173 @@ public final class SimulatedDisk: SystemCalls {
             state.crashes += 1
             return report
         }
+    }
+
+    /// What a power cut could do to the file at `path` now (its sectors and
+    /// lengths; empty when everything is synced). For a missing file, an
+    /// empty description.
+    ///
+    /// ```swift
+    /// let file = disk.unsyncedSectors(of: "/device/app.journal")
+    /// print(file.crashStateCount)   // 2^sectors, or the sum over both lengths
+    /// ```
+    public func unsyncedSectors(of path: String) -> UnsyncedSectors {
+        state.withLock { state in
+            let (parent, name) = Self.split(path)
+            guard let number = state.directories[parent]?.current[name], let inode = state.inodes[number] else {
+                return UnsyncedSectors(path: path, durableLength: 0, currentLength: 0, sectorsBelowDurableLength: [], sectorsBelowCurrentLength: [])
+            }
+            return Self.unsyncedSectors(of: inode, path: path)
+        }
+    }
+
+    /// Every file with something a power cut could change, in path order.
+    public func unsyncedFiles() -> [UnsyncedSectors] {
+        state.withLock { state in
+            let paths = Self.currentPaths(state)
+            return Self.inodesInPathOrder(state).compactMap { number -> UnsyncedSectors? in
+                guard let path = paths[number] else { return nil }
+                let file = Self.unsyncedSectors(of: state.inodes[number]!, path: path)
+                return file.isEmpty ? nil : file
+            }
+        }
+    }
+
+    /// Every distinct state a power cut now would leave the disk in (see
+    /// ``PowerLossStates``): enumerate them when there are few, draw some
+    /// when there are many. (Files no name reaches are left out: they are
+    /// gone after any crash, or, if their unlink is undone, keep nothing unsynced.)
+    public func powerLossStates() -> PowerLossStates {
+        let directories = state.withLock { state in
+            state.directories.keys.sorted().compactMap { path -> (path: String, changes: Int)? in
+                let count = state.directories[path]!.pending.count
+                return count > 0 ? (path, count) : nil
+            }
+        }
+        return PowerLossStates(files: unsyncedFiles(), directories: directories)
+    }
+
+    /// A copy of this machine's disk as it stands now, unsynced changes
+    /// included, with no process running on it (no open descriptor, no
+    /// lock) and its own lock namespace: crash the copy in one state, then
+    /// take another copy for the next state.
+    ///
+    /// ```swift
+    /// for mode in disk.powerLossStates() {
+    ///     let copy = disk.snapshot()
+    ///     copy.crash(mode)
+    ///     let reopened = try await LocalStore.open(path: path, options: .init(system: copy.process()))
+    /// }
+    /// ```
+    public func snapshot() -> SimulatedDisk {
+        let copy = state.withLock { state in
+            var copy = State()
+            copy.inodes = state.inodes.mapValues { inode in
+                var inode = inode
+                inode.lockedBy = nil
+                return inode
+            }
+            copy.nextInode = state.nextInode
+            copy.directories = state.directories
+            copy.capacity = state.capacity
+            copy.nextDescriptor = state.nextDescriptor
+            return copy
+        }
+        return SimulatedDisk(state: copy)
+    }
+
+    private init(state: State) {
+        self.state = Mutex(state)
+        identity = "simulated-disk-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Changes the **durable** bytes of the file at `path` the way a failing
+    /// disk does after the fact (see ``DurableDamage``), within its durable
+    /// length; where the current content still holds the old durable byte
+    /// (nothing newer was written over it), a read sees the damage too.
+    /// Returns the byte range actually damaged (clamped to the durable
+    /// length), or `nil` when there is no file at `path`.
+    ///
+    /// Recovery must report what this does (a corrupt journal, a refused
+    /// open, records set aside), never repair it silently. Apply it between
+    /// crashes, to data that is at rest.
+    ///
+    /// ```swift
+    /// disk.damageDurable(path: "/device/app.journal", .zeroSector(1))
+    /// ```
+    @discardableResult
+    public func damageDurable(path: String, _ damage: DurableDamage) -> Range<Int>? {
+        state.withLock { state in
+            let (parent, name) = Self.split(path)
+            guard let number = state.directories[parent]?.current[name], var inode = state.inodes[number] else { return nil }
+            let wanted = damage.range
+            let lower = min(max(0, wanted.lowerBound), inode.durable.count)
+            let upper = min(max(lower, wanted.upperBound), inode.durable.count)
+            for offset in lower..<upper {
+                let old = inode.durable[offset]
+                let new = damage.apply(to: old, at: offset)
+                inode.durable[offset] = new
+                if offset < inode.current.count && inode.current[offset] == old { inode.current[offset] = new }
+            }
+            state.inodes[number] = inode
+            return lower..<upper
+        }
+    }
+
+    /// Each reachable file's current path (the first in path order when it has several).
+    private static func currentPaths(_ state: State) -> [Int: String] {
+        var paths: [Int: String] = [:]
+        for directoryPath in state.directories.keys.sorted() {
+            let directory = state.directories[directoryPath]!
+            for name in directory.current.keys.sorted() where paths[directory.current[name]!] == nil {
+                paths[directory.current[name]!] = directoryPath == "." ? name : (directoryPath == "/" ? "/" + name : directoryPath + "/" + name)
+            }
+        }
+        return paths
+    }
+
+    /// The byte at `offset` of `content`, or zero past its end.
+    private static func byte(_ content: [UInt8], _ offset: Int) -> UInt8 {
+        offset < content.count ? content[offset] : 0
+    }
+
+    /// Whether durable and current bytes differ anywhere in `sector` below `length`.
+    private static func differs(_ inode: Inode, sector: Int, below length: Int) -> Bool {
+        let lower = sector * sectorSize
+        let upper = min(lower + sectorSize, length)
+        guard lower < upper else { return false }
+        if upper <= inode.durable.count && upper <= inode.current.count {
+            return inode.durable[lower..<upper] != inode.current[lower..<upper]
+        }
+        for offset in lower..<upper where byte(inode.durable, offset) != byte(inode.current, offset) { return true }
+        return false
+    }
+
+    private static func unsyncedSectors(of inode: Inode, path: String) -> UnsyncedSectors {
+        let touched = inode.touched.sorted()
+        return UnsyncedSectors(path: path, durableLength: inode.durable.count, currentLength: inode.current.count,
+                               sectorsBelowDurableLength: touched.filter { differs(inode, sector: $0, below: inode.durable.count) },
+                               sectorsBelowCurrentLength: touched.filter { differs(inode, sector: $0, below: inode.current.count) })
+    }
+
+    /// The content a power cut leaves of `inode` when it keeps `choice`.
+    private static func survivor(of inode: Inode, keeping choice: SectorChoice) -> [UInt8] {
+        let length = choice.keepsLength ? inode.current.count : inode.durable.count
+        var result = Array(inode.durable.prefix(length))
+        if result.count < length { result.append(contentsOf: repeatElement(0, count: length - result.count)) }
+        for sector in choice.keptSectors {
+            let lower = sector * sectorSize
+            let upper = min(lower + sectorSize, length)
+            guard lower < upper else { continue }
+            for offset in lower..<upper { result[offset] = byte(inode.current, offset) }
+        }
+        return result
+    }
+
+    /// Marks the sectors covering `range` as changed since the last sync.
+    private static func touch(_ inode: inout Inode, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        for sector in (range.lowerBound / sectorSize)...((range.upperBound - 1) / sectorSize) { inode.touched.insert(sector) }
     }
 
     /// Every file, ordered by its current path (directory, then name); files
@@ -408,7 +600,7 @@ public final class SimulatedDisk: SystemCalls {
                 directory.durable[name] = number
             }
             state.directories[parent] = directory
-            state.inodes[number] = Inode(durable: bytes, pending: [], current: bytes, lockedBy: nil)
+            state.inodes[number] = Inode(durable: bytes, current: bytes, touched: [], lockedBy: nil)
         }
     }
 
@@ -417,12 +609,23 @@ public final class SimulatedDisk: SystemCalls {
         state.withLock { $0.directories[directory]?.current.keys.sorted() ?? [] }
     }
 
-    /// The number of unsynced bytes of the file at `path` (0 when it is all durable or missing).
+    /// The number of bytes of the file at `path` that a power cut could
+    /// leave different from what a read sees now: bytes whose durable and
+    /// current values differ, and bytes present in only one of the two
+    /// lengths (0 when it is all durable or missing).
     public func unsyncedBytes(of path: String) -> Int {
         state.withLock { state in
             let (parent, name) = Self.split(path)
             guard let number = state.directories[parent]?.current[name], let inode = state.inodes[number] else { return 0 }
-            return inode.pending.reduce(0) { $0 + $1.weight }
+            let shorter = min(inode.durable.count, inode.current.count)
+            let longer = max(inode.durable.count, inode.current.count)
+            var count = 0
+            for sector in inode.touched {
+                let lower = sector * Self.sectorSize
+                for offset in lower..<min(lower + Self.sectorSize, longer)
+                where offset >= shorter || inode.durable[offset] != inode.current[offset] { count += 1 }
+            }
+            return count
         }
     }
 
@@ -505,8 +708,7 @@ public final class SimulatedDisk: SystemCalls {
             }
             let writable = options.contains(.readWrite)
             if options.contains(.truncate) && writable {
-                state.inodes[number!]!.pending.append(.truncate(length: 0))
-                state.inodes[number!]!.current = []
+                Self.truncate(&state.inodes[number!]!, to: 0)
             }
             state.nextDescriptor += 1
             state.descriptors[fd] = OpenFile(inode: number, directory: nil, writable: writable)
@@ -550,8 +752,7 @@ public final class SimulatedDisk: SystemCalls {
                 if others + after > capacity { throw SystemError(call: .pwrite, errno: ENOSPC) }
             }
             let bytes = Array(buffer)
-            state.inodes[number]!.pending.append(.write(offset: Int(offset), bytes: bytes))
-            Self.write(bytes, at: Int(offset), into: &state.inodes[number]!.current)
+            Self.write(bytes, at: Int(offset), into: &state.inodes[number]!)
             return bytes.count
         }
     }
@@ -567,7 +768,7 @@ public final class SimulatedDisk: SystemCalls {
                 state.directories[path] = directory
             } else if let number = file.inode {
                 state.inodes[number]!.durable = state.inodes[number]!.current
-                state.inodes[number]!.pending = []
+                state.inodes[number]!.touched = []
             }
             state.syncs += 1
         }
@@ -579,8 +780,7 @@ public final class SimulatedDisk: SystemCalls {
             let number = try Self.file(fd, in: state, call: .ftruncate)
             guard state.descriptors[fd.rawValue]!.writable else { throw SystemError(call: .ftruncate, errno: EBADF) }
             guard length >= 0 else { throw SystemError(call: .ftruncate, errno: EINVAL) }
-            state.inodes[number]!.pending.append(.truncate(length: Int(length)))
-            Self.truncate(&state.inodes[number]!.current, to: Int(length))
+            Self.truncate(&state.inodes[number]!, to: Int(length))
         }
     }
 
@@ -668,16 +868,23 @@ public final class SimulatedDisk: SystemCalls {
         return (parent, String(path[path.index(after: slash)...]))
     }
 
-    private static func write(_ bytes: [UInt8], at offset: Int, into content: inout [UInt8]) {
-        if content.count < offset + bytes.count { content.append(contentsOf: repeatElement(0, count: offset + bytes.count - content.count)) }
-        content.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+    /// Writes `bytes` at `offset` of the current content (zero-filling a gap past the end).
+    private static func write(_ bytes: [UInt8], at offset: Int, into inode: inout Inode) {
+        touch(&inode, min(offset, inode.current.count)..<(offset + bytes.count))
+        if inode.current.count < offset + bytes.count {
+            inode.current.append(contentsOf: repeatElement(0, count: offset + bytes.count - inode.current.count))
+        }
+        inode.current.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
     }
 
-    private static func truncate(_ content: inout [UInt8], to length: Int) {
-        if content.count > length {
-            content.removeSubrange(length...)
+    /// Cuts or zero-extends the current content to `length`.
+    private static func truncate(_ inode: inout Inode, to length: Int) {
+        let count = inode.current.count
+        touch(&inode, min(length, count)..<max(length, count))
+        if count > length {
+            inode.current.removeSubrange(length...)
         } else {
-            content.append(contentsOf: repeatElement(0, count: length - content.count))
+            inode.current.append(contentsOf: repeatElement(0, count: length - count))
         }
     }
 

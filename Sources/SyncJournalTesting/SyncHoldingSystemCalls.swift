@@ -16,26 +16,52 @@ import SyncJournalCore
 /// // … stage the race …
 /// held.release()
 /// ```
+///
+/// To stop at every sync of a workload in turn (and look at the disk each
+/// time), loop on ``nextHeldSync()`` and let the workload call
+/// ``finishWaiting()`` when it is done:
+///
+/// ```swift
+/// held.holdNextSync()
+/// let work = Task { await workload(); held.finishWaiting() }
+/// while await held.nextHeldSync() {
+///     // … the batch is written, its fdatasync has not run: look at the disk …
+///     held.holdNextSync()
+///     held.release()
+/// }
+/// held.release()   // a sync armed after the last one must not block the close
+/// ```
 public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
     private let base: any SystemCalls
     private let armed = Mutex(false)
     private let gate = DispatchSemaphore(value: 0)
-    private let entered: AsyncStream<Void>
-    private let enteredContinuation: AsyncStream<Void>.Continuation
+    /// `true`: a sync is held; `false`: the waiter was told to stop.
+    private let entered: AsyncStream<Bool>
+    private let enteredContinuation: AsyncStream<Bool>.Continuation
 
     /// Wraps `base` (the real system calls by default).
     public init(_ base: any SystemCalls = PosixSystemCalls()) {
         self.base = base
-        (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        (entered, enteredContinuation) = AsyncStream.makeStream(of: Bool.self)
     }
 
     /// Makes the next `fdatasync` wait for ``release()``.
     public func holdNextSync() { armed.withLock { $0 = true } }
 
-    /// Returns once a held `fdatasync` is waiting.
+    /// Returns once a held `fdatasync` is waiting (or ``finishWaiting()`` was called).
     public func waitUntilHeld() async {
         for await _ in entered { return }
     }
+
+    /// Waits for the next held `fdatasync`: `true` once one is waiting,
+    /// `false` once ``finishWaiting()`` was called first (nothing more will be held).
+    public func nextHeldSync() async -> Bool {
+        for await held in entered { return held }
+        return false
+    }
+
+    /// Ends a ``nextHeldSync()`` loop: the waiter gets `false` after any sync held before this call.
+    public func finishWaiting() { enteredContinuation.yield(false) }
 
     /// Lets the held `fdatasync` go on.
     public func release() { gate.signal() }
@@ -46,7 +72,7 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
             return armed
         }
         if hold {
-            enteredContinuation.yield()
+            enteredContinuation.yield(true)
             gate.wait()
         }
         try base.fdatasync(fd)

@@ -400,7 +400,7 @@ private func modeName(_ mode: SimulatedDisk.CrashMode) -> String {
     switch mode {
     case .processCrash: return "process"
     case .loseUnsynced: return "lose-unsynced"
-    case .cut: return "cut"
+    case .sectors: return "sectors"
     case .random: return "power-loss"
     }
 }
@@ -758,7 +758,7 @@ extension PowerLossTests {
         return store
     }
 
-    @Test("Resolving a conflict with an edit is all or nothing: a power cut at any byte of its write leaves the conflict as it was or settled with its edit queued, never one without the other",
+    @Test("Resolving a conflict with an edit is all or nothing: a power cut keeping any subset of its write's sectors leaves the conflict as it was or settled with its edit queued, never one without the other",
           arguments: [ConflictDecision.keep(["name": .string("Tapas bar"), "rating": .int(5)]), .delete])
     func resolvingAConflictWithAnEditIsAtomic(decision: ConflictDecision) async throws {
         // The two states allowed: before the call and after it.
@@ -772,37 +772,394 @@ extension PowerLossTests {
         try await reference.close()
         #expect(before != after)
 
-        // The write of the resolution, cut at every byte before its fdatasync.
-        var cutsChecked = 0
-        var torn: [Int] = []
-        var example = ""
-        var offset = 0
-        while true {
+        // The write of the resolution, reached the page cache, its fdatasync
+        // failed: every subset of its unsynced sectors, with either length.
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        let store = try await Self.storeWithConflict(disk)
+        let id = try #require(try await store.conflicts().first?.id)
+        disk.freeze(afterCalls: 1)   // the pwrite reaches the page cache; the fdatasync fails
+        await #expect(throws: StoreError.self) { try await store.resolveConflict(id, keeping: decision) }
+        try? await store.close()
+        let states = disk.powerLossStates()
+        #expect(states.files.map { $0.path } == [journalPath], "only the journal has unsynced bytes")
+        var statesChecked = 0
+        var torn: [String] = []
+        for mode in states {
+            let copy = disk.snapshot()
+            copy.crash(mode)
+            let picture: StorePicture
+            do {
+                let reopened = try await LocalStore.open(path: journalPath, options: storeOptions(copy, checkpointThreshold: 0))
+                picture = StorePicture(try await reopened.currentState())
+                try await reopened.close()
+            } catch {
+                torn.append("\(mode): does not reopen: \(error)")
+                continue
+            }
+            statesChecked += 1
+            if picture != before && picture != after { torn.append("\(mode): \(picture)") }
+        }
+        print("power-loss resolve-conflict \(decision == .delete ? "delete" : "keep"): \(states.count) crash states (\(states.files.first?.description ?? "nothing unsynced")), \(torn.count) leave a state that never existed")
+        // One record (conflict-settled, 0x000E): any subset of its sectors keeps both or neither.
+        #expect(torn.isEmpty, "\(torn.count) of \(states.count) crash states leave neither state or do not reopen; e.g. \(torn.first ?? "")")
+        #expect(statesChecked == states.count && states.count >= 2)
+    }
+}
+
+// MARK: Every crash state of small workloads
+
+// The tests above draw one random power cut per crash point. These try every
+// state a power cut can leave at a crash point (every subset of the unsynced
+// sectors, both lengths, every prefix of unsynced directory changes) when
+// there are at most `everyStateLimit` of them, and a random sample of
+// `sampledStates` otherwise. For each state the journal must open as clean or
+// with a torn tail (never corrupt), hold every acknowledged record, and hold
+// exactly the records of some prefix of what was written.
+
+/// Crash states tried one by one at a crash point when there are at most this many.
+private let everyStateLimit = 1_024
+/// Crash states drawn at a crash point that has more.
+private let sampledStates = 300
+
+/// The states to try on `disk` as it stands, and whether they are all of them.
+private func crashStates(of disk: SimulatedDisk, seed: UInt64) -> (modes: [SimulatedDisk.CrashMode], every: Bool) {
+    let states = disk.powerLossStates()
+    if states.stateCount <= everyStateLimit { return (Array(states), true) }
+    var random = SeededGenerator(seed: seed)
+    return ((0..<sampledStates).map { _ in states.randomState(using: &random) }, false)
+}
+
+/// Counts of one exhaustive test, and the first failing states in full.
+private struct StateTally {
+    var workloads = 0
+    var crashPoints = 0
+    var pointsFullyEnumerated = 0
+    var pointsSampled = 0
+    var states = 0
+    var largestPoint = 0
+    var acknowledgedChecked = 0
+    var statuses: [String: Int] = [:]
+    var failingStates = 0
+    var examples: [String] = []
+
+    mutating func point(_ modes: Int, every: Bool) {
+        crashPoints += 1
+        if every { pointsFullyEnumerated += 1 } else { pointsSampled += 1 }
+        states += modes
+        largestPoint = max(largestPoint, modes)
+    }
+
+    mutating func fail(_ text: String) {
+        failingStates += 1
+        if examples.count < 5 { examples.append(text) }
+    }
+
+    func line(_ name: String) -> String {
+        let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return "power-loss states \(name): \(workloads) workloads, \(crashPoints) crash points (\(pointsFullyEnumerated) with every state tried, "
+            + "\(pointsSampled) sampled), \(states) crash states checked (at most \(largestPoint) at one point), "
+            + "\(acknowledgedChecked) acknowledged records or edits checked, opened [\(statusText)], \(failingStates) failing states"
+    }
+
+    /// Records the failures as issues: each example in full, then the count.
+    func report(_ name: String) {
+        for example in examples { Issue.record(Comment(rawValue: example)) }
+        if failingStates > 0 { Issue.record("\(name): \(failingStates) of \(states) crash states fail" as Comment) }
+    }
+}
+
+/// A journal-writer workload: lanes appending concurrently in one mode.
+private struct WriterWorkload: Sendable, CustomStringConvertible {
+    var mode: JournalWriter.Mode
+    var lanes: Int
+    var records: Int
+    /// Large records (four to eight thousand bytes): more sectors per write than can be tried one subset at a time.
+    var large = false
+
+    var description: String {
+        "\(mode), \(lanes) lane\(lanes == 1 ? "" : "s") x \(records)\(large ? " large" : "") records"
+    }
+
+    func payload(lane: Int, index: Int, seed: UInt64) -> [UInt8] {
+        guard large else { return writerPayload(lane: lane, index: index, seed: seed) }
+        var random = SeededGenerator(seed: mix(seed, UInt64(lane * 1_000 + index) | 1 << 40))
+        let length = Int.random(in: 4_000...8_000, using: &random)
+        return [UInt8(lane), UInt8(index)] + (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index &+ lane) | 1 }
+    }
+}
+
+private let statesJournalPath = "/device/states.journal"
+
+/// Per lane, the records known durable so far, and the lanes waiting in an
+/// append or a sync (shared with the lanes' tasks).
+private final class Acknowledged: Sendable {
+    private let counts: Mutex<(durable: [Int], waiting: Int, running: Int)>
+    init(lanes: Int) { counts = Mutex((Array(repeating: 0, count: lanes), 0, lanes)) }
+    func set(_ lane: Int, _ count: Int) { counts.withLock { $0.durable[lane] = count } }
+    var now: [Int] { counts.withLock { $0.durable } }
+    func waiting(_ change: Int) { counts.withLock { $0.waiting += change } }
+    func finished() { counts.withLock { $0.running -= 1 } }
+    /// Whether every lane still running waits on the writer.
+    var allWaiting: Bool { counts.withLock { $0.waiting >= $0.running } }
+}
+
+/// Runs `workload` on `writer` (in bulk mode a `sync()` after every fourth
+/// record of a lane and after its last); `acknowledged` counts, per lane, the
+/// records known durable so far. Returns per lane the records acknowledged and attempted.
+private func runWriterWorkload(_ workload: WriterWorkload, on writer: JournalWriter, seed: UInt64,
+                               acknowledged: Acknowledged) async -> [(acknowledged: Int, attempted: Int)] {
+    await withTaskGroup(of: (Int, Int, Int).self) { group in
+        for lane in 0..<workload.lanes {
+            group.addTask {
+                var durable = 0
+                defer { acknowledged.finished() }
+                for index in 0..<workload.records {
+                    acknowledged.waiting(1)
+                    defer { acknowledged.waiting(-1) }
+                    do {
+                        try await writer.append(type: RecordType(rawValue: 1), payload: workload.payload(lane: lane, index: index, seed: seed))
+                        if workload.mode != .bulk {
+                            durable = index + 1
+                        } else if index % 4 == 3 || index == workload.records - 1 {
+                            try await writer.sync()
+                            durable = index + 1
+                        }
+                        acknowledged.set(lane, durable)
+                    } catch {
+                        return (lane, durable, index + 1)
+                    }
+                }
+                return (lane, durable, workload.records)
+            }
+        }
+        var result = Array(repeating: (acknowledged: 0, attempted: 0), count: workload.lanes)
+        for await (lane, durable, attempted) in group { result[lane] = (durable, attempted) }
+        return result
+    }
+}
+
+/// Tries the crash states of `disk` as it stands (a workload stopped on it)
+/// and checks each reopened journal against what was written and acknowledged.
+private func checkWriterStates(_ disk: SimulatedDisk, workload: WriterWorkload, seed: UInt64, acknowledged: [Int], attempted: [Int],
+                               context: String, tally: inout StateTally) async {
+    // What the file holds before the power goes: the records any state may keep a prefix of.
+    let whole = disk.snapshot()
+    whole.crash(.processCrash)
+    let written = ((try? JournalReader(path: statesJournalPath, system: whole).readAll())?.records ?? []).map(\.payload)
+    let (modes, every) = crashStates(of: disk, seed: mix(seed, UInt64(tally.states)))
+    tally.point(modes.count, every: every)
+    for mode in modes {
+        let copy = disk.snapshot()
+        copy.crash(mode)
+        let found = Mutex<[[UInt8]]>([])
+        let status: JournalStatus
+        do {
+            let reopened = try await JournalWriter.open(path: statesJournalPath, options: .init(system: copy.process(), visitRecord: { record in
+                found.withLock { $0.append(record.payload) }
+            }))
+            status = reopened.recovery.statusFound
+            try await reopened.close()
+        } catch {
+            tally.fail("\(context), \(mode): the journal does not reopen: \(error)")
+            continue
+        }
+        tally.statuses[status.name, default: 0] += 1
+        let records = found.withLock { $0 }
+        var problems: [String] = []
+        if case .corrupt = status { problems.append("found \(status)") }
+        if records != Array(written.prefix(records.count)) {
+            problems.append("its \(records.count) records are not the first \(records.count) of the \(written.count) written")
+        }
+        for lane in 0..<workload.lanes {
+            let mine = records.filter { $0.first == UInt8(lane) }.count
+            if mine < acknowledged[lane] || mine > attempted[lane] {
+                problems.append("lane \(lane) holds \(mine) records; \(acknowledged[lane]) acknowledged, \(attempted[lane]) attempted")
+            }
+        }
+        tally.acknowledgedChecked += acknowledged.reduce(0, +)
+        if !problems.isEmpty { tally.fail("\(context), \(mode): " + problems.joined(separator: "; ")) }
+    }
+}
+
+/// Stops `workload` at each of its `fdatasync`s in turn (held by a
+/// ``SyncHoldingSystemCalls``: the batch is written, not yet durable) and
+/// tries the crash states there.
+private func writerStatesAtHeldSyncs(_ workload: WriterWorkload, seed: UInt64, tally: inout StateTally) async throws {
+    let disk = SimulatedDisk()
+    disk.createDirectory(directory)
+    let held = SyncHoldingSystemCalls(disk.process())
+    let writer = try await JournalWriter.open(path: statesJournalPath,
+                                              options: .init(mode: workload.mode, system: held, preallocationBytes: powerLossPreallocation))
+    let acknowledged = Acknowledged(lanes: workload.lanes)
+    held.holdNextSync()
+    let work = Task {
+        let done = await runWriterWorkload(workload, on: writer, seed: seed, acknowledged: acknowledged)
+        held.finishWaiting()
+        return done
+    }
+    var sync = 0
+    while await held.nextHeldSync() {
+        sync += 1
+        // Every append that returned was made durable by an earlier sync; nothing is synced while this one is held.
+        let known = acknowledged.now
+        let attempted = Array(repeating: workload.records, count: workload.lanes)
+        await checkWriterStates(disk, workload: workload, seed: mix(seed, UInt64(sync)), acknowledged: known, attempted: attempted,
+                                context: "\(workload), seed \(seed), while sync \(sync) is held", tally: &tally)
+        if workload.mode == .groupCommit {
+            // Lets the other lanes queue their appends behind the held sync, so the next batch holds several records.
+            for _ in 0..<200 where !acknowledged.allWaiting { try await Task.sleep(for: .milliseconds(1)) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        held.holdNextSync()
+        held.release()
+    }
+    held.release()   // the hold armed after the last sync must not block the close
+    let done = await work.value
+    #expect(done.allSatisfy { $0.acknowledged == workload.records }, "\(workload), seed \(seed): a fault-free run acknowledges every record")
+    try await writer.close()
+    tally.workloads += 1
+}
+
+/// Crashes `workload` after each number of system calls it makes and tries the crash states there.
+private func writerStatesAtEveryCall(_ workload: WriterWorkload, seed: UInt64, tally: inout StateTally) async throws {
+    let counting = SimulatedDisk()
+    counting.createDirectory(directory)
+    let options = { (system: any SystemCalls) in JournalWriter.Options(mode: workload.mode, system: system, preallocationBytes: powerLossPreallocation) }
+    let writer = try await JournalWriter.open(path: statesJournalPath, options: options(counting))
+    _ = await runWriterWorkload(workload, on: writer, seed: seed, acknowledged: Acknowledged(lanes: workload.lanes))
+    try await writer.close()
+    for point in 0..<counting.callCount {
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        disk.freeze(afterCalls: point)
+        var done = Array(repeating: (acknowledged: 0, attempted: 0), count: workload.lanes)
+        if let writer = try? await JournalWriter.open(path: statesJournalPath, options: options(disk.process())) {
+            done = await runWriterWorkload(workload, on: writer, seed: seed, acknowledged: Acknowledged(lanes: workload.lanes))
+            try? await writer.close()
+        }
+        await checkWriterStates(disk, workload: workload, seed: mix(seed, UInt64(point)), acknowledged: done.map(\.acknowledged),
+                                attempted: done.map(\.attempted), context: "\(workload), seed \(seed), after \(point) of \(counting.callCount) calls",
+                                tally: &tally)
+    }
+    tally.workloads += 1
+}
+
+/// The small writer workloads whose every crash state is tried, per mode.
+private func smallWriterWorkload(_ mode: JournalWriter.Mode) -> WriterWorkload {
+    switch mode {
+    case .durable: return WriterWorkload(mode: .durable, lanes: 2, records: 5)
+    case .groupCommit: return WriterWorkload(mode: .groupCommit, lanes: 3, records: 4)
+    case .bulk: return WriterWorkload(mode: .bulk, lanes: 1, records: 10)
+    }
+}
+
+extension PowerLossTests {
+    @Test("Journal writer, every crash state: crashed after any number of system calls, every subset of the unsynced sectors with either length opens clean or torn, with every acknowledged record and a prefix of those written",
+          arguments: [JournalWriter.Mode.durable, .groupCommit, .bulk])
+    func writerEveryStateAtEveryCall(mode: JournalWriter.Mode) async throws {
+        var tally = StateTally()
+        let workload = smallWriterWorkload(mode)
+        for seed in Reproduce.seeds(8) { try await writerStatesAtEveryCall(workload, seed: seed, tally: &tally) }
+        print(tally.line("writer \(workload), at every call"))
+        tally.report("writer \(workload), at every call")
+        #expect(tally.pointsFullyEnumerated > 0 && tally.states > tally.crashPoints)
+    }
+
+    @Test("Journal writer, every crash state while a batch's fdatasync is held: small workloads try every state, large ones a sample, in each append mode",
+          arguments: [JournalWriter.Mode.durable, .groupCommit, .bulk])
+    func writerEveryStateAtHeldSyncs(mode: JournalWriter.Mode) async throws {
+        var small = StateTally()
+        var large = StateTally()
+        var workload = smallWriterWorkload(mode)
+        if mode == .groupCommit { workload.lanes = 4 }
+        var big = workload
+        big.large = true
+        big.records = mode == .bulk ? 8 : 2
+        for seed in Reproduce.seeds(4) { try await writerStatesAtHeldSyncs(workload, seed: seed, tally: &small) }
+        for seed in Reproduce.seeds(1) { try await writerStatesAtHeldSyncs(big, seed: seed, tally: &large) }
+        print(small.line("writer \(workload), at held syncs"))
+        print(large.line("writer \(big), at held syncs"))
+        small.report("writer \(workload), at held syncs")
+        large.report("writer \(big), at held syncs")
+        #expect(small.crashPoints > 0 && small.pointsSampled == 0, "small workloads try every state")
+        #expect(large.pointsSampled > 0, "large workloads have more states than are tried one by one")
+    }
+}
+
+// MARK: Every crash state of a store
+
+/// Crashes the lanes after each number of system calls and tries the crash
+/// states there: the store must open ready (its journal clean or torn, never
+/// corrupt) and show the state after a prefix of each lane's steps that
+/// contains every acknowledged one.
+private func storeStatesTest(name: String, seedCount: Int, checkpointThreshold: Int, workload: (UInt64) -> [Lane]) async throws -> StateTally {
+    var tally = StateTally()
+    for seed in Reproduce.seeds(seedCount) {
+        let lanes = workload(seed)
+        let expected = try await reference(lanes, checkpointThreshold: checkpointThreshold)
+        tally.workloads += 1
+        for point in 0..<expected.calls where Reproduce.point.map({ $0 == point }) ?? true {
             let disk = SimulatedDisk()
             disk.createDirectory(directory)
-            let store = try await Self.storeWithConflict(disk)
-            let id = try #require(try await store.conflicts().first?.id)
-            disk.freeze(afterCalls: 1)   // the pwrite reaches the page cache; the fdatasync fails
-            await #expect(throws: StoreError.self) { try await store.resolveConflict(id, keeping: decision) }
-            try? await store.close()
-            let unsynced = disk.unsyncedBytes(of: journalPath)
-            #expect(unsynced > 0)
-            // Files in path order: store.journal, store.journal.lock.
-            disk.crash(.cut(keptBytes: [offset], keptEntries: []))
-            let reopened = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
-            let picture = StorePicture(try await reopened.currentState())
-            try await reopened.close()
-            cutsChecked += 1
-            if picture != before && picture != after {
-                torn.append(offset)
-                example = "kept \(offset) of \(unsynced) unsynced bytes: \(picture)"
+            disk.freeze(afterCalls: point)
+            var done = Array(repeating: (acknowledged: 0, attempted: 0), count: lanes.count)
+            if let store = try? await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: checkpointThreshold)) {
+                done = await run(lanes, on: store)
+                try? await store.close()
             }
-            if offset >= unsynced { break }
-            offset += 1
+            let (modes, every) = crashStates(of: disk, seed: mix(seed, UInt64(point) | 1 << 50))
+            tally.point(modes.count, every: every)
+            for mode in modes {
+                let context = "\(name): seed \(seed), after \(point) of \(expected.calls) calls, \(mode)"
+                let copy = disk.snapshot()
+                copy.crash(mode)
+                let store: LocalStore
+                do {
+                    store = try await LocalStore.open(path: journalPath, options: storeOptions(copy, checkpointThreshold: checkpointThreshold))
+                } catch {
+                    tally.fail("\(context): the store does not reopen: \(error)")
+                    continue
+                }
+                guard case .ready = await store.status, let found = store.recovery?.statusFound else {
+                    tally.fail("\(context): the reopened store is \(await store.status)")
+                    continue
+                }
+                tally.statuses[found.name, default: 0] += 1
+                let state = try await store.currentState()
+                try await store.close()
+                for (number, lane) in lanes.enumerated() {
+                    let (acknowledged, attempted) = done[number]
+                    tally.acknowledgedChecked += acknowledged
+                    let picture = StorePicture(state, kinds: lane.kinds)
+                    if !(acknowledged...attempted).contains(where: { expected.pictures[number][$0] == picture }) {
+                        tally.fail("\(context)\(lanes.count > 1 ? ", lane \(number)" : ""): \(acknowledged) steps acknowledged, \(attempted) attempted; "
+                                   + "the state matches no prefix between them: \(picture)")
+                    }
+                }
+            }
         }
-        print("power-loss resolve-conflict \(decision == .delete ? "delete" : "keep"): \(cutsChecked) cuts, \(torn.count) leave a state that never existed")
-        // One record (conflict-settled, 0x000E): a cut keeps both or neither.
-        #expect(torn.count == 0, "\(torn.count) of \(cutsChecked) cuts (from byte \(torn.first ?? 0)) leave neither state; e.g. \(example)")
-        #expect(cutsChecked > 20)
+    }
+    return tally
+}
+
+extension PowerLossTests {
+    @Test("Store, every crash state: small edit workloads, one editor and three concurrent ones (group commit), crashed after any number of system calls, reopen ready with every acknowledged edit in every state")
+    func storeEveryState() async throws {
+        let single = try await storeStatesTest(name: "store, 1 editor", seedCount: 6, checkpointThreshold: 0) { seed in
+            var random = SeededGenerator(seed: mix(seed, 11))
+            return [Lane(kinds: ["pin"], steps: (0..<6).map { editStep(kind: "pin", index: $0, using: &random) })]
+        }
+        let concurrent = try await storeStatesTest(name: "store, 3 editors", seedCount: 6, checkpointThreshold: 0) { seed in
+            var random = SeededGenerator(seed: mix(seed, 12))
+            return (0..<3).map { editor in
+                Lane(kinds: ["e\(editor)"], steps: (0..<3).map { editStep(kind: "e\(editor)", index: $0, using: &random) })
+            }
+        }
+        print(single.line("store, 1 editor x 6 edits"))
+        print(concurrent.line("store, 3 concurrent editors x 3 edits"))
+        single.report("store, 1 editor")
+        concurrent.report("store, 3 editors")
+        #expect(single.crashPoints > 0 && concurrent.crashPoints > 0)
     }
 }

@@ -18,7 +18,10 @@ import Testing
 // from a truncated copy: at each record boundary it must give the live state
 // recorded there; cut inside a record it must give the state at the boundary
 // before (a torn tail). Inside a checkpoint (before its end part) replay must
-// refuse rather than return a smaller state.
+// refuse rather than return a smaller state. And each call's write, with the
+// file synced before it, is crashed on a simulated disk: any subset of its
+// sectors kept, either length; replay must give the live state at a record
+// boundary the write reached (one random state per write, or every state).
 
 
 /// Reopens a store after `close()`.
@@ -112,6 +115,8 @@ private struct PrefixTally {
     var generations = 0
     var boundaryPrefixes = 0
     var tornPrefixes = 0
+    /// States a power cut can leave of one call's write (sectors kept or not, either length), replayed.
+    var powerLossStates = 0
     var insideCheckpointPrefixes = 0
     /// Record boundaries no call ended at (a batch reply journals its acknowledgements
     /// and its other outcomes as separate records, in one write): replayed, not compared.
@@ -143,6 +148,7 @@ private struct PrefixTally {
         generations += other.generations
         boundaryPrefixes += other.boundaryPrefixes
         tornPrefixes += other.tornPrefixes
+        powerLossStates += other.powerLossStates
         insideCheckpointPrefixes += other.insideCheckpointPrefixes
         unobservedBoundaries += other.unobservedBoundaries
         headerOnlyCheckpointCuts += other.headerOnlyCheckpointCuts
@@ -617,7 +623,8 @@ private struct HistoryRun {
     // MARK: Checking every prefix
 
     /// Replays prefixes of every generation; `everyByte` cuts at every byte
-    /// offset, otherwise at every record boundary and one offset inside each record.
+    /// offset and tries every power-loss state of each call's write,
+    /// otherwise it cuts at every record boundary and tries one random state per write.
     mutating func checkPrefixes(everyByte: Bool) throws {
         tally.generations = generations.count
         let copy = directory + "/prefix.journal"
@@ -646,12 +653,12 @@ private struct HistoryRun {
                 stateAt[observation.length] = observation.state
             }
             var cuts = Set(boundaries)
-            if everyByte {
-                cuts.formUnion(header.headerLength...bytes.count)
-            } else {
-                for (start, end) in zip(boundaries, boundaries.dropFirst()) where end - start > 1 {
-                    cuts.insert(start + Int.random(in: 1..<(end - start), using: &rng))
-                }
+            if everyByte { cuts.formUnion(header.headerLength...bytes.count) }
+            // Each call's write after the file was complete, as a power cut can leave it.
+            let lengths = generation.observations.map(\.length).filter { $0 >= checkpointEnd }
+            for (durable, written) in zip(lengths, lengths.dropFirst()) where written > durable {
+                try checkPowerLossStates(bytes, durable: durable, written: written, boundaries: boundaries, stateAt: stateAt,
+                                         generation: index, every: everyByte)
             }
             _ = FileManager.default.createFile(atPath: copy, contents: Data(bytes))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
@@ -664,6 +671,49 @@ private struct HistoryRun {
                 try checkPrefix(copy, cut: cut, boundary: boundary, checkpointEnd: checkpointEnd, headerLength: header.headerLength,
                                 expected: stateAt[boundary], generation: index,
                                 tornBytesAreZero: !bytes[boundary..<cut].contains { $0 != 0 })
+            }
+        }
+    }
+
+    /// The file synced at `durable` bytes, the call's write up to `written`
+    /// not yet: tries every state a power cut can leave (or, unless `every`,
+    /// one drawn at random). Replay must give the live state at a record
+    /// boundary from `durable` to `written` (clean or a torn tail, never
+    /// refused), as recorded there.
+    mutating func checkPowerLossStates(_ bytes: [UInt8], durable: Int, written: Int, boundaries: [Int], stateAt: [Int: StoreState],
+                                       generation: Int, every: Bool) throws {
+        let disk = SimulatedDisk()
+        disk.createDirectory("/replay")
+        let path = "/replay/store.journal"
+        disk.setContents(of: path, to: Array(bytes[..<durable]))
+        let fd = try disk.open(path, .readWrite, 0)
+        try FileIO(disk).writeAll(fd, Array(bytes[durable..<written]), at: Int64(durable), path: path)
+        let states = disk.powerLossStates()
+        let modes: [SimulatedDisk.CrashMode]
+        if every && states.stateCount <= 1_024 {
+            modes = Array(states)
+        } else {
+            modes = (0..<(every ? 300 : 1)).map { _ in states.randomState(using: &rng) }
+        }
+        for mode in modes {
+            let label = "seed \(seed), generation \(generation), write \(durable)..<\(written), \(mode)"
+            let copy = disk.snapshot()
+            copy.crash(mode)
+            tally.powerLossStates += 1
+            let result: Replayer.Result
+            do { result = try Replayer.replay(path: path, system: copy) } catch {
+                Issue.record("\(label): replay refused: \(error)")
+                continue
+            }
+            let reached = Int(result.report.validBytes)
+            #expect(result.report.status.name != "corrupt", "\(label): \(result.report.status)")
+            guard reached >= durable && reached <= written && boundaries.contains(reached) else {
+                Issue.record("\(label): replay ends at \(reached), not at a record boundary from \(durable) to \(written)")
+                continue
+            }
+            guard let expected = stateAt[reached] else { continue }   // between the records of one call
+            if result.state != expected {
+                Issue.record("\(label): replay differs from the live state at \(reached)\n replayed: \(describe(result.state))\n live:     \(describe(expected))")
             }
         }
     }
@@ -742,13 +792,14 @@ struct ReplayPropertyTests {
         return total
     }
 
-    @Test("rule 5: replay of every record-boundary prefix (and one torn cut per record) equals the live state",
+    @Test("rule 5: replay of every record-boundary prefix, and of one power-loss state of each call's write, equals the live state",
           arguments: shards)
     func everyBoundaryPrefix(shard: Int) async throws {
         let seeds = (0..<Self.historiesPerShard).map { UInt64(1_000 + shard * Self.historiesPerShard + $0) }
         let tally = try await Self.runHistories(seeds: seeds, steps: Self.stepsPerHistory, everyByte: false)
         #expect(tally.histories == Self.historiesPerShard)
         #expect(tally.boundaryPrefixes > tally.histories * 10)
+        #expect(tally.powerLossStates > tally.histories * 10)
         #expect(tally.checkpoints > 0)
         #expect(tally.insideCheckpointPrefixes > 0)
         #expect(tally.headerOnlyCheckpointCuts > 0)
@@ -771,6 +822,7 @@ struct ReplayPropertyTests {
         let seeds = (0..<6).map { UInt64(90_000 + shard * 6 + $0) }
         let tally = try await Self.runHistories(seeds: seeds, steps: 40, everyByte: true)
         #expect(tally.tornPrefixes > tally.boundaryPrefixes * 10)
+        #expect(tally.powerLossStates > tally.boundaryPrefixes)
         print("replay property, every byte, shard \(shard): \(tally)")
     }
 }
