@@ -75,8 +75,9 @@ extension JournalScanner {
     /// `checksumAt`, over `covered`) fails, and returns the corruption when
     /// no interrupted append explains it: when none of its sectors is all
     /// zero, or when one flipped bit outside the zero sectors would make it
-    /// verify. Sectors that begin before `knownWritten` also hold bytes of
-    /// the record's verified header, so they reached the disk whole.
+    /// verify. A sector that begins before `knownWritten` also holds bytes
+    /// of the record's verified header: when one of those is non-zero, the
+    /// sector reached the disk whole.
     private mutating func examineCompleteSpan(_ damage: JournalDamage, span: Range<Int64>, covered: Range<Int64>,
                                               checksumAt: Int64, knownWritten: Int64?) throws(SystemError) -> JournalDamage? {
         let sector = Int64(JournalFormat.sectorSize)
@@ -85,8 +86,14 @@ extension JournalScanner {
         while start < span.upperBound {
             let sectorStart = start / sector * sector
             let end = min(span.upperBound, sectorStart + sector)
-            // A sector that also holds the record's verified header reached the disk whole.
-            let holdsVerifiedBytes = knownWritten.map { sectorStart < $0 } ?? false
+            // A sector that also holds a non-zero byte of the record's
+            // verified header reached the disk whole. (Header bytes that are
+            // all zero prove nothing: they equal the old bytes.)
+            var holdsVerifiedBytes = false
+            if let knownWritten, sectorStart < knownWritten {
+                let headerPart = max(sectorStart, knownWritten - Int64(JournalFormat.recordHeaderLength))..<knownWritten
+                holdsVerifiedBytes = try firstNonZeroByte(in: headerPart) != nil
+            }
             if !holdsVerifiedBytes, try firstNonZeroByte(in: start..<end) == nil { zeroPieces.append(start..<end) }
             start = end
         }

@@ -59,6 +59,25 @@ struct Format2RecoveryTests {
         }
     }
 
+    @Test("A record header that crosses into a lost sector with only zero bytes there still verifies, and the lost payload sector makes it a torn tail, not corruption")
+    func headerVerifiedAcrossALostSectorIsTorn() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("across.journal")
+            // One synced record ending at 478, so the next header's last six
+            // bytes (its horizon's high bytes, zero) fall into the next sector.
+            var bytes = SampleJournal.crafted(frames: [(1, SampleJournal.generation, [UInt8](repeating: 0x31, count: 358))])
+            #expect(bytes.count == 478)
+            let end = bytes.count
+            bytes += Self.batch(at: end, firstSequence: 2, payloads: [[UInt8](repeating: 0x78, count: 600)])
+            // Sector 1 never reached the disk: it reads as zeros.
+            for i in 512..<1024 { bytes[i] = 0 }
+            try FileBytes.write(bytes, to: path)
+            let report = try JournalReader(path: path).scan()
+            #expect(report.status == .tornTail(offset: Int64(end), damage: .checksumMismatch))
+            #expect(report.recordCount == 1)
+        }
+    }
+
     @Test("A record after the damage whose horizon lies past it proves the damaged bytes were durable: corruption, and the file is left as it was")
     func damageBehindALaterHorizonIsCorrupt() async throws {
         try await withTemporaryDirectory { directory in
