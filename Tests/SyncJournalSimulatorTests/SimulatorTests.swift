@@ -110,8 +110,8 @@ enum SimRunner {
         process.arguments = arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-out-\(UUID().uuidString)")
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(at: errors)
