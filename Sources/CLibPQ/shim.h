@@ -1,4 +1,4 @@
-// The system libpq (libpq-dev): sync-server's PostgreSQL storage (issue 8).
+// The system libpq (libpq-dev): sync-server's PostgreSQL storage.
 #include <libpq-fe.h>
 
 // The diagnostic field codes are character macros, which Swift does not import.

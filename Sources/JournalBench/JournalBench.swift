@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// `journal-bench`: each workload of issue 7 with its baselines (the raw
-/// disk, SQLite in WAL mode with seed 002's outbox table), run interleaved in
+/// `journal-bench`: each workload with its baselines (the raw
+/// disk, SQLite in WAL mode with an outbox table), run interleaved in
 /// one process, several rounds; prints the median and spread of each figure,
 /// its ratio to each baseline, the goal and whether it is met.
 ///
@@ -243,7 +243,7 @@ public enum JournalBench {
 }
 
 extension JournalBench {
-    /// The JSON object of issue 7 for `entries` (what `--json` prints).
+    /// The JSON report for `entries` (what `--json` prints).
     public static func json(_ entries: [Entry]) -> String { Report.json(entries) }
 
     /// The table for `entries` (what a run without `--json` prints).

@@ -170,7 +170,7 @@ enum Report {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The JSON object of issue 7: `{"workloads": [{"name", "figure", "unit",
+    /// The JSON report: `{"workloads": [{"name", "figure", "unit",
     /// "value", "baselines": {NAME: value}, "ratios": {NAME: ratio}, "goal", "met"}]}`.
     static func json(_ entries: [Entry]) -> String {
         // JournalTools' JSON string escaping, so the tools write one JSON dialect.

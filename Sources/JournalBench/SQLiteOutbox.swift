@@ -1,6 +1,6 @@
 import CSQLite
 
-/// The baseline an app would pick instead of this package: seed 002's
+/// The baseline an app would pick instead of this package: an offline-first app's
 /// `outbox` table in SQLite (WAL mode), through the C library.
 final class SQLiteOutbox {
     private var db: OpaquePointer?
@@ -10,7 +10,7 @@ final class SQLiteOutbox {
     /// `synchronous=FULL` or `NORMAL` (both in WAL mode).
     enum Synchronous: String { case full = "FULL", normal = "NORMAL" }
 
-    /// Seed 002's outbox table, verbatim.
+    /// The outbox table an offline-first app keeps in SQLite.
     static let schema = """
         create table outbox (
           seq             integer primary key autoincrement,

@@ -130,7 +130,7 @@ public enum SampleJournals {
             "text": .string("Bring the walking map"), "pinned": .bool(true)], updatedAt: s + 30))]))
         store.record(.failed(visit, reason: "HTTP 503", permanent: false))
         let rename = store.edit(.update, "pin", "p-museum", ["name": .string("Deutsches Museum")], at: 7)
-        // A create sent, then a delete: the delete stays queued behind it (seed 003).
+        // A create sent, then a delete: the delete stays queued behind it.
         let bar = store.edit(.create, "pin", "p-bar", ["name": .string("Bar Centrale")], at: 8)
         store.record(.sent([rename, bar]))
         store.edit(.delete, "pin", "p-bar", at: 9)

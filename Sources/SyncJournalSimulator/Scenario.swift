@@ -1,6 +1,6 @@
 import SyncJournalStore
 
-/// A scenario file, parsed: one command per line (issue 6, item 3).
+/// A scenario file, parsed: one command per line.
 ///
 /// ```
 /// device A                        # a device of user u1 with an empty journal; `device B as u2` for another user

@@ -153,7 +153,7 @@ public struct SimulationOutcome: Sendable, Hashable {
     public var report: String
 }
 
-/// The random simulator of issue 6: a seeded generator, a virtual clock, D
+/// The random simulator: a seeded generator, a virtual clock, D
 /// devices each with a journal on its own simulated disk, the reference
 /// server, and a fault schedule. After every step and at the end it checks:
 ///

@@ -1,5 +1,5 @@
 /// The compactor's rules, as a pure function of the queue and a new edit
-/// (seeds 000 and 003):
+/// (removals go per id; a create already in flight is never cancelled locally):
 ///
 /// - create never sent + delete → both vanish; nothing reaches the server;
 /// - create sent (in flight now, or at any time before, even before a crash)

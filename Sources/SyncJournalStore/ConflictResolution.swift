@@ -107,7 +107,7 @@ public struct ConflictResolution: Sendable, Hashable {
     /// Three-way merge of a local change set against the server's copy:
     /// a field the server did not change since `base` takes the local value;
     /// a field both changed keeps the server's value (lost), except string
-    /// sets, which take the union (seed 001: a union does not depend on
+    /// sets, which take the union (a union does not depend on
     /// order). Without a base, every field the server has with a value
     /// different from the local one counts as changed by both.
     static func mergeFields(local: [String: FieldValue], base: ServerRow?, server: ServerRow) -> (fields: [String: FieldValue], lost: [String]) {

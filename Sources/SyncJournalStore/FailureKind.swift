@@ -9,7 +9,7 @@ public enum FailureKind: UInt8, Sendable, Hashable, CustomStringConvertible {
     /// Counts toward ``LocalStore/Options/maximumPermanentFailures``.
     case permanent = 1
     /// An update found no row it may change and no readable newer row: the
-    /// record was deleted or this user lost access (seed 003). Retrying
+    /// record was deleted or this user lost access. Retrying
     /// cannot help, so the operation is quarantined at once and the device
     /// forgets its copy of the row.
     case deletedOrNoAccess = 2

@@ -21,7 +21,7 @@ public struct PullCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
         return Array(lhs.id.utf8).lexicographicallyPrecedes(Array(rhs.id.utf8))
     }
 
-    /// `updatedAt:id`, the wire form of seed 002's protocol.
+    /// `updatedAt:id`, the pull protocol's wire form.
     public var description: String { "\(updatedAt):\(id)" }
 
     /// Appends the cursor's encoding.

@@ -77,7 +77,7 @@ public struct StoreState: Sendable, Hashable {
                 if kind != .transient { $0.permanentFailures += 1 }
                 if quarantine { $0.quarantined = true }
             }
-            // No readable row: the device stops showing its copy (seed 003).
+            // No readable row: the device stops showing its copy.
             if quarantine && kind == .deletedOrNoAccess { setSnapshot(entry.key, nil) }
         case .released(let id):
             outbox.update(id) {

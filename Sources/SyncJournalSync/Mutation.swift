@@ -45,11 +45,11 @@ public enum MutationOutcome: Sendable, Hashable {
     case rejected(reason: String, permanent: Bool)
     /// A create whose id already exists, from a server that does not
     /// remember operation ids (an insert that ignores duplicates). The engine
-    /// reads the row back: only a readable row confirms it (seed 003).
+    /// reads the row back: only a readable row confirms it.
     case duplicate
     /// An update or delete that matched no row, from a server that does not
     /// say why: the row changed, was deleted, or is not visible to this user.
-    /// The engine reads it back to tell a conflict from a lost row (seed 003).
+    /// The engine reads it back to tell a conflict from a lost row.
     case noMatch
 }
 

@@ -2,8 +2,8 @@ import SyncJournalCore
 import SyncJournalStore
 
 /// Pushes a store's queued operations and pulls server changes through a
-/// transport (the protocol of seed 002, made safe by the rules of seeds 000
-/// and 003).
+/// transport: cursor pulls and idempotent pushes, with per-id removals and
+/// in-flight creates that a delete can no longer cancel locally.
 ///
 /// - One sync at a time: a call while a sync runs waits for it and shares its
 ///   outcome; there is never a parallel request.
@@ -383,7 +383,7 @@ public actor SyncEngine {
     }
 
     /// Explains a reply from a server without exactly-once delivery by reading
-    /// the row back (seed 003). A duplicate create is confirmed only by a
+    /// the row back. A duplicate create is confirmed only by a
     /// readable row (with other fields, it is a conflict); an unreadable
     /// collision stays retryable. An update or delete that matched nothing is
     /// a conflict when a newer row is readable, and "deleted or no access"

@@ -13,7 +13,7 @@ import SyncJournalSync
 /// await faulty.holdNextRequest()
 /// async let outcome = engine.sync()
 /// await faulty.waitUntilHeld()          // the push is open, the server has not seen it
-/// try await store.delete("pin", id: id) // the race of seed 003
+/// try await store.delete("pin", id: id) // deleted while its create is in flight
 /// await faulty.releaseHeld()
 /// ```
 public actor FaultInjectingTransport: SyncTransport {

@@ -24,7 +24,7 @@ import SyncJournalSync
 ///   filtered by id, stamp and row-level security): a create of an existing
 ///   id answers ``MutationOutcome/duplicate``, an update or delete that
 ///   matches nothing answers ``MutationOutcome/noMatch``, and the client
-///   reads the row back with ``read(user:kind:id:)`` (seed 003).
+///   reads the row back with ``read(user:kind:id:)``.
 /// - For tests, a push may be refused as too large
 ///   (``maximumBatchSize``), and single records can be made to fail
 ///   (``rejectPermanently(kind:id:reason:)``, ``failTransiently(kind:id:reason:times:retryAfterMilliseconds:)``).
@@ -367,7 +367,7 @@ public actor ReferenceServer {
     /// One row as `user` sees it now: `nil` when there is none, it is a
     /// tombstone, or it belongs to another user (row-level security hides it).
     /// How a client confirms a ``MutationOutcome/duplicate`` or explains a
-    /// ``MutationOutcome/noMatch`` (seed 003).
+    /// ``MutationOutcome/noMatch``.
     ///
     /// ```swift
     /// if let row = await server.read(user: "u1", kind: "pin", id: "p1") { print(row.updatedAt) }
