@@ -43,7 +43,7 @@ public struct JournalReader: Sendable {
     }
 
     /// Opens the file read-only and runs `body` with a scanner over it.
-    private func withScanner<T>(_ body: (inout JournalScanner) throws -> T) throws -> T {
+    func withScanner<T>(_ body: (inout JournalScanner) throws -> T) throws -> T {
         let fd: FileDescriptor
         do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
         defer { try? system.close(fd) }

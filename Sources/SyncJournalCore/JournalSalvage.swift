@@ -122,22 +122,14 @@ public enum JournalSalvage {
     /// Scans `path`, under `header` instead of its own when one is given.
     private static func scan(_ path: String, system: any SystemCalls, assuming header: JournalHeader?,
                              _ visit: (JournalRecord) throws -> Void) throws -> JournalScanReport {
-        let fd: FileDescriptor
-        do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
-        defer { try? system.close(fd) }
-        var scanner: JournalScanner
-        do { scanner = try JournalScanner(io: FileIO(system), fd: fd, path: path) } catch { throw JournalError.io(error) }
-        return try scanner.run(assuming: header, visit)
+        try JournalReader(path: path, system: system).withScanner { scanner in try scanner.run(assuming: header, visit) }
     }
 
     private static func recordsAfter(_ offset: Int64, in path: String, system: any SystemCalls,
                                      header: JournalHeader) throws -> [JournalRecord] {
-        let fd: FileDescriptor
-        do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
-        defer { try? system.close(fd) }
-        var scanner: JournalScanner
-        do { scanner = try JournalScanner(io: FileIO(system), fd: fd, path: path) } catch { throw JournalError.io(error) }
-        return try scanner.validRecords(after: offset, header: header)
+        try JournalReader(path: path, system: system).withScanner { scanner in
+            try scanner.validRecords(after: offset, header: header)
+        }
     }
 
     /// A header for a journal whose own header is damaged, rebuilt from its
