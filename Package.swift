@@ -3,11 +3,12 @@ import PackageDescription
 
 // Layers point one way, downward:
 //   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin)
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalSync
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
-    platforms: [.macOS(.v15)],
+    platforms: [.iOS(.v17), .macOS(.v14), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "SyncJournal", targets: ["SyncJournal"]),
         .library(name: "SyncJournalTesting", targets: ["SyncJournalTesting"]),
@@ -26,48 +27,52 @@ let package = Package(
         .executable(name: "sync-load", targets: ["sync-load"]),
     ],
     targets: [
+        // Thin typed wrappers over the system calls (files, the durability barrier,
+        // sockets, clocks, processes) with Linux and Darwin branches and named errno
+        // values. Package access only: not part of any product's API.
+        .target(name: "SyncJournalPlatform"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
         .target(name: "CSyncJournalCRC"),
         // Files, records, checksums, recovery. Knows nothing about sync.
-        .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC"]),
+        .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC", "SyncJournalPlatform"]),
         // Record payloads of the local store: operations and their field values.
-        .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore"]),
+        .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore", "SyncJournalPlatform"]),
         // The sync engine, the transport protocol and its wire types.
-        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
+        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore", "SyncJournalPlatform"]),
         // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
         // shared by the HTTP transport and the server.
         .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
         // SyncTransport over URLSession (FoundationNetworking on Linux).
-        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync"]),
+        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
         // The library product: one import for apps.
         .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
-        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
+        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
         // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        .target(name: "JournalTools", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
-        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
-        .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
+        .target(name: "JournalBench", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
+        .executableTarget(name: "journal-bench", dependencies: ["JournalBench", "SyncJournalPlatform"], path: "tools/journal-bench"),
         // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite and PostgreSQL storage (issue 8).
+        // The HTTP sync server: HTTP/1.1 on POSIX sockets (through SyncJournalPlatform), routing, SQLite and PostgreSQL storage (issue 8).
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
-        .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
+        .executableTarget(name: "journal-crash", dependencies: ["JournalTools", "SyncJournalPlatform"], path: "tools/journal-crash"),
         .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
         .executableTarget(name: "sync-sim", dependencies: ["SyncJournalSimulator"], path: "tools/sync-sim"),
         // Fuzz targets: built normally they replay input files (the regression
@@ -76,28 +81,28 @@ let package = Package(
         .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
         .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalTools"], path: "tools/fuzz-wire-messages"),
 
-        .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalPlatform", "SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalPlatform", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalSimulatorTests",
-            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            dependencies: ["SyncJournalPlatform", "SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
-        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
-        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
-        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
+        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalPlatform", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalPlatform", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
-        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad", "SyncJournalPlatform"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["sync-server", "sync-demo", "sync-sim", "sync-load"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
+            dependencies: ["SyncJournalPlatform", "JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
             resources: [.copy("Expected")]
         ),
     ]

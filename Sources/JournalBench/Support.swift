@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CSQLite
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 
 /// Why the benchmark could not run (file trouble, SQLite errors, a failed store call).

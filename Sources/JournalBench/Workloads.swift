@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalSync

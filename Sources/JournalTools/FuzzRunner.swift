@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 
 /// The fuzz targets, for the regression runner, the libFuzzer entry points
 /// and the tests.

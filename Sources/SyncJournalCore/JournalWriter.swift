@@ -1,10 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
-import Synchronization
+import SyncJournalPlatform
 
 /// Appends records to a journal durably.
 ///
@@ -218,7 +213,7 @@ public final class JournalWriter: Sendable {
         } catch {
             try? system.close(lockFD)
             LockRegistry.release(key)
-            if error.errno == 11 /* EAGAIN */ || error.errno == 13 /* EACCES */ { throw .locked(path: path) }
+            if error.code == .wouldBlock || error.code == .accessDenied { throw .locked(path: path) }
             throw .io(error.at(lockPath))
         }
         do {
@@ -236,7 +231,7 @@ public final class JournalWriter: Sendable {
         var fd: FileDescriptor
         do {
             fd = try system.open(path, .readWrite, 0)
-        } catch where error.errno == 2 /* ENOENT */ && options.createIfMissing {
+        } catch where error.code == .noSuchFile && options.createIfMissing {
             let header = options.headerForNewJournal?() ?? JournalHeader(
                 journalID: .random(), generation: JournalHeader.randomGeneration(),
                 createdAtMilliseconds: wallClockMilliseconds())
@@ -256,7 +251,7 @@ public final class JournalWriter: Sendable {
             } catch let error as SystemError {
                 throw JournalError.io(error.at(path))
             } catch {
-                throw JournalError.io(SystemError(call: .pread, errno: 5, path: path))
+                throw JournalError.io(SystemError(call: .pread, code: .ioError, path: path))
             }
             var bytesCut: Int64 = 0
             var sideFile: String?
@@ -291,7 +286,7 @@ public final class JournalWriter: Sendable {
             throw error
         } catch {
             try? system.close(fd)
-            throw JournalError.io(SystemError(call: .pread, errno: 5, path: path))
+            throw JournalError.io(SystemError(call: .pread, code: .ioError, path: path))
         }
     }
 
@@ -330,7 +325,7 @@ public final class JournalWriter: Sendable {
             do {
                 sideFD = try system.open(side, [.readWrite, .create, .exclusive], 0o600)
                 break
-            } catch where error.errno == 17 /* EEXIST */ && attempt < 1000 {
+            } catch where error.code == .fileExists && attempt < 1000 {
                 attempt += 1
                 side = "\(path).torn-\(offset)-\(attempt)"
             } catch {
@@ -827,8 +822,4 @@ public final class JournalWriter: Sendable {
 
 /// Milliseconds since the Unix epoch from the system clock (used only for the
 /// informational creation time in headers).
-func wallClockMilliseconds() -> Int64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-}
+func wallClockMilliseconds() -> Int64 { SystemClock.wallClockMilliseconds() }

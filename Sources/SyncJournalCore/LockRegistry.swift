@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Synchronization
+import SyncJournalPlatform
 
 /// The journals this process has open for writing. The file lock keeps other
 /// processes out; POSIX record locks do not exclude a second open in the same
@@ -13,9 +8,7 @@ enum LockRegistry {
 
     /// The canonical path of an existing lock file (symbolic links and `..` resolved).
     static func key(for lockPath: String) -> String {
-        guard let resolved = realpath(lockPath, nil) else { return lockPath }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        (try? SystemPath.canonical(lockPath)) ?? lockPath
     }
 
     /// Claims `key`; false if this process already holds it.

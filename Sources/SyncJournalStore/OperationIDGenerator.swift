@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Synchronization
+import SyncJournalPlatform
 
 /// The generator behind ``OperationID/random()``: xoshiro256** seeded once
 /// per process (and again in a forked child) from the system's generator.
@@ -55,18 +50,24 @@ struct OperationIDGenerator: RandomNumberGenerator {
     /// The process's generator. A child made by `fork` would continue its
     /// parent's sequence and repeat its ids, so the child reseeds first.
     private static let shared: Mutex<OperationIDGenerator> = {
-        pthread_atfork(nil, nil, { forkedSinceSeeding.store(true, ordering: .relaxed) })
+        SystemProcess.afterForkInChild { forkedSinceSeeding = true }
         return Mutex(fromSystem())
     }()
 
     /// Runs `body` with the process's generator, reseeded first in a forked child.
     static func withShared<T>(_ body: (inout OperationIDGenerator) -> T) -> T {
         shared.withLock { generator in
-            if forkedSinceSeeding.exchange(false, ordering: .relaxed) { generator = fromSystem() }
+            if forkedSinceSeeding {
+                forkedSinceSeeding = false
+                generator = fromSystem()
+            }
             return body(&generator)
         }
     }
 }
 
 /// Set in a child process right after `fork`; the next draw reseeds.
-private let forkedSinceSeeding = Atomic<Bool>(false)
+/// A plain variable, not a lock: the fork handler runs in the child while it
+/// has one thread, where a lock some other parent thread held at the fork
+/// would never be released. Read and cleared only under `shared`'s lock.
+nonisolated(unsafe) private var forkedSinceSeeding = false

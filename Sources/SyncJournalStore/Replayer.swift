@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 
 /// Rebuilds a store's state from its journal: the same fold the live store

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SyncJournalPlatform
 
 /// Where the store reads the time it stamps on edits (`queuedAt`). Injected,
 /// so tests and the simulator never depend on the machine's clock. The time
@@ -17,9 +13,5 @@ public struct SystemTimeSource: TimeSource {
     /// The real clock.
     public init() {}
 
-    public func nowMilliseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
+    public func nowMilliseconds() -> Int64 { SystemClock.wallClockMilliseconds() }
 }

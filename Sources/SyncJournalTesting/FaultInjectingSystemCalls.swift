@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 
 /// A ``SystemCalls`` layer that passes every call to another one (the real

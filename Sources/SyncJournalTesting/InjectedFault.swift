@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalPlatform
 
 /// What a ``FaultInjectingSystemCalls`` does instead of (or to) a system call
 /// when a ``FaultRule`` fires.
@@ -28,9 +29,9 @@ public enum InjectedFault: Sendable, Hashable, CustomStringConvertible {
     case tornWrite(bytes: Int, errno: Int32)
 
     /// `ENOSPC`: no space left on the device.
-    public static let noSpace = InjectedFault.fail(errno: 28)
+    public static let noSpace = InjectedFault.fail(errno: Errno.noSpace.rawValue)
     /// `EIO`: an input/output error.
-    public static let ioError = InjectedFault.fail(errno: 5)
+    public static let ioError = InjectedFault.fail(errno: Errno.ioError.rawValue)
 
     /// The `errno` the fault throws, `nil` for ``partialTransfer(bytes:)``.
     public var errno: Int32? {

@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalSync
 
 /// A virtual ``SyncClock`` for tests and simulations: time stands still until

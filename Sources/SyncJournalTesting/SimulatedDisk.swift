@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 
 /// An in-memory file system with a disk cache that a test can cut the power
@@ -559,9 +552,9 @@ public final class SimulatedDisk: SystemCalls {
     /// call comes from a process of an earlier boot.
     private static func enter(_ state: inout State, _ call: SystemCall, boot: Int?) throws(SystemError) {
         state.calls += 1
-        if let boot, boot != state.boot { throw SystemError(call: call, errno: EIO) }
+        if let boot, boot != state.boot { throw SystemError(call: call, code: .ioError) }
         guard let remaining = state.freezeAfter else { return }
-        if remaining == 0 { throw SystemError(call: call, errno: EIO) }
+        if remaining == 0 { throw SystemError(call: call, code: .ioError) }
         state.freezeAfter = remaining - 1
     }
 
@@ -682,22 +675,22 @@ public final class SimulatedDisk: SystemCalls {
             try Self.enter(&state, .open, boot: boot)
             let fd = state.nextDescriptor
             if options.contains(.directory) {
-                guard Self.isDirectory(path, in: state) else { throw SystemError(call: .open, errno: ENOENT, path: path) }
+                guard Self.isDirectory(path, in: state) else { throw SystemError(call: .open, code: .noSuchFile, path: path) }
                 state.nextDescriptor += 1
                 state.descriptors[fd] = OpenFile(inode: nil, directory: path, writable: false)
                 return FileDescriptor(rawValue: fd)
             }
             let (parent, name) = Self.split(path)
             if state.directories[parent] == nil && !Self.isDirectory(parent, in: state) {
-                throw SystemError(call: .open, errno: ENOENT, path: path)
+                throw SystemError(call: .open, code: .noSuchFile, path: path)
             }
             var directory = state.directories[parent] ?? Directory()
             var number = directory.current[name]
             if number != nil && options.contains(.create) && options.contains(.exclusive) {
-                throw SystemError(call: .open, errno: EEXIST, path: path)
+                throw SystemError(call: .open, code: .fileExists, path: path)
             }
             if number == nil {
-                guard options.contains(.create) else { throw SystemError(call: .open, errno: ENOENT, path: path) }
+                guard options.contains(.create) else { throw SystemError(call: .open, code: .noSuchFile, path: path) }
                 let created = state.nextInode
                 state.nextInode += 1
                 state.inodes[created] = Inode()
@@ -719,7 +712,7 @@ public final class SimulatedDisk: SystemCalls {
     func close(_ fd: FileDescriptor, boot: Int?) throws(SystemError) {
         try state.withLock { (state) throws(SystemError) in
             try Self.enter(&state, .close, boot: boot)
-            guard let file = state.descriptors.removeValue(forKey: fd.rawValue) else { throw SystemError(call: .close, errno: EBADF) }
+            guard let file = state.descriptors.removeValue(forKey: fd.rawValue) else { throw SystemError(call: .close, code: .badDescriptor) }
             if let number = file.inode, state.inodes[number]?.lockedBy == fd.rawValue { state.inodes[number]!.lockedBy = nil }
         }
     }
@@ -728,7 +721,7 @@ public final class SimulatedDisk: SystemCalls {
         try state.withLock { (state) throws(SystemError) -> Int in
             try Self.enter(&state, .pread, boot: boot)
             let number = try Self.file(fd, in: state, call: .pread)
-            guard offset >= 0 else { throw SystemError(call: .pread, errno: EINVAL) }
+            guard offset >= 0 else { throw SystemError(call: .pread, code: .invalidArgument) }
             let content = state.inodes[number]!.current
             guard offset < content.count, buffer.count > 0 else { return 0 }
             let count = min(buffer.count, content.count - Int(offset))
@@ -743,13 +736,13 @@ public final class SimulatedDisk: SystemCalls {
         try state.withLock { (state) throws(SystemError) -> Int in
             try Self.enter(&state, .pwrite, boot: boot)
             let number = try Self.file(fd, in: state, call: .pwrite)
-            guard state.descriptors[fd.rawValue]!.writable else { throw SystemError(call: .pwrite, errno: EBADF) }
-            guard offset >= 0 else { throw SystemError(call: .pwrite, errno: EINVAL) }
+            guard state.descriptors[fd.rawValue]!.writable else { throw SystemError(call: .pwrite, code: .badDescriptor) }
+            guard offset >= 0 else { throw SystemError(call: .pwrite, code: .invalidArgument) }
             guard buffer.count > 0 else { return 0 }
             if let capacity = state.capacity {
                 let others = state.inodes.filter { $0.key != number }.reduce(0) { $0 + $1.value.current.count }
                 let after = max(state.inodes[number]!.current.count, Int(offset) + buffer.count)
-                if others + after > capacity { throw SystemError(call: .pwrite, errno: ENOSPC) }
+                if others + after > capacity { throw SystemError(call: .pwrite, code: .noSpace) }
             }
             let bytes = Array(buffer)
             Self.write(bytes, at: Int(offset), into: &state.inodes[number]!)
@@ -760,7 +753,7 @@ public final class SimulatedDisk: SystemCalls {
     func sync(_ fd: FileDescriptor, call: SystemCall, boot: Int?) throws(SystemError) {
         try state.withLock { (state) throws(SystemError) in
             try Self.enter(&state, call, boot: boot)
-            guard let file = state.descriptors[fd.rawValue] else { throw SystemError(call: call, errno: EBADF) }
+            guard let file = state.descriptors[fd.rawValue] else { throw SystemError(call: call, code: .badDescriptor) }
             if let path = file.directory {
                 var directory = state.directories[path] ?? Directory()
                 directory.durable = directory.current
@@ -778,8 +771,8 @@ public final class SimulatedDisk: SystemCalls {
         try state.withLock { (state) throws(SystemError) in
             try Self.enter(&state, .ftruncate, boot: boot)
             let number = try Self.file(fd, in: state, call: .ftruncate)
-            guard state.descriptors[fd.rawValue]!.writable else { throw SystemError(call: .ftruncate, errno: EBADF) }
-            guard length >= 0 else { throw SystemError(call: .ftruncate, errno: EINVAL) }
+            guard state.descriptors[fd.rawValue]!.writable else { throw SystemError(call: .ftruncate, code: .badDescriptor) }
+            guard length >= 0 else { throw SystemError(call: .ftruncate, code: .invalidArgument) }
             Self.truncate(&state.inodes[number]!, to: Int(length))
         }
     }
@@ -797,9 +790,9 @@ public final class SimulatedDisk: SystemCalls {
             try Self.enter(&state, .rename, boot: boot)
             let (fromParent, fromName) = Self.split(from)
             let (toParent, toName) = Self.split(to)
-            guard let number = state.directories[fromParent]?.current[fromName] else { throw SystemError(call: .rename, errno: ENOENT, path: from) }
+            guard let number = state.directories[fromParent]?.current[fromName] else { throw SystemError(call: .rename, code: .noSuchFile, path: from) }
             guard state.directories[toParent] != nil || Self.isDirectory(toParent, in: state) else {
-                throw SystemError(call: .rename, errno: ENOENT, path: to)
+                throw SystemError(call: .rename, code: .noSuchFile, path: to)
             }
             if fromParent == toParent {
                 state.directories[fromParent]!.current[fromName] = nil
@@ -820,7 +813,7 @@ public final class SimulatedDisk: SystemCalls {
         try state.withLock { (state) throws(SystemError) in
             try Self.enter(&state, .unlink, boot: boot)
             let (parent, name) = Self.split(path)
-            guard state.directories[parent]?.current[name] != nil else { throw SystemError(call: .unlink, errno: ENOENT, path: path) }
+            guard state.directories[parent]?.current[name] != nil else { throw SystemError(call: .unlink, code: .noSuchFile, path: path) }
             state.directories[parent]!.current[name] = nil
             state.directories[parent]!.pending.append(.unlink(name: name))
         }
@@ -830,7 +823,7 @@ public final class SimulatedDisk: SystemCalls {
         try state.withLock { (state) throws(SystemError) in
             try Self.enter(&state, .flock, boot: boot)
             let number = try Self.file(fd, in: state, call: .flock)
-            if let holder = state.inodes[number]!.lockedBy, holder != fd.rawValue { throw SystemError(call: .flock, errno: EAGAIN) }
+            if let holder = state.inodes[number]!.lockedBy, holder != fd.rawValue { throw SystemError(call: .flock, code: .wouldBlock) }
             state.inodes[number]!.lockedBy = fd.rawValue
         }
     }
@@ -838,8 +831,8 @@ public final class SimulatedDisk: SystemCalls {
     // MARK: Internals
 
     private static func file(_ fd: FileDescriptor, in state: State, call: SystemCall) throws(SystemError) -> Int {
-        guard let file = state.descriptors[fd.rawValue] else { throw SystemError(call: call, errno: EBADF) }
-        guard let number = file.inode else { throw SystemError(call: call, errno: EISDIR) }
+        guard let file = state.descriptors[fd.rawValue] else { throw SystemError(call: call, code: .badDescriptor) }
+        guard let number = file.inode else { throw SystemError(call: call, code: .isDirectory) }
         return number
     }
 

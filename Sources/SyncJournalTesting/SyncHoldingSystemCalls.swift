@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 
 /// Real system calls, except that while armed the next `fdatasync` blocks

@@ -2,7 +2,7 @@ import Foundation
 import JournalTools
 import SyncJournalCore
 import SyncJournalStore
-import Synchronization
+import SyncJournalPlatform
 import Testing
 
 /// The fuzz targets' regression corpus, run in plain `swift test`: every

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import SyncJournalPlatform
 @testable import SyncJournalServer
 
 /// Answers `/echo` with the body it got, `/hold` only once released, and

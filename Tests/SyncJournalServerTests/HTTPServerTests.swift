@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 import Testing
 @testable import SyncJournalServer
 

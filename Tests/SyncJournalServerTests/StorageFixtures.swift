@@ -1,7 +1,7 @@
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync
-import Synchronization
+import SyncJournalPlatform
 
 /// A clock a test sets by hand (stamps still increase when it stands still).
 final class FixedClock: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalTesting
@@ -253,7 +253,7 @@ struct CheckpointCrashTests {
             let kind = calls[n - 1]
             let nthOfKind = calls[..<n].filter { $0 == kind }.count
             var faults: [InjectedFault] = [.ioError]
-            if kind == .pwrite { faults.append(.tornWrite(bytes: 100, errno: 28)) }
+            if kind == .pwrite { faults.append(.tornWrite(bytes: 100, errno: Errno.noSpace.rawValue)) }
             for fault in faults {
                 let outcome = try await Self.checkpoint(failing: FaultRule(call: kind, schedule: .nthCall(nthOfKind), fault: fault),
                                                        label: "call \(n) of \(calls.count) (\(kind) #\(nthOfKind), \(fault))")

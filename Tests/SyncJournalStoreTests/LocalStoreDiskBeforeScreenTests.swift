@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalStore
 import SyncJournalTesting
 import Testing
@@ -89,7 +90,7 @@ struct LocalStoreDiskBeforeScreenTests {
             let faults = FaultInjectingSystemCalls()
             let store = try await Self.seededStore(scratch.journal, system: faults)
             let before = try await Observed(store)
-            faults.inject(.tornWrite(bytes: 20, errno: 5), into: .pwrite, on: .path(scratch.journal))
+            faults.inject(.tornWrite(bytes: 20, errno: Errno.ioError.rawValue), into: .pwrite, on: .path(scratch.journal))
             let error = await Kit.storeError { try await store.delete("pin", id: "srv") }
             #expect(error?.caseName == "journal.io")
             #expect(try await Observed(store) == before)
@@ -157,7 +158,7 @@ struct LocalStoreDiskBeforeScreenTests {
             let faults = FaultInjectingSystemCalls()
             let store = try await Self.seededStore(scratch.journal, system: faults)
             let before = try await Observed(store)
-            faults.inject(.tornWrite(bytes: 20, errno: 28), into: .pwrite, on: .path(scratch.journal))
+            faults.inject(.tornWrite(bytes: 20, errno: Errno.noSpace.rawValue), into: .pwrite, on: .path(scratch.journal))
             faults.inject(.ioError, into: .ftruncate, on: .path(scratch.journal))
             let error = await Kit.storeError { try await store.create("pin", id: "new", fields: ["name": .string("Bar")]) }
             #expect(error?.caseName == "journal.writerFailed", "got \(String(describing: error))")

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalTesting

@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalStore
 import Testing

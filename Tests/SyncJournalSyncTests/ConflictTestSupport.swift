@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

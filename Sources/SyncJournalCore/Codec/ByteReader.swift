@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SyncJournalPlatform
 
 /// Reads the primitive encodings written by ``ByteWriter`` from a byte
 /// buffer, throwing ``ByteReader/Failure`` instead of trapping on bad input.
@@ -162,7 +158,7 @@ public struct ByteReader: Sendable {
     static func validatedUTF8(_ utf8: UnsafeRawBufferPointer) -> String? {
         var string = String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         let unchanged = string.withUTF8 { decoded in
-            decoded.count == utf8.count && (utf8.isEmpty || memcmp(decoded.baseAddress!, utf8.baseAddress!, utf8.count) == 0)
+            RawMemory.equal(UnsafeRawBufferPointer(decoded), utf8)
         }
         return unchanged ? string : nil
     }

@@ -1,3 +1,5 @@
+import SyncJournalPlatform
+
 /// Loops over ``SystemCalls`` that finish short reads and writes and name the
 /// file in every error. All journal code reads and writes through these.
 public struct FileIO: Sendable {
@@ -15,7 +17,7 @@ public struct FileIO: Sendable {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[done...])
             let n: Int
             do { n = try system.pwrite(fd, from: rest, at: offset + Int64(done)) } catch { throw error.at(path) }
-            if n <= 0 { throw SystemError(call: .pwrite, errno: 5 /* EIO */, path: path) }
+            if n <= 0 { throw SystemError(call: .pwrite, code: .ioError, path: path) }
             done += n
         }
     }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SyncJournalPlatform
 
 /// The system call a ``SystemError`` came from.
 public enum SystemCall: String, Sendable, Hashable, CaseIterable {
@@ -16,7 +10,8 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
 public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed.
     public var call: SystemCall
-    /// The `errno` value it set.
+    /// The `errno` value it set (the platform's number; ``description``
+    /// prints its name, such as `EAGAIN`).
     public var errno: Int32
     /// The file it was working on, if known.
     public var path: String?
@@ -35,11 +30,19 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
-    /// `strerror` text for ``errno``.
-    public var message: String { String(cString: strerror(errno)) }
+    /// The same error with its `errno` given by name.
+    package init(call: SystemCall, code: Errno, path: String? = nil) {
+        self.init(call: call, errno: code.rawValue, path: path)
+    }
 
-    /// A one-line explanation, such as `fdatasync(/tmp/j): Input/output error (errno 5)`.
+    /// ``errno`` as a named value, for comparisons that hold on every platform.
+    package var code: Errno { Errno(rawValue: errno) }
+
+    /// `strerror` text for ``errno``.
+    public var message: String { code.message }
+
+    /// A one-line explanation, such as `fdatasync(/tmp/j): Input/output error (EIO)`.
     public var description: String {
-        "\(call.rawValue)(\(path ?? "?")): \(message) (errno \(errno))"
+        "\(call.rawValue)(\(path ?? "?")): \(message) (\(code))"
     }
 }

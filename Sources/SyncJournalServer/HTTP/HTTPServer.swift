@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-import Synchronization
+import SyncJournalPlatform
 
 /// A small HTTP/1.1 server on plain sockets: one thread accepts, one thread
 /// per connection reads, calls the ``HTTPResponder`` and writes (blocking

@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 
 /// Connections to one PostgreSQL database, lent to one thread at a time.
 ///

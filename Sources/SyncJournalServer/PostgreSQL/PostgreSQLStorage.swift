@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalStore
 import SyncJournalSync
 

@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 
 /// Connections to one database file, lent to one thread at a time.
 ///

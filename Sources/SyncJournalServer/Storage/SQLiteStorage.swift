@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import SyncJournalPlatform
 import SyncJournalStore
 import SyncJournalSync
 

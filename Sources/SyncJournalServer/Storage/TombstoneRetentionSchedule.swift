@@ -1,4 +1,4 @@
-import Synchronization
+import SyncJournalPlatform
 
 /// When a storage with a tombstone retention purges: before a pull, at most
 /// once a minute, so a busy server does not scan for old tombstones on every
