@@ -448,6 +448,6 @@ public enum SampleJournals {
         for (type, payload) in records { try await writer.append(type: type, payload: payload) }
         try await writer.close()
         // The lock file is the writer's; samples are plain files.
-        try? FileManager.default.removeItem(atPath: path + ".lock")
+        try? FileManager.default.removeItem(atPath: JournalFiles(journal: path).lock)
     }
 }

@@ -1,0 +1,84 @@
+import Dispatch
+import SyncJournalPlatform
+
+extension JournalWriter {
+    /// Replaces the journal with a new file of the next generation holding
+    /// `records` (a checkpoint): syncs the current file, writes the new one
+    /// under `<path>.checkpoint`, `fsync`s it, renames it into place and
+    /// `fsync`s the directory; only the rename removes the old file. A crash at
+    /// any step leaves either the old journal or the new one, each complete.
+    ///
+    /// The new header keeps the journal id, names the generation it
+    /// continues, and starts at the next sequence number, so numbering stays
+    /// gapless across the rewrite. Returns the first record's sequence number.
+    ///
+    /// A failure before the rename leaves the old journal in use (the
+    /// temporary file is removed); a failure after it is final, like a failed
+    /// `fdatasync`: the writer cannot know which file a crash would leave.
+    @discardableResult
+    public func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+        for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
+            throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
+        }
+        return try await BlockingIO.run(on: queue) { () throws(JournalError) -> UInt64 in
+            try self.state.withLock { (state) throws(JournalError) in
+                if let failure = state.failure { throw failure }
+                if state.closed { throw .closed(path: self.path) }
+            }
+            try self.flushBuffer()
+            if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+            let (old, firstSequence) = self.state.withLock { ($0.header, $0.nextSequence) }
+            // A checkpoint is always written in the current format: this is
+            // how a 1.x journal moves to format 2.
+            let header = JournalHeader(journalID: old.journalID, generation: JournalHeader.randomGeneration(),
+                                       continuesGeneration: old.generation, firstSequence: firstSequence,
+                                       createdAtMilliseconds: wallClockMilliseconds(),
+                                       inFlightLimit: UInt32(self.inFlightLimit))
+            var bytes = header.encoded()
+            // Sized once: a checkpoint of a large state is hundreds of megabytes,
+            // and growing by doubling copied it over and over.
+            bytes.reserveCapacity(bytes.count + records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count })
+            var sequence = firstSequence
+            // The file appears under the journal's name only once complete
+            // and synced, so its records claim nothing beyond the header.
+            let horizon = Int64(header.headerLength)
+            for record in records {
+                RecordFrame.encode(type: record.type, header: header, sequence: sequence, horizon: horizon,
+                                   payload: record.payload, into: &bytes)
+                sequence += 1
+            }
+            let system = self.io.system
+            let temporary = JournalFiles(journal: self.path).checkpoint
+            let newFD: FileDescriptor
+            do throws(SystemError) { newFD = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
+            do throws(SystemError) {
+                try self.io.writeAll(newFD, bytes, at: 0, path: temporary)
+                do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
+                try system.rename(temporary, self.path)
+            } catch {
+                try? system.close(newFD)
+                try? system.unlink(temporary)
+                throw .io(error)
+            }
+            // The new file has the journal's name now; from here on a failure is final.
+            let oldFD = self.fd
+            self.state.withLock {
+                $0.fd = newFD
+                $0.header = header
+                $0.nextSequence = sequence
+                $0.endOffset = Int64(bytes.count)
+                $0.durableEnd = Int64(bytes.count)
+                $0.allocatedEnd = Int64(bytes.count)
+                $0.unclaimedRecords = !records.isEmpty
+                $0.unsynced = false
+            }
+            try? system.close(oldFD)
+            do throws(SystemError) { try self.io.syncDirectory(FileIO.directory(of: self.path)) } catch {
+                let failure = JournalError.writerFailed(path: self.path, cause: error)
+                self.state.withLock { $0.failure = failure }
+                throw failure
+            }
+            return firstSequence
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Dispatch
+import SyncJournalPlatform
+
+extension JournalWriter {
+    /// Waits for pending appends, syncs anything unsynced (unless the writer
+    /// failed), releases the lock and closes the file. Later calls throw
+    /// ``JournalError/closed(path:)``.
+    public func close() async throws(JournalError) {
+        // Refuse new appends at once. Every append accepted before this point
+        // has its drain queued ahead of the block below (it was scheduled under
+        // the same lock), and the queue is serial, so it is written first.
+        let first = state.withLock { state -> Bool in
+            if state.closed { return false }
+            state.closed = true
+            return true
+        }
+        guard first else { return }
+        try await BlockingIO.run(on: queue) { () throws(JournalError) in
+            var syncError: JournalError?
+            // After a failed sync there is nothing to flush: the failure was
+            // reported to every caller it concerned.
+            if self.state.withLock({ $0.failure }) == nil {
+                do throws(JournalError) {
+                    try self.flushBuffer()
+                    if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+                    try self.claimDurableRecords()
+                } catch { syncError = error }
+            }
+            // A closed journal carries no preallocated zeros. The cut need not
+            // be durable: if a crash undoes it, readers take the zeros for
+            // the clean end all the same.
+            let (end, allocated, failed) = self.state.withLock { ($0.endOffset, $0.allocatedEnd, $0.failure != nil) }
+            if !failed && syncError == nil && allocated > end { try? self.io.system.ftruncate(self.fd, end) }
+            try? self.io.system.close(self.fd)
+            try? self.io.system.close(self.lockFD)
+            LockRegistry.release(self.lockKey)
+            if let syncError { throw syncError }
+        }
+    }
+}
