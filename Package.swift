@@ -81,6 +81,7 @@ let package = Package(
         .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
         .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalTools"], path: "tools/fuzz-wire-messages"),
 
+        .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalPlatform", "SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),

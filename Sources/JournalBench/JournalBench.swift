@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// `journal-bench`: each workload with its baselines (the raw
 /// disk, SQLite in WAL mode with an outbox table), run interleaved in
@@ -153,17 +151,22 @@ public enum JournalBench {
         let temporary = configuration.directory == nil
         if let chosen = configuration.directory {
             directory = chosen
-            if mkdir(chosen, 0o700) != 0 && errno != EEXIST { throw BenchError("cannot create \(chosen): errno \(errno)") }
-        } else {
-            var template = Array("./.journal-bench-XXXXXX".utf8CString)
-            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                throw BenchError("cannot create a temporary directory here: errno \(errno)")
+            do throws(Errno) { try SystemPath.makeDirectory(chosen, mode: 0o700) } catch where error == .fileExists {} catch {
+                throw BenchError("cannot create \(chosen): \(error.message) (\(error))")
             }
-            directory = String(cString: made)
+        } else {
+            do throws(Errno) { directory = try SystemPath.makeTemporaryDirectory(template: "./.journal-bench-XXXXXX") } catch {
+                throw BenchError("cannot create a temporary directory here: \(error.message) (\(error))")
+            }
         }
         defer {
             for name in ["replay-full", "replay-quarter", "checkpoint-full", "checkpoint-quarter"] { Files.remove(directory + "/\(name).journal") }
-            if temporary { rmdir(directory) }
+            // The scratch directory is the benchmark's own: whatever a
+            // workload left in it (a lock file, a torn tail) goes with it.
+            if temporary {
+                for name in (try? SystemPath.entries(of: directory)) ?? [] { try? SystemPath.unlink(directory + "/" + name) }
+                try? SystemPath.removeDirectory(directory)
+            }
         }
         var samples = Samples()
         let selected = configuration.only.isEmpty ? Set(workloadNames) : configuration.only

@@ -1,20 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// The raw-disk baselines: plain `pwrite` (+ `fdatasync`) loops over the
 /// same record bytes the journal writes, with no journal logic at all.
 enum RawFile {
     /// Writes all of `bytes` at the descriptor's current position.
     static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>, path: String) throws(BenchError) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + done, raw.count - done) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw BenchError("write to \(path) failed: errno \(errno)")
-            }
-            done += count
+        do throws(Errno) { try SystemFile.writeAll(fd, bytes) } catch {
+            throw BenchError("write to \(path) failed: \(error.message) (\(error))")
         }
     }
 
@@ -22,39 +14,57 @@ enum RawFile {
     static func pwriteAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(BenchError) {
         var done = 0
         while done < bytes.count {
-            let count = Glibc.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw BenchError("pwrite to \(path) failed: errno \(errno)")
+            let count: Int
+            do throws(Errno) {
+                count = try SystemFile.pwrite(fd, from: UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
+            } catch {
+                throw BenchError("pwrite to \(path) failed: \(error.message) (\(error))")
             }
+            if count <= 0 { throw BenchError("pwrite to \(path) made no progress") }
             done += count
         }
     }
 
+    /// The same durability barrier the journal uses (`fdatasync` on Linux).
     static func sync(_ fd: Int32, path: String) throws(BenchError) {
-        if fdatasync(fd) != 0 { throw BenchError("fdatasync of \(path) failed: errno \(errno)") }
+        do throws(Errno) { try SystemFile.durabilityBarrier(fd) } catch {
+            throw BenchError("fdatasync of \(path) failed: \(error.message) (\(error))")
+        }
+    }
+
+    /// `fsync`s the whole file.
+    static func fullSync(_ fd: Int32, path: String) throws(BenchError) {
+        do throws(Errno) { try SystemFile.fsync(fd) } catch {
+            throw BenchError("fsync of \(path) failed: \(error.message) (\(error))")
+        }
+    }
+
+    /// Creates (or empties) the file at `path` for reading and writing.
+    static func create(_ path: String) throws(BenchError) -> Int32 {
+        do throws(Errno) { return try SystemFile.open(path, [.readWrite, .create, .truncate], mode: 0o600) } catch {
+            throw BenchError("cannot create \(path): \(error.message) (\(error))")
+        }
     }
 
     /// Opens a fresh file; with `preallocateBytes` > 0 it is zero-filled to
     /// that size and fsynced first (so later writes do not change its size).
     static func fresh(_ path: String, preallocateBytes: Int) throws(BenchError) -> Int32 {
         Files.remove(path)
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw BenchError("cannot create \(path): errno \(errno)") }
+        let fd = try create(path)
         if preallocateBytes > 0 {
             let zeros = [UInt8](repeating: 0, count: 1 << 20)
             var written = 0
             while written < preallocateBytes {
                 let count = min(zeros.count, preallocateBytes - written)
                 do { try writeAll(fd, zeros[0..<count], path: path) } catch {
-                    _ = Glibc.close(fd)
+                    try? SystemFile.close(fd)
                     throw error
                 }
                 written += count
             }
-            if fsync(fd) != 0 {
-                _ = Glibc.close(fd)
-                throw BenchError("fsync of \(path) failed: errno \(errno)")
+            do { try fullSync(fd, path: path) } catch {
+                try? SystemFile.close(fd)
+                throw error
             }
         }
         return fd
@@ -72,7 +82,7 @@ enum RawFile {
     static func appendLoop(path: String, record: [UInt8], count: Int, perSync: Int, preallocated: Bool) throws(BenchError) -> Run {
         let fd = try fresh(path, preallocateBytes: preallocated ? record.count * (count + 64) + (1 << 20) : 0)
         defer {
-            _ = Glibc.close(fd)
+            try? SystemFile.close(fd)
             Files.remove(path)
         }
         let group = max(1, perSync)
@@ -107,10 +117,9 @@ enum RawFile {
     /// `fsync`s it: the disk's own rate for a checkpoint-sized file. Returns seconds.
     static func sequentialWrite(path: String, bytes: Int) throws(BenchError) -> Double {
         Files.remove(path)
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw BenchError("cannot create \(path): errno \(errno)") }
+        let fd = try create(path)
         defer {
-            _ = Glibc.close(fd)
+            try? SystemFile.close(fd)
             Files.remove(path)
         }
         let chunk = [UInt8](repeating: 0x5A, count: 1 << 20)
@@ -121,7 +130,7 @@ enum RawFile {
             try writeAll(fd, chunk[0..<count], path: path)
             written += count
         }
-        if fsync(fd) != 0 { throw BenchError("fsync of \(path) failed: errno \(errno)") }
+        try fullSync(fd, path: path)
         return Clock.now() - start
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
 import SyncJournalPlatform
 import SyncJournalCore
@@ -16,11 +13,7 @@ public struct BenchError: Error, Sendable, CustomStringConvertible {
 
 /// A monotonic clock in seconds.
 enum Clock {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
+    static func now() -> Double { Double(SystemClock.monotonicNanoseconds()) / 1e9 }
 
     /// Runs `body` and returns its duration in seconds.
     static func time(_ body: () throws -> Void) rethrows -> Double {
@@ -34,13 +27,12 @@ enum Clock {
 enum Memory {
     /// A field of `/proc/self/status` in KiB (`VmRSS`, `VmHWM`), 0 if unreadable.
     static func statusKiB(_ field: String) -> Int {
-        let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
-        defer { _ = Glibc.close(fd) }
+        guard let fd = try? SystemFile.open("/proc/self/status", .readOnly) else { return 0 }
+        defer { try? SystemFile.close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { (try? SystemFile.read(fd, into: $0)) ?? 0 }
             if count <= 0 { break }
             bytes += buffer[0..<count]
         }
@@ -62,10 +54,9 @@ enum Memory {
     /// to `/proc/self/clear_refs` (Linux 4.0+). Returns whether it worked.
     @discardableResult
     static func resetPeak() -> Bool {
-        let fd = Glibc.open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { _ = Glibc.close(fd) }
-        return Glibc.write(fd, "5", 1) == 1
+        guard let fd = try? SystemFile.open("/proc/self/clear_refs", .writeOnly) else { return false }
+        defer { try? SystemFile.close(fd) }
+        return (try? SystemFile.writeAll(fd, "5".utf8)) != nil
     }
 }
 
@@ -99,30 +90,33 @@ final class CountingSystemCalls: SystemCalls {
 
 /// Small file helpers for the benchmark's scratch directory.
 enum Files {
-    /// Removes a file if it exists (and its lock and side files' usual names).
+    /// Removes a file if it exists, with every side file a journal writer
+    /// makes next to it (``JournalFiles``: lock, creating, checkpoint, torn
+    /// tails) and SQLite's (`-wal`, `-shm`, `-journal`).
     static func remove(_ path: String) {
-        for suffix in ["", ".lock", ".checkpoint", ".creating", "-wal", "-shm", "-journal"] { _ = unlink(path + suffix) }
+        let files = JournalFiles(journal: path)
+        for file in [path] + files.fixedSideFiles + ["-wal", "-shm", "-journal"].map({ path + $0 }) { try? SystemPath.unlink(file) }
+        let directory = FileIO.directory(of: path)
+        for name in (try? SystemPath.entries(of: directory)) ?? [] {
+            let candidate = directory + "/" + name
+            if files.isTornTail(candidate) { try? SystemPath.unlink(candidate) }
+        }
     }
 
     /// The size of the file at `path`, 0 if there is none.
     static func size(_ path: String) -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int64(info.st_size)
+        (try? SystemPath.size(path)) ?? 0
     }
 
     /// Copies `source` to `destination` (1 MiB at a time), replacing it.
     static func copy(_ source: String, to destination: String) throws(BenchError) {
-        let input = Glibc.open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw BenchError("cannot open \(source): errno \(errno)") }
-        defer { _ = Glibc.close(input) }
-        let output = Glibc.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw BenchError("cannot create \(destination): errno \(errno)") }
-        defer { _ = Glibc.close(output) }
+        let input = try openForReading(source)
+        defer { try? SystemFile.close(input) }
+        let output = try RawFile.create(destination)
+        defer { try? SystemFile.close(output) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if count < 0 { throw BenchError("cannot read \(source): errno \(errno)") }
+            let count = try read(input, into: &buffer, path: source)
             if count == 0 { break }
             try RawFile.writeAll(output, buffer[0..<count], path: destination)
         }
@@ -130,17 +124,29 @@ enum Files {
 
     /// Reads the whole file once (into the page cache) and returns the seconds it took.
     static func readAll(_ path: String) throws(BenchError) -> Double {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BenchError("cannot open \(path): errno \(errno)") }
-        defer { _ = Glibc.close(fd) }
+        let fd = try openForReading(path)
+        defer { try? SystemFile.close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         let start = Clock.now()
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 { throw BenchError("cannot read \(path): errno \(errno)") }
-            if count == 0 { break }
-        }
+        while try read(fd, into: &buffer, path: path) > 0 {}
         return Clock.now() - start
+    }
+
+    private static func openForReading(_ path: String) throws(BenchError) -> Int32 {
+        do throws(Errno) { return try SystemFile.open(path, .readOnly) } catch {
+            throw BenchError("cannot open \(path): \(error.message) (\(error))")
+        }
+    }
+
+    /// One `read(2)` into `buffer`; 0 at end of file.
+    private static func read(_ fd: Int32, into buffer: inout [UInt8], path: String) throws(BenchError) -> Int {
+        let result: Result<Int, Errno> = buffer.withUnsafeMutableBytes { bytes in
+            do throws(Errno) { return .success(try SystemFile.read(fd, into: bytes)) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let count): return count
+        case .failure(let error): throw BenchError("cannot read \(path): \(error.message) (\(error))")
+        }
     }
 }
 
@@ -150,35 +156,36 @@ enum Files {
 final class HeapSampler: @unchecked Sendable {
     private let stop = Atomic<Bool>(false)
     private let peak = Atomic<Int>(0)
-    private var thread = pthread_t()
-    private var started = false
+    private var thread: PlatformThread?
 
     /// Heap bytes in use now.
     static func inUse() -> Int {
+        #if os(Linux)
         let info = mallinfo2()
         return Int(info.uordblks) + Int(info.hblkhd)
+        #else
+        // Only glibc's figure is sampled; elsewhere the peak is not measured.
+        return 0
+        #endif
     }
 
     /// Starts sampling (every 200 µs).
     func start() {
         peak.store(Self.inUse(), ordering: .relaxed)
-        let box = Unmanaged.passRetained(self)
-        started = pthread_create(&thread, nil, { context in
-            let sampler = Unmanaged<HeapSampler>.fromOpaque(context!).takeRetainedValue()
-            while !sampler.stop.load(ordering: .relaxed) {
+        thread = PlatformThread.start { [self] in
+            while !stop.load(ordering: .relaxed) {
                 let now = HeapSampler.inUse()
-                if now > sampler.peak.load(ordering: .relaxed) { sampler.peak.store(now, ordering: .relaxed) }
-                usleep(200)
+                if now > peak.load(ordering: .relaxed) { peak.store(now, ordering: .relaxed) }
+                SystemClock.pause(microseconds: 200)
             }
-            return nil
-        }, box.toOpaque()) == 0
-        if !started { box.release() }
+        }
     }
 
     /// Stops sampling and returns the largest heap in use seen, in bytes.
     func finish() -> Int {
         stop.store(true, ordering: .relaxed)
-        if started { pthread_join(thread, nil) }
+        thread?.join()
+        thread = nil
         return max(peak.load(ordering: .relaxed), Self.inUse())
     }
 }

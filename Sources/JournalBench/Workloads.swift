@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalStore

@@ -66,6 +66,22 @@ package enum SystemFile {
         }
     }
 
+    /// Every byte of the file at `path`, read with `read(2)` to its end.
+    package static func readAll(_ path: String) throws(Errno) -> [UInt8] {
+        let fd = try open(path, .readOnly)
+        defer { try? close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let result: Result<Int, Errno> = buffer.withUnsafeMutableBytes { chunk in
+                do throws(Errno) { return .success(try read(fd, into: chunk)) } catch { return .failure(error) }
+            }
+            let count = try result.get()
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// One `pread(2)` at `offset`; 0 at end of file.
     package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }

@@ -42,6 +42,21 @@ package enum SystemPath {
         return Int64(info.st_size)
     }
 
+    /// The names in the directory at `path` (`opendir`/`readdir`), without
+    /// `.` and `..`, in no particular order.
+    package static func entries(of path: String) throws(Errno) -> [String] {
+        guard let directory = opendir(path) else { throw .current }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// `unlink(2)`.
     package static func unlink(_ path: String) throws(Errno) {
         try SystemFile.unlink(path)

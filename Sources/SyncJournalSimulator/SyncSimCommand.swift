@@ -1,12 +1,5 @@
+import SyncJournalPlatform
 import SyncJournalSync
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The logic of the `sync-sim` tool, testable in-process: it returns what to
 /// print and the exit status instead of printing.
@@ -155,16 +148,7 @@ public enum SyncSimCommand {
 
     /// The whole file as UTF-8, or `nil`.
     static func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count > 0 { bytes.append(contentsOf: buffer[0..<count]) }
-            if count < buffer.count { break }
-        }
-        if ferror(file) != 0 { return nil }
+        guard let bytes = try? SystemFile.readAll(path) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// The built `sync-server` on a free port (`--port 0`) with a database in a
 /// scratch directory, in development mode (no users): ready once it printed
@@ -39,7 +37,7 @@ final class RunningSyncServer {
     /// Stops the server (SIGTERM) and waits for it.
     func stop() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
+        try? SystemProcess.send(.terminate, to: process.processIdentifier)
         process.waitUntilExit()
     }
 

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -21,7 +17,7 @@ struct FaultInjectingSystemCallsTests {
             faults.inject(.noSpace, into: .pwrite, on: .path(b), when: .everyCall)
             let bytes: [UInt8] = [1, 2, 3]
             #expect(try bytes.withUnsafeBytes { try faults.pwrite(fdA, from: $0, at: 0) } == 3)
-            #expect(throws: SystemError(call: .pwrite, errno: ENOSPC)) {
+            #expect(throws: SystemError(call: .pwrite, errno: Errno.noSpace.rawValue)) {
                 try bytes.withUnsafeBytes { try faults.pwrite(fdB, from: $0, at: 0) }
             }
             #expect(try FileBytes.read(b).isEmpty)
@@ -60,8 +56,8 @@ struct FaultInjectingSystemCallsTests {
             #expect(faults.callCount(.fdatasync) == 5)
             #expect(faults.callCount(.fsync) == 6)
 
-            faults.inject(.fail(errno: EWOULDBLOCK), into: .flock, when: .everyCall)
-            #expect(throws: SystemError(call: .flock, errno: EWOULDBLOCK)) { try faults.lockExclusive(fd) }
+            faults.inject(.fail(errno: Errno.wouldBlock.rawValue), into: .flock, when: .everyCall)
+            #expect(throws: SystemError(call: .flock, errno: Errno.wouldBlock.rawValue)) { try faults.lockExclusive(fd) }
             faults.removeAllFaults()
             #expect(faults.rules.isEmpty)
             faults.resetCallCounts()
@@ -77,8 +73,8 @@ struct FaultInjectingSystemCallsTests {
             let fd = try faults.open(path, [.readWrite, .create], 0o600)
             defer { try? faults.close(fd) }
             let bytes = Array(UInt8(1)...UInt8(20))
-            faults.inject(.tornWrite(bytes: 6, errno: EIO), into: .pwrite)
-            #expect(throws: SystemError(call: .pwrite, errno: EIO)) {
+            faults.inject(.tornWrite(bytes: 6, errno: Errno.ioError.rawValue), into: .pwrite)
+            #expect(throws: SystemError(call: .pwrite, errno: Errno.ioError.rawValue)) {
                 try bytes.withUnsafeBytes { try faults.pwrite(fd, from: $0, at: 0) }
             }
             #expect(try FileBytes.read(path) == Array(bytes.prefix(6)))
@@ -94,7 +90,7 @@ struct FaultInjectingSystemCallsTests {
             let faults = FaultInjectingSystemCalls()
             let fd = try faults.open(directory.file("c"), [.readWrite, .create], 0o600)
             faults.inject(.ioError, into: .close)
-            #expect(throws: SystemError(call: .close, errno: EIO)) { try faults.close(fd) }
+            #expect(throws: SystemError(call: .close, errno: Errno.ioError.rawValue)) { try faults.close(fd) }
             #expect(faults.path(of: fd) == nil)
             #expect(faults.openDescriptors.isEmpty)
         }

@@ -1,10 +1,5 @@
 import Foundation
 import SyncJournalCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads, writes and patches whole files as byte arrays, bypassing the journal
 /// code, so tests can damage journals exactly.

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -159,7 +155,7 @@ struct PreallocationTests {
             for payload in SampleJournal.payloads(3) { try await writer.append(type: RecordType(rawValue: 1), payload: payload) }
             let end = writer.endOffset
             #expect(try FileBytes.size(path) == 65536)
-            faults.inject(.tornWrite(bytes: 10, errno: EIO), into: .pwrite, on: .path(path))
+            faults.inject(.tornWrite(bytes: 10, errno: Errno.ioError.rawValue), into: .pwrite, on: .path(path))
             await #expect(throws: JournalError.self) {
                 try await writer.append(type: RecordType(rawValue: 1), payload: Array("torn".utf8))
             }

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -46,7 +42,7 @@ struct ReadTests {
             Issue.record("expected a read error", sourceLocation: sourceLocation)
         } catch JournalError.io(let cause) {
             #expect(cause.call == .pread, sourceLocation: sourceLocation)
-            #expect(cause.errno == EIO, sourceLocation: sourceLocation)
+            #expect(cause.errno == Errno.ioError.rawValue, sourceLocation: sourceLocation)
         } catch {
             Issue.record("expected JournalError.io, got \(error)", sourceLocation: sourceLocation)
         }

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -482,14 +478,14 @@ struct SimulatedDiskTests {
         let fd = try handle.durableFile("f", synced)
         let directory = try disk.open(".", [.readOnly, .directory], 0)
         disk.crash(.processCrash)
-        #expect(errnoOf { _ = try pread(disk, fd) } == EBADF)
-        #expect(errnoOf { _ = try pwrite(disk, fd, [1, 2]) } == EBADF)
-        #expect(errnoOf { try disk.fdatasync(fd) } == EBADF)
-        #expect(errnoOf { try disk.fsync(directory) } == EBADF)
-        #expect(errnoOf { try disk.ftruncate(fd, 0) } == EBADF)
-        #expect(errnoOf { _ = try disk.fileSize(fd) } == EBADF)
-        #expect(errnoOf { try disk.lockExclusive(fd) } == EBADF)
-        #expect(errnoOf { try disk.close(fd) } == EBADF)
+        #expect(errnoOf { _ = try pread(disk, fd) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { _ = try pwrite(disk, fd, [1, 2]) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { try disk.fdatasync(fd) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { try disk.fsync(directory) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { try disk.ftruncate(fd, 0) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { _ = try disk.fileSize(fd) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { try disk.lockExclusive(fd) } == Errno.badDescriptor.rawValue)
+        #expect(errnoOf { try disk.close(fd) } == Errno.badDescriptor.rawValue)
         let reopened = try handle.openExisting("f")
         #expect(reopened != fd, "descriptor numbers are never reused")
         #expect(try disk.fileSize(reopened) == Int64(synced.count))
@@ -507,9 +503,9 @@ struct SimulatedDiskTests {
         try handle.write(fd, [1], at: 0)                 // call 1
         #expect(try disk.fileSize(fd) == Int64(synced.count))   // call 2
         #expect(disk.isFrozen)
-        #expect(errnoOf { try disk.fdatasync(fd) } == EIO)
-        #expect(errnoOf { _ = try disk.open("g", [.readWrite, .create], 0o600) } == EIO)
-        #expect(errnoOf { try disk.rename("f", "g") } == EIO)
+        #expect(errnoOf { try disk.fdatasync(fd) } == Errno.ioError.rawValue)
+        #expect(errnoOf { _ = try disk.open("g", [.readWrite, .create], 0o600) } == Errno.ioError.rawValue)
+        #expect(errnoOf { try disk.rename("f", "g") } == Errno.ioError.rawValue)
         #expect(disk.callCount == before + 5, "failed calls count too")
         #expect(disk.files(in: ".") == ["f"])
         disk.crash(.loseUnsynced)
@@ -526,10 +522,10 @@ struct SimulatedDiskTests {
         let handle = DiskHandle(disk: disk)
         let fd = try handle.create("f")
         try handle.write(fd, Array(repeating: 1, count: 15), at: 0)
-        #expect(errnoOf { _ = try pwrite(disk, fd, Array(repeating: 2, count: 6), at: 15) } == ENOSPC)
+        #expect(errnoOf { _ = try pwrite(disk, fd, Array(repeating: 2, count: 6), at: 15) } == Errno.noSpace.rawValue)
         #expect(disk.contents(of: "f") == Array(repeating: 1, count: 15))
         let other = try handle.create("g")
-        #expect(errnoOf { _ = try pwrite(disk, other, Array(repeating: 2, count: 6)) } == ENOSPC,
+        #expect(errnoOf { _ = try pwrite(disk, other, Array(repeating: 2, count: 6)) } == Errno.noSpace.rawValue,
                 "capacity counts every file")
         // Overwriting within the file's size needs no space; truncating frees some.
         try handle.write(fd, Array(repeating: 3, count: 15), at: 0)
@@ -545,7 +541,7 @@ struct SimulatedDiskTests {
         let second = try handle.openExisting("j.lock")
         try disk.lockExclusive(first)
         try disk.lockExclusive(first)
-        #expect(errnoOf { try disk.lockExclusive(second) } == EAGAIN)
+        #expect(errnoOf { try disk.lockExclusive(second) } == Errno.wouldBlock.rawValue)
         try disk.close(first)
         try disk.lockExclusive(second)
         disk.crash(.processCrash)
@@ -621,10 +617,10 @@ struct SimulatedDiskTests {
         try old.fsync(fd)
         try FileIO(old).syncDirectory(".")
         disk.crash(.processCrash)
-        #expect(errnoOf { _ = try old.open("j.tmp", [.readWrite, .create], 0o600) } == EIO)
-        #expect(errnoOf { try old.rename("j", "k") } == EIO)
-        #expect(errnoOf { try old.unlink("j") } == EIO)
-        #expect(errnoOf { try old.fdatasync(fd) } == EIO)
+        #expect(errnoOf { _ = try old.open("j.tmp", [.readWrite, .create], 0o600) } == Errno.ioError.rawValue)
+        #expect(errnoOf { try old.rename("j", "k") } == Errno.ioError.rawValue)
+        #expect(errnoOf { try old.unlink("j") } == Errno.ioError.rawValue)
+        #expect(errnoOf { try old.fdatasync(fd) } == Errno.ioError.rawValue)
         #expect(disk.files(in: ".") == ["j"])
         let new = disk.process()
         #expect(new.lockNamespace != old.lockNamespace && new.lockNamespace == disk.lockNamespace)

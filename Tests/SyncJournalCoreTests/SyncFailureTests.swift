@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -12,7 +8,7 @@ struct SyncFailureTests {
     /// Whether `error` is ``JournalError/writerFailed(path:cause:)`` caused by a failed `fdatasync`.
     private static func isFailedSync(_ error: any Error, path: String) -> Bool {
         guard case JournalError.writerFailed(path: path, cause: let cause) = error else { return false }
-        return cause.call == .fdatasync && cause.errno == EIO
+        return cause.call == .fdatasync && cause.errno == Errno.ioError.rawValue
     }
 
     @Test("A failed fdatasync fails the append, is never retried, stops the writer for good, and a reopened writer recovers gapless")

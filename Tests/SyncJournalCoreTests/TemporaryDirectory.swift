@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SyncJournalPlatform
 
 /// A directory of its own under `/tmp` for one test, removed when the test ends.
 struct TemporaryDirectory: Sendable {
@@ -12,10 +8,7 @@ struct TemporaryDirectory: Sendable {
 
     /// Creates a fresh directory with `mkdtemp`.
     init() throws {
-        var template = Array("/tmp/syncjournal-core-tests-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard made != nil else { throw CocoaError(.fileWriteUnknown) }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = try SystemPath.makeTemporaryDirectory(template: "/tmp/syncjournal-core-tests-XXXXXX")
     }
 
     /// The path of `name` inside the directory.

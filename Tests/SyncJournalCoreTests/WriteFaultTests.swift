@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
@@ -35,7 +31,7 @@ struct WriteFaultTests {
     }
 
     @Test("A write failing with ENOSPC or EIO fails the append, keeps the sequence, leaves the file as it was, and the next append succeeds",
-          arguments: [ENOSPC, EIO])
+          arguments: [Errno.noSpace.rawValue, Errno.ioError.rawValue])
     func failedWriteLeavesJournalIntact(errno: Int32) async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("full.journal")
@@ -74,12 +70,12 @@ struct WriteFaultTests {
             let writer = try await Self.openWithThreeRecords(path, faults: faults)
             let before = try FileBytes.read(path)
             let truncations = faults.callCount(.ftruncate, on: .path(path))
-            let rule = faults.inject(.tornWrite(bytes: writtenBytes, errno: EIO), into: .pwrite, on: .path(path))
+            let rule = faults.inject(.tornWrite(bytes: writtenBytes, errno: Errno.ioError.rawValue), into: .pwrite, on: .path(path))
 
             let error = await #expect(throws: JournalError.self) {
                 try await writer.append(type: RecordType(rawValue: 1), payload: Array("this record is torn".utf8))
             }
-            Self.expectWriteError(error, errno: EIO, path: path)
+            Self.expectWriteError(error, errno: Errno.ioError.rawValue, path: path)
             #expect(faults.timesFired(rule) == 1)
             #expect(faults.callCount(.ftruncate, on: .path(path)) == truncations + 1)
             #expect(writer.nextSequence == 4)
@@ -126,7 +122,7 @@ struct WriteFaultTests {
             let faults = FaultInjectingSystemCalls()
             let writer = try await Self.openWithThreeRecords(path, faults: faults)
             let size = try FileBytes.size(path)
-            faults.inject(.tornWrite(bytes: 20, errno: EIO), into: .pwrite, on: .path(path))
+            faults.inject(.tornWrite(bytes: 20, errno: Errno.ioError.rawValue), into: .pwrite, on: .path(path))
             faults.inject(.ioError, into: .ftruncate, on: .path(path))
 
             await #expect {
@@ -165,13 +161,13 @@ struct WriteFaultTests {
             for payload in SampleJournal.payloads(2, prefix: "buffered") {
                 try await writer.append(type: RecordType(rawValue: 1), payload: payload)
             }
-            faults.inject(.tornWrite(bytes: 30, errno: EIO), into: .pwrite, on: .path(path))
+            faults.inject(.tornWrite(bytes: 30, errno: Errno.ioError.rawValue), into: .pwrite, on: .path(path))
 
             await #expect {
                 try await writer.sync()
             } throws: { error in
                 guard case JournalError.writerFailed(path: path, cause: let cause) = error else { return false }
-                return cause.call == .pwrite && cause.errno == EIO
+                return cause.call == .pwrite && cause.errno == Errno.ioError.rawValue
             }
             #expect(try FileBytes.read(path) == synced)
             await #expect {

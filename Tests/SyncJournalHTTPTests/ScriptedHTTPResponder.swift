@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// A loopback HTTP/1.1 responder for transport tests: it listens on
 /// 127.0.0.1 on a port the kernel picks, reads each request in full, records
@@ -67,21 +65,9 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
     private init(script: [Reply], handler: (@Sendable (Request) async -> Reply)?) throws {
         self.script = script
         self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let (fd, boundPort) = try SystemSocket.bindLoopback(listenBacklog: 16)
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        port = boundPort
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -104,7 +90,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
             defer { heldSockets = [] }
             return heldSockets
         }
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        for socket in sockets { SystemSocket.shutdown(socket, .readWrite) }
     }
 
     /// Stops listening, closes held connections and waits for the accept loop to end.
@@ -116,9 +102,9 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
         if alreadyStopped { return }
         releaseHeld()
         // shutdown wakes the thread blocked in accept(); close alone may not.
-        shutdown(listener, Int32(SHUT_RDWR))
+        SystemSocket.shutdown(listener, .readWrite)
         acceptLoopDone.wait()
-        close(listener)
+        SystemSocket.close(listener)
     }
 
     deinit { stop() }
@@ -126,13 +112,13 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
     private func acceptLoop() {
         defer { acceptLoopDone.signal() }
         while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
+            let connection: Int32
+            do throws(Errno) { connection = try SystemSocket.accept(listener) } catch {
+                if error == .interrupted { continue }
                 return
             }
             if lock.withLock({ stopped }) {
-                close(connection)
+                SystemSocket.close(connection)
                 return
             }
             let thread = Thread { [self] in serve(connection) }
@@ -142,7 +128,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
 
     private func serve(_ connection: Int32) {
         guard let request = readRequest(connection) else {
-            close(connection)
+            SystemSocket.close(connection)
             return
         }
         let (reply, ready) = lock.withLock { () -> (Reply, [CheckedContinuation<Void, Never>]) in
@@ -159,24 +145,24 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             head += "\r\n"
             write(connection, Array(head.utf8) + body)
-            close(connection)
+            SystemSocket.close(connection)
         case .hold:
             let isStopped = lock.withLock { () -> Bool in
                 if !stopped { heldSockets.append(connection) }
                 return stopped
             }
-            if isStopped { close(connection); return }
+            if isStopped { SystemSocket.close(connection); return }
             // Wait for the peer to give up or for releaseHeld()/stop() to shut the socket down.
             var scratch = [UInt8](repeating: 0, count: 256)
-            while recv(connection, &scratch, scratch.count, 0) > 0 {}
+            while Self.receive(connection, into: &scratch) > 0 {}
             lock.withLock { heldSockets.removeAll { $0 == connection } }
-            close(connection)
+            SystemSocket.close(connection)
         case .close:
-            close(connection)
+            SystemSocket.close(connection)
         case .closeMidReply(let status, let announced, let body):
             let head = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Length: \(announced)\r\nContent-Type: application/json\r\n\r\n"
             write(connection, Array(head.utf8) + body)
-            close(connection)
+            SystemSocket.close(connection)
         }
     }
 
@@ -201,10 +187,15 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
     private func write(_ connection: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { (try? SystemSocket.send(connection, from: $0)) ?? -1 }
             if sent <= 0 { return }
             offset += sent
         }
+    }
+
+    /// One receive into `chunk`: the bytes read, 0 at end of file, -1 on an error.
+    private static func receive(_ connection: Int32, into chunk: inout [UInt8]) -> Int {
+        chunk.withUnsafeMutableBytes { (try? SystemSocket.receive(connection, into: $0)) ?? -1 }
     }
 
     /// Reads the head and a Content-Length body; answers `Expect: 100-continue` first.
@@ -214,7 +205,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
-            let count = recv(connection, &chunk, chunk.count, 0)
+            let count = Self.receive(connection, into: &chunk)
             if count <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<count])
             if buffer.count >= 4 {
@@ -234,7 +225,7 @@ final class ScriptedHTTPResponder: @unchecked Sendable {
         let length = Int(request.header("content-length") ?? "0") ?? 0
         var body = Array(buffer[(headEnd! + 4)...])
         while body.count < length {
-            let count = recv(connection, &chunk, chunk.count, 0)
+            let count = Self.receive(connection, into: &chunk)
             if count <= 0 { return nil }
             body.append(contentsOf: chunk[..<count])
         }

@@ -1,12 +1,10 @@
 import Foundation
+import SyncJournalPlatform
 import Testing
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalWire
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("sync-server binary: crash safety and command line")
 struct CrashSafetyTests {
@@ -38,7 +36,7 @@ struct CrashSafetyTests {
             #expect(response.status == 200)
             acknowledged.append((PushRequestCodec.encode(batch), response.body, try PushReplyCodec.decode(response.body, answering: batch)))
         }
-        first.stop(SIGKILL)
+        first.stop(.kill)
 
         let second = try ServerProcess(arguments)
         let pull = PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 10_000))
@@ -67,7 +65,7 @@ struct CrashSafetyTests {
         try client.send(SyncServerFixture.post("/v1/sync/push", body: PushRequestCodec.encode([Mutations.create("later")]), token: "t-alice"))
         let later = try PushReplyCodec.decode(try client.readResponse().body)
         #expect((later.first?.outcome.appliedRow?.updatedAt ?? 0) > highest)
-        #expect(second.stop(SIGTERM) == 0, "SIGTERM stops it cleanly")
+        #expect(second.stop(.terminate) == 0, "SIGTERM stops it cleanly")
     }
 
     @Test("bad arguments exit 64, an unreadable users file 66, a port in use 69, --help 0")
@@ -94,7 +92,7 @@ struct CrashSafetyTests {
         let running = try ServerProcess(["--port", "0", "--db", directory.path("a.sqlite")])
         #expect(try run(["--port", String(running.port), "--db", directory.path("b.sqlite")]) == 69)
         #expect(try run(["--port", "0", "--db", directory.path("no/such/dir/c.sqlite")]) == 73)
-        #expect(running.stop(SIGINT) == 0, "SIGINT stops it cleanly too")
+        #expect(running.stop(.interrupt) == 0, "SIGINT stops it cleanly too")
     }
 
     @Test("the command line reads a users file with comments, and --user adds to it")

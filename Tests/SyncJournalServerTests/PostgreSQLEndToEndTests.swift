@@ -69,7 +69,7 @@ struct PostgreSQLEndToEndTests {
                 #expect(held.allSatisfy { !$0.hasPendingChanges }, "\(device.name)")
             }
         }
-        for server in servers { #expect(server.stop(SIGTERM) == 0) }
+        for server in servers { #expect(server.stop(.terminate) == 0) }
     }
 
     /// Syncs every device at once, round after round, until a round pushes

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 import SyncJournalServer
 import Testing
 
@@ -63,7 +61,7 @@ enum PostgreSQLTestDatabase {
         guard FileManager.default.isExecutableFile(atPath: script) else {
             return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and \(script) is missing"))
         }
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-pg-tests-\(getpid())-\(UUID().uuidString)").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-pg-tests-\(SystemProcess.id)-\(UUID().uuidString)").path
         let state = base + ".state"
         // system(), not Process: the server pg_ctl leaves running inherits the
         // shell's descriptors, and output goes to files, so nothing waits on a pipe.

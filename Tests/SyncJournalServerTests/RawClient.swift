@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// A test client that writes bytes to a loopback socket itself and reads
 /// raw responses, so tests can send what no HTTP library would.
@@ -25,64 +23,53 @@ final class RawClient {
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds` (a test never hangs).
     init(port: Int, timeoutSeconds: Int = 10) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        do throws(Errno) { descriptor = try SystemSocket.connectLoopback(port: UInt16(port)) } catch {
+            throw Failure(description: "connect: \(error)")
         }
-        guard result == 0 else {
-            let failure = errno
-            close(descriptor)
-            throw Failure(description: "connect: errno \(failure)")
-        }
+        SystemSocket.setReceiveTimeout(descriptor, milliseconds: timeoutSeconds * 1_000)
+        SystemSocket.setSendTimeout(descriptor, milliseconds: timeoutSeconds * 1_000)
     }
 
-    deinit { close(descriptor) }
+    deinit { SystemSocket.close(descriptor) }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: "send: errno \(errno)")
+            let result: Result<Int, Errno> = bytes.withUnsafeBytes { buffer in
+                do throws(Errno) { return .success(try SystemSocket.send(descriptor, from: UnsafeRawBufferPointer(rebasing: buffer[offset...]))) } catch { return .failure(error) }
             }
-            offset += count
+            switch result {
+            case .success(let count): offset += count
+            case .failure(let error): throw Failure(description: "send: \(error)")
+            }
         }
     }
 
     /// Stops sending (the server sees end of file).
-    func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+    func finishSending() { SystemSocket.shutdown(descriptor, .write) }
 
     /// Closes with a reset (SO_LINGER 0), as a crashed client would.
     func reset() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        SystemSocket.setResetOnClose(descriptor)
+        SystemSocket.shutdown(descriptor, .readWrite)
     }
 
     /// Reads more bytes; `false` at end of file.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                buffer += chunk[0..<count]
-                return true
-            }
-            if count == 0 { return false }
-            if errno == EINTR { continue }
-            if errno == ECONNRESET { return false }
-            throw Failure(description: "recv: errno \(errno) (a timeout is errno \(EAGAIN))")
+        let result: Result<Int, Errno> = chunk.withUnsafeMutableBytes { bytes in
+            do throws(Errno) { return .success(try SystemSocket.receive(descriptor, into: bytes)) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let count):
+            guard count > 0 else { return false }
+            buffer += chunk[0..<count]
+            return true
+        case .failure(let error):
+            if error == .connectionReset { return false }
+            throw Failure(description: "recv: \(error) (a timeout is \(Errno.wouldBlock))")
         }
     }
 

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SyncJournalPlatform
 
 /// The built `sync-server` binary run as a child process.
 final class ServerProcess {
@@ -48,13 +46,13 @@ final class ServerProcess {
 
     /// Sends `signal` and waits for the process to end; returns its termination status.
     @discardableResult
-    func stop(_ signal: Int32) -> Int32 {
-        kill(process.processIdentifier, signal)
+    func stop(_ signal: SystemProcess.Signal) -> Int32 {
+        try? SystemProcess.send(signal, to: process.processIdentifier)
         process.waitUntilExit()
         return process.terminationStatus
     }
 
     deinit {
-        if process.isRunning { stop(SIGKILL) }
+        if process.isRunning { stop(.kill) }
     }
 }

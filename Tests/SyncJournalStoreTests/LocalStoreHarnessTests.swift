@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Foundation
 import SyncJournalPlatform
@@ -24,10 +19,7 @@ enum StoreRulesKit {
         let directory: String
 
         init() throws {
-            var template = Array("/tmp/store-rules-XXXXXX".utf8CString)
-            let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-            guard made != nil else { throw CocoaError(.fileWriteUnknown) }
-            directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            directory = try SystemPath.makeTemporaryDirectory(template: "/tmp/store-rules-XXXXXX")
         }
 
         /// The store's journal.

@@ -1,22 +1,10 @@
-// journal-bench: the workloads of issue 7 against SQLite and the raw disk,
+// journal-bench: the journal's workloads against SQLite and the raw disk,
 // interleaved in one process run (see `journal-bench --help`).
 // The logic lives in JournalBench, testable in-process.
-#if canImport(Glibc)
-import Glibc
-#endif
 import JournalBench
+import SyncJournalPlatform
 
-func write(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-        let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-        if count <= 0 { break }
-        done += count
-    }
-}
-
-let result = await JournalBench.main(Array(CommandLine.arguments.dropFirst())) { line in write(line, to: 2) }
-write(result.output, to: 1)
-write(result.errors, to: 2)
-exit(result.status)
+let result = await JournalBench.main(Array(CommandLine.arguments.dropFirst())) { line in StandardStream.error.write(line) }
+StandardStream.output.write(result.output)
+StandardStream.error.write(result.errors)
+SystemProcess.exit(result.status)

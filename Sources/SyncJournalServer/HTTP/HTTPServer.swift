@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Foundation
 import SyncJournalPlatform
@@ -68,7 +63,7 @@ public final class HTTPServer: Sendable {
             state.started = true
             return true
         }
-        guard claimed else { throw SocketError(call: "start", errno: EALREADY, context: "\(configuration.host):\(configuration.port)") }
+        guard claimed else { throw SocketError(call: "start", code: .alreadyInProgress, context: "\(configuration.host):\(configuration.port)") }
         let listener: Int32
         do throws(SocketError) {
             listener = try Self.listen(host: configuration.host, port: configuration.port)
@@ -76,24 +71,15 @@ public final class HTTPServer: Sendable {
             state.withLock { $0.started = false }
             throw error
         }
-        var pipeEnds: [Int32] = [-1, -1]
-        // pipe2 and accept4 are not exported by the Glibc module: flags are set right after.
-        guard pipe(&pipeEnds) == 0 else {
-            let failure = errno
-            _ = Glibc.close(listener)
+        let wakeRead: Int32, wakeWrite: Int32
+        do throws(Errno) {
+            (wakeRead, wakeWrite) = try SystemPipe.make()
+        } catch {
+            SystemSocket.close(listener)
             state.withLock { $0.started = false }
-            throw SocketError(call: "pipe", errno: failure, context: "wake-up pipe")
+            throw SocketError(call: "pipe", code: error, context: "wake-up pipe")
         }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        let wakeRead = pipeEnds[0], wakeWrite = pipeEnds[1]
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let port = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        } == 0 ? Self.port(of: address) : configuration.port
+        let port = SystemSocket.localPort(listener) ?? configuration.port
         state.withLock { state in
             state.wakeRead = wakeRead
             state.wakeWrite = wakeWrite
@@ -124,17 +110,16 @@ public final class HTTPServer: Sendable {
         }
         guard let wakeWrite else { return }
         // Never drained: every poll on the read end sees it from now on.
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &byte, 1)
+        _ = try? [UInt8(1)].withUnsafeBytes { bytes throws(Errno) in try SystemFile.write(wakeWrite, from: bytes) }
         if running.wait(timeout: .now() + .milliseconds(configuration.shutdownGraceMilliseconds)) == .timedOut {
             state.withLock { state in
-                for descriptor in state.connections { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+                for descriptor in state.connections { SystemSocket.shutdown(descriptor, .readWrite) }
             }
             running.wait()
         }
         state.withLock { state in
-            _ = Glibc.close(state.wakeRead)
-            _ = Glibc.close(state.wakeWrite)
+            SystemSocket.close(state.wakeRead)
+            SystemSocket.close(state.wakeWrite)
             state.wakeRead = -1
             state.wakeWrite = -1
         }
@@ -143,26 +128,22 @@ public final class HTTPServer: Sendable {
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func acceptLoop(listener: Int32, wake: Int32) {
-        defer { _ = Glibc.close(listener) }
+        defer { SystemSocket.close(listener) }
         while true {
-            var descriptors = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
+            let ready: [Bool]
+            do throws(Errno) { ready = try SystemSocket.pollForInput([listener, wake], milliseconds: -1) } catch {
+                if error == .interrupted { continue }
                 return
             }
-            if descriptors[1].revents != 0 { return }
-            let descriptor = accept(listener, nil, nil)
-            if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-            if descriptor < 0 {
-                switch errno {
-                case EINTR, EAGAIN, ECONNABORTED, EPROTO:
+            if ready[1] { return }
+            let descriptor: Int32
+            do throws(Errno) { descriptor = try SystemSocket.accept(listener) } catch {
+                switch error {
+                case .interrupted, .wouldBlock, .connectionAborted, .protocolError:
                     continue
                 default:
                     // Out of descriptors or memory: wait a little (or for shutdown) instead of spinning.
-                    var wakeOnly = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-                    _ = poll(&wakeOnly, 1, 100)
+                    _ = try? SystemSocket.pollForInput([wake], milliseconds: 100)
                     continue
                 }
             }
@@ -181,8 +162,8 @@ public final class HTTPServer: Sendable {
             // Written without waiting (a fresh socket's send buffer holds it),
             // so a flood of refused clients costs neither threads nor time.
             let refusal = responder.respond(to: .tooManyConnections(limit: configuration.maximumConnections))
-            try? socket.write(refusal.serialized(closing: true), flags: Int32(MSG_DONTWAIT))
-            _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+            try? socket.write(refusal.serialized(closing: true), dontWait: true)
+            SystemSocket.shutdown(descriptor, .write)
             socket.close()
             return
         }
@@ -200,53 +181,11 @@ public final class HTTPServer: Sendable {
         thread.start()
     }
 
-    private static func port(of address: sockaddr_storage) -> Int {
-        var copy = address
-        switch Int32(address.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
-        case AF_INET6:
-            return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
-        default:
-            return 0
-        }
-    }
-
     /// A listening socket on the first address of `host` that binds.
     private static func listen(host: String, port: Int) throws(SocketError) -> Int32 {
         let context = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        guard (0...65_535).contains(port) else { throw SocketError(call: "bind", errno: EINVAL, context: context) }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE
-        var list: UnsafeMutablePointer<addrinfo>?
-        let code = getaddrinfo(host, String(port), &hints, &list)
-        guard code == 0, let list else { throw SocketError(call: "getaddrinfo", errno: code, context: context) }
-        defer { freeaddrinfo(list) }
-        var failure = SocketError(call: "bind", errno: EADDRNOTAVAIL, context: context)
-        var entry: UnsafeMutablePointer<addrinfo>? = list
-        while let current = entry {
-            entry = current.pointee.ai_next
-            let descriptor = socket(current.pointee.ai_family, current.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), current.pointee.ai_protocol)
-            guard descriptor >= 0 else {
-                failure = SocketError(call: "socket", errno: errno, context: context)
-                continue
-            }
-            var on: Int32 = 1
-            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            if bind(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) != 0 {
-                failure = SocketError(call: "bind", errno: errno, context: context)
-                _ = Glibc.close(descriptor)
-                continue
-            }
-            if Glibc.listen(descriptor, 128) != 0 {
-                failure = SocketError(call: "listen", errno: errno, context: context)
-                _ = Glibc.close(descriptor)
-                continue
-            }
-            return descriptor
+        do throws(SocketSetupFailure) { return try SystemSocket.listen(host: host, port: port, backlog: 128) } catch {
+            throw SocketError(call: error.call, errno: error.code, context: context)
         }
-        throw failure
     }
 }

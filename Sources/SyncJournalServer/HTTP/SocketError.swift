@@ -1,14 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SyncJournalPlatform
 
 /// A failed socket call: which call, its `errno` (or `getaddrinfo` code),
 /// and the address or peer it was working on.
 ///
 /// ```swift
-/// do { try server.start() } catch { print(error) }   // "bind 127.0.0.1:8787: Address already in use (errno 98)"
+/// do { try server.start() } catch { print(error) }   // "bind 127.0.0.1:8787: Address already in use (EADDRINUSE)"
 /// ```
 public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed (`socket`, `bind`, `listen`, `getaddrinfo`, `recv`, `send`, `poll`, …).
@@ -21,7 +17,7 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Creates an error.
     ///
     /// ```swift
-    /// let error = SocketError(call: "bind", errno: EADDRINUSE, context: "127.0.0.1:8787")
+    /// let error = SocketError(call: "bind", errno: Errno.addressInUse.rawValue, context: "127.0.0.1:8787")
     /// ```
     public init(call: String, errno: Int32, context: String) {
         self.call = call
@@ -29,9 +25,14 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
         self.context = context
     }
 
-    /// One line, such as `bind 127.0.0.1:8787: Address already in use (errno 98)`.
+    /// The same error with its `errno` given by name.
+    package init(call: String, code: Errno, context: String) {
+        self.init(call: call, errno: code.rawValue, context: context)
+    }
+
+    /// One line, such as `bind 127.0.0.1:8787: Address already in use (EADDRINUSE)`.
     public var description: String {
-        let text = call == "getaddrinfo" ? String(cString: gai_strerror(errno)) : String(cString: strerror(errno))
-        return "\(call) \(context): \(text) (\(call == "getaddrinfo" ? "code" : "errno") \(errno))"
+        let text = SocketSetupFailure.message(call: call, code: errno)
+        return "\(call) \(context): \(text) (\(call == "getaddrinfo" ? "code \(errno)" : Errno(rawValue: errno).description))"
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SyncJournalPlatform
 import SyncJournalStore
 import SyncJournalSync
@@ -75,11 +70,7 @@ public final class SQLiteStorage: SyncStorage {
     /// ```swift
     /// let now = SQLiteStorage.wallClockMilliseconds()
     /// ```
-    @Sendable public static func wallClockMilliseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
-    }
+    @Sendable public static func wallClockMilliseconds() -> Int64 { SystemClock.wallClockMilliseconds() }
 
     private func migrate() throws(StorageError) {
         try transaction(immediate: true) { (database, _) throws(StorageError) in
