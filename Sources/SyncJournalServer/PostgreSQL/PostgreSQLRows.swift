@@ -82,7 +82,10 @@ public struct PostgreSQLRows: Sendable {
     /// ```
     public func text(_ row: Int, _ column: Int) throws(PostgreSQLError) -> String {
         guard let bytes = try value(row, column) else { throw failure("column \(column) is null") }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure("column \(column) is not UTF-8") }
+        // Decoding repairs invalid UTF-8, so the bytes survive unchanged exactly
+        // when they were valid (`String(validating:as:)` needs macOS 15 / iOS 18).
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else { throw failure("column \(column) is not UTF-8") }
         return text
     }
 
