@@ -38,12 +38,12 @@ let package = Package(
         // Record payloads of the local store: operations and their field values.
         .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore", "SyncJournalPlatform"]),
         // The sync engine, the transport protocol and its wire types.
-        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
         // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
         // shared by the HTTP transport and the server.
         .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
         // SyncTransport over URLSession (FoundationNetworking on Linux).
-        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync"]),
         // The library product: one import for apps.
         .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
@@ -83,22 +83,22 @@ let package = Package(
 
         .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
-        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalPlatform", "SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalPlatform", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalSimulatorTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
-        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench", "SyncJournalPlatform"]),
-        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalPlatform", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
+        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalPlatform", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
         .testTarget(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
-        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
         // The client tools run as binaries against the sync-server binary.
         .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
