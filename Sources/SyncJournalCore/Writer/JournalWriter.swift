@@ -37,6 +37,7 @@ public final class JournalWriter: Sendable {
     let lockKey: String
     /// The open journal file. Changed only on the writer's queue (by a rewrite).
     var fd: FileDescriptor { state.withLock { $0.fd } }
+    /// The writer's serial queue: every write, sync, rewrite and close runs on it.
     let queue: DispatchQueue
     let state: Mutex<State>
 
@@ -48,6 +49,7 @@ public final class JournalWriter: Sendable {
         var byteCount: Int { records.reduce(0) { $0 + $1.payload.count + JournalFormat.recordHeaderLength } }
     }
 
+    /// Everything that changes while the writer is open, behind one lock.
     struct State {
         var header: JournalHeader
         var fd: FileDescriptor
@@ -79,9 +81,11 @@ public final class JournalWriter: Sendable {
         var syncCount = 0
     }
 
+    /// A writer over a journal that opening has locked, verified and repaired
+    /// (see `JournalWriter+Open.swift`).
     init(path: String, header: JournalHeader, recovery: JournalRecovery, mode: Mode, io: FileIO,
-                 preallocationBytes: Int, fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String,
-                 nextSequence: UInt64, endOffset: Int64, allocatedEnd: Int64, unclaimedRecords: Bool) {
+         preallocationBytes: Int, fd: FileDescriptor, lockFD: FileDescriptor, lockKey: String,
+         nextSequence: UInt64, endOffset: Int64, allocatedEnd: Int64, unclaimedRecords: Bool) {
         self.lockKey = lockKey
         self.path = path
         self.recovery = recovery
@@ -112,7 +116,6 @@ public final class JournalWriter: Sendable {
 
     /// How many `fdatasync` calls the writer has issued (for group-commit measurements).
     public var syncCount: Int { state.withLock { $0.syncCount } }
-
 }
 
 /// Milliseconds since the Unix epoch from the system clock (used only for the
