@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalSync
 
 #if canImport(Glibc)

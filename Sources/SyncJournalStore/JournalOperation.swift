@@ -1,4 +1,6 @@
 import SyncJournalCore
+import SyncJournalFieldCodec
+import SyncJournalProtocol
 
 /// One local edit as it is stored in the journal (`journals/FORMAT.md`, "Operation").
 ///

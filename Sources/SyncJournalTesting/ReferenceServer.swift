@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 
@@ -288,8 +289,8 @@ public actor ReferenceServer {
 
     private func apply(_ mutation: Mutation, user: String) -> MutationOutcome {
         if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
-            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
+        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > ProtocolLimits.maximumRecordIDBytes {
+            return .rejected(reason: "record id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8", permanent: true)
         }
         if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
         let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
@@ -555,22 +556,6 @@ public actor ReferenceServer {
     /// #expect(await server.remembers(operationID, user: "u1"))
     /// ```
     public func remembers(_ id: OperationID, user: String) -> Bool { remembered[Remembered(user: user, operationID: id)] != nil }
-}
-
-extension PullCursor {
-    /// Parses the wire form `updatedAt:id` (the id may contain colons; the
-    /// stamp is a decimal integer). `nil` when malformed.
-    public init?(wire: String) {
-        guard let colon = wire.firstIndex(of: ":") else { return nil }
-        let stamp = wire[..<colon]
-        let id = String(wire[wire.index(after: colon)...])
-        guard !stamp.isEmpty, stamp.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }),
-              let updatedAt = Int64(stamp), !id.isEmpty, id.utf8.count <= 64 else { return nil }
-        self.init(updatedAt: updatedAt, id: id)
-    }
-
-    /// The wire form `updatedAt:id` (the same as ``description``).
-    public var wire: String { description }
 }
 
 /// The transport to a ``ReferenceServer`` in the same process.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 import Testing

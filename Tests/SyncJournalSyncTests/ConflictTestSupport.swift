@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
