@@ -71,9 +71,9 @@ let package = Package(
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
         // It links neither the local store nor the engine: the protocol module has
-        // its rules and types, and the field codec (over Core's byte codec) the
-        // encoding of the fields it stores.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "CSQLite", "CLibPQ"]),
+        // its rules and types, the field codec the encoding of the fields it
+        // stores, and Core only the byte reader and writer that codec works on.
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "CSQLite", "CLibPQ"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
         .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
