@@ -28,7 +28,7 @@ public struct JournalOperation: Sendable, Hashable {
     public var queuedAt: Int64
 
     /// The longest record id, in UTF-8 bytes.
-    public static let maximumRecordIDLength = 64
+    public static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes
 
     /// Creates an operation value.
     public init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
