@@ -3,8 +3,12 @@ import PackageDescription
 
 // Layers point one way, downward:
 //   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   SyncJournalStore -> SyncJournalFieldCodec -> SyncJournalCore
+//   SyncJournalSync, SyncJournalStore, SyncJournalFieldCodec -> SyncJournalProtocol
+//   SyncJournalHTTP -> SyncJournalWire -> SyncJournalProtocol
+//   sync-server -> SyncJournalServer -> SyncJournalWire, SyncJournalFieldCodec, SyncJournalProtocol
+// SyncJournalProtocol depends on nothing: the client, the wire and every server share it.
 //   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin)
-//   SyncJournalHTTP -> SyncJournalWire -> SyncJournalSync
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -35,39 +39,49 @@ let package = Package(
         .target(name: "CSyncJournalCRC"),
         // Files, records, checksums, recovery. Knows nothing about sync.
         .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC", "SyncJournalPlatform"]),
+        // What the client, the server and the wire share: ids, field values,
+        // rows, cursors, mutations, pulls, the transport protocol, and the
+        // push and pull rules every server applies. Needs nothing else.
+        .target(name: "SyncJournalProtocol"),
+        // The binary encoding of field values and field lists, shared by the
+        // journal's records and sync-server's tables.
+        .target(name: "SyncJournalFieldCodec", dependencies: ["SyncJournalCore", "SyncJournalProtocol"]),
         // Record payloads of the local store: operations and their field values.
-        .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore", "SyncJournalPlatform"]),
-        // The sync engine, the transport protocol and its wire types.
-        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore"]),
+        .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalPlatform"]),
+        // The sync engine: schedules, retries, and the store's side of push and pull.
+        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore", "SyncJournalProtocol"]),
         // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
         // shared by the HTTP transport and the server.
-        .target(name: "SyncJournalWire", dependencies: ["SyncJournalStore", "SyncJournalSync"]),
+        .target(name: "SyncJournalWire", dependencies: ["SyncJournalProtocol"]),
         // SyncTransport over URLSession (FoundationNetworking on Linux).
-        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalStore", "SyncJournalSync"]),
+        .target(name: "SyncJournalHTTP", dependencies: ["SyncJournalWire", "SyncJournalProtocol"]),
         // The library product: one import for apps.
-        .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
+        .target(name: "SyncJournal", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync"]),
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
-        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalPlatform"]),
         // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalPlatform"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
-        .target(name: "JournalBench", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
+        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite", "SyncJournalPlatform"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench", "SyncJournalPlatform"], path: "tools/journal-bench"),
         // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The HTTP sync server: HTTP/1.1 on POSIX sockets (through SyncJournalPlatform), routing, SQLite and PostgreSQL storage (issue 8).
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
+        // It links neither the local store nor the engine: the protocol module has
+        // its rules and types, the field codec the encoding of the fields it
+        // stores, and Core only the byte reader and writer that codec works on.
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
         .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
@@ -84,26 +98,26 @@ let package = Package(
         .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalPlatform", "SyncJournalSync", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalPlatform", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(
             name: "SyncJournalSimulatorTests",
-            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
-        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
-        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalPlatform", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
         // The client tools run as binaries against the sync-server binary.
         .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["SyncJournalPlatform", "JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
+            dependencies: ["SyncJournalPlatform", "JournalTools", "SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
             resources: [.copy("Expected")]
         ),
     ]

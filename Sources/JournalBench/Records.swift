@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// The edits every workload and baseline writes: about 200 bytes a record,

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// Renders field values for people (`journal-dump` text) and for machines (JSON).

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// A broken promise found by a fuzz target: the input made the code under

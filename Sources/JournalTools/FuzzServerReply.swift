@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// `journal-dump [--json] [--verify] [--state] PATH`: shows any journal,

@@ -2,8 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 import SyncJournalWire
 
 /// A ``SyncTransport`` that speaks `journals/PROTOCOL.md` over HTTP with

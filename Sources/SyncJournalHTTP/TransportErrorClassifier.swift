@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SyncJournalSync
+import SyncJournalProtocol
 import SyncJournalWire
 
 /// The protocol's error table (`journals/PROTOCOL.md`, "Errors"): what a

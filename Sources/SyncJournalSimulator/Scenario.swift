@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// A scenario file, parsed: one command per line.

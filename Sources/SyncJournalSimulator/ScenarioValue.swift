@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// How a scenario file writes a field value, and how the simulator prints one.

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// A class of fault the random simulator may inject (`--faults LIST`).

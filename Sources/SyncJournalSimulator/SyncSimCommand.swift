@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalProtocol
 import SyncJournalSync
 
 /// The logic of the `sync-sim` tool, testable in-process: it returns what to

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// The server applied an operation; `row` is its copy afterwards (a
 /// tombstone for a delete), with the new server stamp.

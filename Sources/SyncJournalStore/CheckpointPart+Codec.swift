@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 extension OutboxOperation {
     /// Appends the entry's encoding: the operation, flags, attempts, the

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// One record of a checkpoint: a checkpoint file starts with these, holding
 /// the whole state, split so no record passes the maximum record size.

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// One change the compactor makes to the queue. Steps are journaled with the
 /// edit that caused them, so replay reaches the same queue without re-deciding.

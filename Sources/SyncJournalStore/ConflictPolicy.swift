@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// How the store resolves a conflict of one kind of record. The policy runs
 /// once, when the conflict is found; its result is journaled, so replay
 /// reaches the same state without running it again.

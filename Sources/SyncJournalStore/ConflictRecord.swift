@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// A local edit the server refused because its copy had changed since the
 /// edit's base, with what the store did about it. Surfaced to the app, never
 /// silent: it stays in ``LocalStore/conflicts()`` until the app dismisses or

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// How a conflict was resolved, as journaled: the strategy, the operation
 /// queued in place of the refused one (if any), and the local changes that

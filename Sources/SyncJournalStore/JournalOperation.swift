@@ -1,4 +1,6 @@
 import SyncJournalCore
+import SyncJournalFieldCodec
+import SyncJournalProtocol
 
 /// One local edit as it is stored in the journal (`journals/FORMAT.md`, "Operation").
 ///
@@ -26,7 +28,7 @@ public struct JournalOperation: Sendable, Hashable {
     public var queuedAt: Int64
 
     /// The longest record id, in UTF-8 bytes.
-    public static let maximumRecordIDLength = 64
+    public static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes
 
     /// Creates an operation value.
     public init(id: OperationID, kind: OperationKind, entity: String, recordID: String,

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// The store an app talks to: one per journal (that is, per server endpoint
 /// and account).

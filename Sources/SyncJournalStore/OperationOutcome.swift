@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// How one queued operation ended, as ``LocalStore/outcome(of:)`` reports it.
 public enum OperationOutcome: Sendable, Hashable {
     /// The server applied it; the row is its copy afterwards.

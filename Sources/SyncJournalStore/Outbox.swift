@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// The queue of local edits, in the order they were made, with an index per
 /// record. Removing from anywhere is O(1) amortised (entries are tombstoned
 /// in the order array and the array is compacted when half of it is dead),

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// A queued local edit and what is known of its delivery.
 public struct OutboxOperation: Sendable, Hashable {
     /// The edit.

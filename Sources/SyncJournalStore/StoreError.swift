@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// Errors of the local store, with what the app needs to act on them.
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {

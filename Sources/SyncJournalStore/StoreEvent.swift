@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 
 /// A change to the store's state, as it is journaled. The live store appends
 /// an event and then applies it with ``StoreState/apply(_:)``; replay applies

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// A record as the app sees it: the server's copy with the queued edits on top.
 public struct StoreRecord: Sendable, Hashable {
     /// The entity kind.

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// Everything the store knows, rebuilt by folding journaled events: the last
 /// server snapshot, the queued edits, the pull cursors, and the conflicts and
 /// rejections waiting for the app.

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// Pushes a store's queued operations and pulls server changes through a

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 
@@ -35,28 +36,18 @@ import SyncJournalSync
 /// await server.write(user: "u1", kind: "pin", id: "p9", fields: ["name": .string("Tapas bar")])
 /// ```
 public actor ReferenceServer {
-    private struct Stored {
-        var row: ServerRow
-        var owner: String
-    }
-
-    private var table: [RecordKey: Stored] = [:]
+    /// Rows, stamps and horizons, which the shared push and pull rules query.
+    private let storage: InMemoryStorage
     private struct Remembered: Hashable {
         var user: String
         var operationID: OperationID
     }
     private var remembered: [Remembered: MutationResult] = [:]
-    private var clock: Int64
-    private var lastIssued: Int64 = .min
-    /// The largest stamp a pull has handed out; later writes go above it.
-    private var sealed: Int64 = .min
     private var pushCount = 0
     private var appliedCount = 0
     private var readCount = 0
     private var acceptedSizes: [Int] = []
     private var refusedTooLargeCount = 0
-    /// Per kind, the position of the last tombstone purged: a cursor before it missed a deletion.
-    private var horizons: [String: PullCursor] = [:]
 
     /// How a record is made to fail, for tests.
     private enum Failing {
@@ -109,7 +100,7 @@ public actor ReferenceServer {
     /// ```
     public init(startMilliseconds: Int64 = 1_764_000_000_000, remembersOperationIDs: Bool = true,
                 maximumBatchSize: Int? = nil, tombstoneRetentionMilliseconds: Int64? = nil) {
-        clock = startMilliseconds
+        storage = InMemoryStorage(clock: startMilliseconds)
         self.remembersOperationIDs = remembersOperationIDs
         self.maximumBatchSize = maximumBatchSize.map { max(1, $0) }
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
@@ -129,14 +120,14 @@ public actor ReferenceServer {
     /// ```swift
     /// await server.tick(1)   // the next write gets a larger stamp
     /// ```
-    public func tick(_ milliseconds: Int64) { clock += max(0, milliseconds) }
+    public func tick(_ milliseconds: Int64) { storage.advanceClock(by: milliseconds) }
 
     /// The server's clock (the smallest stamp the next write can get).
     ///
     /// ```swift
     /// let now = await server.now
     /// ```
-    public var now: Int64 { clock }
+    public var now: Int64 { storage.clock }
 
     /// Switches exactly-once delivery on or off (see ``remembersOperationIDs``).
     ///
@@ -194,12 +185,9 @@ public actor ReferenceServer {
     /// ```
     public var reads: Int { readCount }
 
+    /// The stamp for a new version of `key`, as the rules would issue it.
     private func stamp(for key: RecordKey) -> Int64 {
-        var value = max(clock, lastIssued)
-        if sealed != .min { value = max(value, sealed + 1) }
-        if let existing = table[key] { value = max(value, existing.row.updatedAt + 1) }
-        lastIssued = value
-        return value
+        storage.nextStamp(after: storage.row(kind: key.kind, id: key.id)?.row.updatedAt)
     }
 
     // MARK: Making records fail (tests)
@@ -272,96 +260,39 @@ public actor ReferenceServer {
             throw .tooLarge(reason: "413: \(mutations.count) mutations, at most \(maximumBatchSize) per request")
         }
         acceptedSizes.append(mutations.count)
-        return mutations.map { mutation in
+        var results: [MutationResult] = []
+        results.reserveCapacity(mutations.count)
+        for mutation in mutations {
             guard remembersOperationIDs else {
-                return MutationResult(operationID: mutation.operationID, outcome: apply(mutation, user: user))
+                results.append(MutationResult(operationID: mutation.operationID, outcome: try apply(mutation, user: user)))
+                continue
             }
             let key = Remembered(user: user, operationID: mutation.operationID)
-            if let first = remembered[key] { return first }
-            let result = MutationResult(operationID: mutation.operationID, outcome: apply(mutation, user: user))
+            if let first = remembered[key] {
+                results.append(first)
+                continue
+            }
+            let result = MutationResult(operationID: mutation.operationID, outcome: try apply(mutation, user: user))
             // Only an applied result changed anything; a refusal is judged
             // afresh on a resend (so a record released from a failure can pass).
             if case .applied = result.outcome { remembered[key] = result }
-            return result
+            results.append(result)
         }
+        return results
     }
 
-    private func apply(_ mutation: Mutation, user: String) -> MutationOutcome {
-        if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
-            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
-        }
-        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
-        let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
-        if let injected = injectedFailure(for: key) { return injected }
-        guard remembersOperationIDs else { return applyWithoutExactlyOnce(mutation, key: key, user: user) }
-        let existing = table[key]
-        if let existing, existing.owner != user {
-            return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
-        }
-        let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
-        switch mutation.op {
-        case .create:
-            if let live { return .conflict(server: live) }
-            return insert(mutation, key: key, user: user)
-        case .update:
-            guard let row = live else { return .conflict(server: nil) }
-            guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
-            return change(row, with: mutation, key: key, user: user)
-        case .delete:
-            guard let row = live else {
-                // Deleting twice is harmless: the tombstone (or a fresh one) is the answer.
-                if let existing { return .applied(existing.row) }
-                let now = stamp(for: key)
-                let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: now, deletedAt: now)
-                table[key] = Stored(row: tombstone, owner: user)
-                appliedCount += 1
-                return .applied(tombstone)
-            }
-            guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
-            return remove(row, key: key, user: user)
-        }
-    }
-
-    /// A plain table's answers: an insert that ignores duplicates, an update
-    /// or delete filtered by id, stamp and owner that reports only what it matched.
-    private func applyWithoutExactlyOnce(_ mutation: Mutation, key: RecordKey, user: String) -> MutationOutcome {
-        let existing = table[key]
-        switch mutation.op {
-        case .create:
-            // The primary key exists: a live row of anyone, or another user's tombstone.
-            if let existing, !existing.row.isTombstone || existing.owner != user { return .duplicate }
-            return insert(mutation, key: key, user: user)
-        case .update, .delete:
-            guard let existing, existing.owner == user, !existing.row.isTombstone,
-                  mutation.baseUpdatedAt == existing.row.updatedAt else { return .noMatch }
-            return mutation.op == .update ? change(existing.row, with: mutation, key: key, user: user)
-                                          : remove(existing.row, key: key, user: user)
-        }
-    }
-
-    private func insert(_ mutation: Mutation, key: RecordKey, user: String) -> MutationOutcome {
-        let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: stamp(for: key))
-        table[key] = Stored(row: row, owner: user)
-        appliedCount += 1
-        return .applied(row)
-    }
-
-    private func change(_ row: ServerRow, with mutation: Mutation, key: RecordKey, user: String) -> MutationOutcome {
-        var row = row
-        row.fields.merge(mutation.fields) { _, new in new }
-        row.updatedAt = stamp(for: key)
-        table[key] = Stored(row: row, owner: user)
-        appliedCount += 1
-        return .applied(row)
-    }
-
-    private func remove(_ row: ServerRow, key: RecordKey, user: String) -> MutationOutcome {
-        let now = stamp(for: key)
-        let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: now, deletedAt: now)
-        table[key] = Stored(row: tombstone, owner: user)
-        appliedCount += 1
-        return .applied(tombstone)
+    /// One mutation: refused if malformed, then any failure a test injected
+    /// for its record, then the rules (`sync-server`'s, or a plain table's
+    /// without ``remembersOperationIDs``).
+    private func apply(_ mutation: Mutation, user: String) throws(TransportError) -> MutationOutcome {
+        if let refusal = StorageRules.refusal(of: mutation) { return refusal }
+        if let injected = injectedFailure(for: RecordKey(kind: mutation.kind, id: mutation.recordID)) { return injected }
+        let writesBefore = storage.ruleWrites
+        let outcome = remembersOperationIDs
+            ? try StorageRules.apply(mutation, user: user, storage)
+            : try PlainTableRules.apply(mutation, user: user, storage)
+        appliedCount += storage.ruleWrites - writesBefore
+        return outcome
     }
 
     /// One row as `user` sees it now: `nil` when there is none, it is a
@@ -374,7 +305,7 @@ public actor ReferenceServer {
     /// ```
     public func read(user: String, kind: String, id: String) -> ServerRow? {
         readCount += 1
-        guard let stored = table[RecordKey(kind: kind, id: id)], stored.owner == user, !stored.row.isTombstone else { return nil }
+        guard let stored = storage.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
         return stored.row
     }
 
@@ -406,43 +337,15 @@ public actor ReferenceServer {
             }
         }
         if let retention = tombstoneRetentionMilliseconds {
-            let (limitStamp, overflow) = clock.subtractingReportingOverflow(retention)
+            let (limitStamp, overflow) = storage.clock.subtractingReportingOverflow(retention)
             if !overflow { purgeTombstones(olderThan: limitStamp) }
         }
-        let expired = parsed.compactMap { kind, cursor -> String? in
-            guard let cursor = cursor ?? nil, let horizon = horizons[kind], cursor < horizon else { return nil }
-            return kind
-        }
-        if !expired.isEmpty && !resync { throw .cursorExpired(kinds: expired.sorted()) }
-        var page: [ServerRow] = []
-        for kind in parsed.keys.sorted() {
-            let after = parsed[kind] ?? nil
-            let candidates = table.values
-                .filter { $0.owner == user && $0.row.kind == kind }
-                .map(\.row)
-                .filter { row in after.map { $0 < PullCursor(updatedAt: row.updatedAt, id: row.id) } ?? true }
-                .sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
-            page += candidates.prefix(limit + 1 - page.count)
-            if page.count > limit { break }
-        }
-        let hasMore = page.count > limit
-        if hasMore { page.removeLast() }
-        var next: [String: PullCursor] = [:]
-        for row in page {
-            next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id)
-            sealed = max(sealed, row.updatedAt)
-        }
-        if !hasMore {
-            for kind in parsed.keys.sorted() {
-                guard let horizon = horizons[kind] else { continue }
-                let reached = next[kind] ?? (parsed[kind] ?? nil)
-                if reached.map({ $0 < horizon }) ?? true {
-                    next[kind] = horizon
-                    sealed = max(sealed, horizon.updatedAt)
-                }
-            }
-        }
-        return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
+        let request = PullRequest(cursors: parsed, limit: limit, isResync: resync)
+        // No largest limit: that is the wire's (HTTP clients clamp to it), and this transport has no wire.
+        do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: .max) } catch { throw InMemoryStorage.failure(error) }
+        let page = try StorageRules.page(user: user, request, storage)
+        storage.seal(page)
+        return page
     }
 
     // MARK: The tombstone horizon
@@ -463,17 +366,7 @@ public actor ReferenceServer {
     /// - Returns: the number of tombstones purged.
     @discardableResult
     public func purgeTombstones(olderThan stamp: Int64, kind: String? = nil) -> Int {
-        let purged = table.filter { key, stored in
-            stored.row.isTombstone && stored.row.updatedAt < stamp && (kind == nil || key.kind == kind)
-        }
-        for (key, stored) in purged {
-            table[key] = nil
-            let position = PullCursor(updatedAt: stored.row.updatedAt, id: stored.row.id)
-            // Later writes must sort after the horizon, or a client moved to it would skip them.
-            sealed = max(sealed, stored.row.updatedAt)
-            if horizons[key.kind].map({ $0 < position }) ?? true { horizons[key.kind] = position }
-        }
-        return purged.count
+        storage.purgeTombstones(olderThan: stamp, kind: kind)
     }
 
     /// The position of the last tombstone of `kind` purged (a cursor before
@@ -482,7 +375,7 @@ public actor ReferenceServer {
     /// ```swift
     /// #expect(await server.tombstoneHorizon(kind: "pin")!.updatedAt > deviceCursor.updatedAt)
     /// ```
-    public func tombstoneHorizon(kind: String) -> PullCursor? { horizons[kind] }
+    public func tombstoneHorizon(kind: String) -> PullCursor? { storage.horizon(kind: kind) }
 
     // MARK: Other writers and inspection
 
@@ -496,7 +389,7 @@ public actor ReferenceServer {
     public func write(user: String, kind: String, id: String, fields: [String: FieldValue]) -> ServerRow {
         let key = RecordKey(kind: kind, id: id)
         let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key))
-        table[key] = Stored(row: row, owner: user)
+        storage.store(row, owner: user)
         return row
     }
 
@@ -508,10 +401,10 @@ public actor ReferenceServer {
     @discardableResult
     public func update(kind: String, id: String, changes: [String: FieldValue]) -> ServerRow? {
         let key = RecordKey(kind: kind, id: id)
-        guard var stored = table[key], !stored.row.isTombstone else { return nil }
+        guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
         stored.row.fields.merge(changes) { _, new in new }
         stored.row.updatedAt = stamp(for: key)
-        table[key] = stored
+        storage.store(stored.row, owner: stored.owner)
         return stored.row
     }
 
@@ -523,10 +416,10 @@ public actor ReferenceServer {
     @discardableResult
     public func delete(kind: String, id: String) -> ServerRow? {
         let key = RecordKey(kind: kind, id: id)
-        guard var stored = table[key], !stored.row.isTombstone else { return nil }
+        guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
         let now = stamp(for: key)
         stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now)
-        table[key] = stored
+        storage.store(stored.row, owner: stored.owner)
         return stored.row
     }
 
@@ -536,7 +429,7 @@ public actor ReferenceServer {
     /// #expect(await server.row(kind: "pin", id: "p1")?.fields["name"] == .string("Cafe"))
     /// ```
     public func row(kind: String, id: String) -> ServerRow? {
-        table[RecordKey(kind: kind, id: id)].flatMap { $0.row.isTombstone ? nil : $0.row }
+        storage.row(kind: kind, id: id).flatMap { $0.row.isTombstone ? nil : $0.row }
     }
 
     /// `user`'s live rows of `kind`, by id.
@@ -545,7 +438,7 @@ public actor ReferenceServer {
     /// #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == ["p1", "p2"])
     /// ```
     public func rows(user: String, kind: String) -> [ServerRow] {
-        table.values.filter { $0.owner == user && $0.row.kind == kind && !$0.row.isTombstone }.map(\.row).sorted { $0.id < $1.id }
+        storage.storedRows.filter { $0.owner == user && $0.row.kind == kind && !$0.row.isTombstone }.map(\.row).sorted { $0.id < $1.id }
     }
 
     /// Whether the server remembers the result of operation `id` of `user`
@@ -555,22 +448,6 @@ public actor ReferenceServer {
     /// #expect(await server.remembers(operationID, user: "u1"))
     /// ```
     public func remembers(_ id: OperationID, user: String) -> Bool { remembered[Remembered(user: user, operationID: id)] != nil }
-}
-
-extension PullCursor {
-    /// Parses the wire form `updatedAt:id` (the id may contain colons; the
-    /// stamp is a decimal integer). `nil` when malformed.
-    public init?(wire: String) {
-        guard let colon = wire.firstIndex(of: ":") else { return nil }
-        let stamp = wire[..<colon]
-        let id = String(wire[wire.index(after: colon)...])
-        guard !stamp.isEmpty, stamp.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }),
-              let updatedAt = Int64(stamp), !id.isEmpty, id.utf8.count <= 64 else { return nil }
-        self.init(updatedAt: updatedAt, id: id)
-    }
-
-    /// The wire form `updatedAt:id` (the same as ``description``).
-    public var wire: String { description }
 }
 
 /// The transport to a ``ReferenceServer`` in the same process.

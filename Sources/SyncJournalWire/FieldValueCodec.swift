@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// The JSON of a ``FieldValue`` and of a field list (`journals/PROTOCOL.md`,
 /// "Values"): integers as integer literals, finite doubles as numbers with a

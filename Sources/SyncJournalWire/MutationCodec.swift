@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The JSON of one pushed ``Mutation``: `{"operationId", "kind", "op",
 /// "recordId", "baseUpdatedAt", "fields"}`, every member present.
@@ -35,7 +34,7 @@ public enum MutationCodec {
         guard let op = OperationKind.allCases.first(where: { $0.description == opText }) else {
             throw .invalidValue(path: object.path(of: "op"), reason: "\"\(opText)\" is not create, update or delete")
         }
-        let recordID = try object.name("recordId", maximumBytes: JournalOperation.maximumRecordIDLength)
+        let recordID = try object.name("recordId", maximumBytes: ProtocolLimits.maximumRecordIDBytes)
         let baseUpdatedAt = try object.optionalInt64("baseUpdatedAt")
         let fields = try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }

@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The JSON of one ``MutationResult``: `operationId`, `status` and the
 /// status's own members (`journals/PROTOCOL.md`, "Push"):

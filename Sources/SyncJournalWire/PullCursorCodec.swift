@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// The wire form of a ``PullCursor``: the string `UPDATEDAT:ID`, the stamp
 /// in decimal (no `+`, no leading zeros) and the id everything after the
@@ -20,7 +20,7 @@ public enum PullCursorCodec {
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { throw .badCursor(path: path, text: text) }
         let stamp = utf8[..<colon]
         let id = utf8[(colon + 1)...]
-        guard !id.isEmpty, id.count <= JournalOperation.maximumRecordIDLength, let updatedAt = parseStamp(stamp) else {
+        guard !id.isEmpty, id.count <= ProtocolLimits.maximumRecordIDBytes, let updatedAt = parseStamp(stamp) else {
             throw .badCursor(path: path, text: text)
         }
         return PullCursor(updatedAt: updatedAt, id: String(decoding: id, as: UTF8.self))

@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The 200 body of `POST /v1/sync/pull`:
 /// `{"rows": [ROW, …], "nextCursors": {KIND: CURSOR, …}, "hasMore": BOOL}`.

@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The body of `POST /v1/sync/pull`:
 /// `{"cursors": {KIND: CURSOR or null, …}, "limit": N, "resync": BOOL}`.
@@ -10,7 +9,7 @@ import SyncJournalSync
 /// ```
 public enum PullRequestCodec {
     /// The largest `limit` the protocol allows.
-    public static let maximumLimit = 10_000
+    public static let maximumLimit = ProtocolLimits.maximumPullLimit
 
     /// The request body.
     public static func encode(_ request: PullRequest) -> [UInt8] {

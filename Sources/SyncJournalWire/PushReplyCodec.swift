@@ -1,4 +1,4 @@
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The 200 body of `POST /v1/sync/push`: `{"results": [RESULT, …]}`, one
 /// per mutation, in the mutations' order.

@@ -1,4 +1,4 @@
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The body of `POST /v1/sync/push`: `{"mutations": [MUTATION, …]}`.
 ///

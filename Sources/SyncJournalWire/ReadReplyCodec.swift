@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// The 200 body of `POST /v1/sync/read`: `{"row": ROW or null}`.
 ///

@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// The body of `POST /v1/sync/read`: `{"kind": KIND, "id": ID}`.
 ///
@@ -17,6 +17,6 @@ public enum ReadRequestCodec {
     /// - Throws: ``WireError`` with the byte offset or JSON path of the problem.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> ReadRequest {
         let object = try JSONObjectReader.body(body, parser: parser, allowed: ["kind", "id"])
-        return ReadRequest(kind: try object.name("kind"), id: try object.name("id", maximumBytes: JournalOperation.maximumRecordIDLength))
+        return ReadRequest(kind: try object.name("kind"), id: try object.name("id", maximumBytes: ProtocolLimits.maximumRecordIDBytes))
     }
 }

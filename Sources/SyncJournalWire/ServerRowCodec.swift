@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// The JSON of a ``ServerRow``: `{"kind", "id", "fields", "updatedAt", "deletedAt"}`,
 /// every member present (`deletedAt` is `null` for a live row).
@@ -26,7 +26,7 @@ public enum ServerRowCodec {
     public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> ServerRow {
         let object = try JSONObjectReader(json, at: path, allowed: members)
         return ServerRow(kind: try object.name("kind"),
-                         id: try object.name("id", maximumBytes: JournalOperation.maximumRecordIDLength),
+                         id: try object.name("id", maximumBytes: ProtocolLimits.maximumRecordIDBytes),
                          fields: try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields")),
                          updatedAt: try object.int64("updatedAt"),
                          deletedAt: try object.optionalInt64("deletedAt"))

@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 
 /// Why bytes are not a valid protocol message (`journals/PROTOCOL.md`):
 /// either not strict JSON (with the byte offset of the problem) or JSON of

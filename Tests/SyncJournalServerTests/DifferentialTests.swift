@@ -1,5 +1,6 @@
 import Testing
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

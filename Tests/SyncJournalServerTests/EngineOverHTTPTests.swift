@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SyncJournalHTTP
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

@@ -2,6 +2,7 @@ import Foundation
 import SyncJournalPlatform
 import Testing
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

@@ -1,6 +1,7 @@
 import Foundation
 import SyncJournalPlatform
 import Testing
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

@@ -1,4 +1,5 @@
 import Testing
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

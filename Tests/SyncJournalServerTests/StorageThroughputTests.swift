@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

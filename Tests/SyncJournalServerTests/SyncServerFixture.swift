@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync

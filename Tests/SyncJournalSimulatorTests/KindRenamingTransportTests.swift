@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SyncJournalProtocol
 @testable import SyncJournalSimulator
 import SyncJournalStore
 import SyncJournalSync

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalProtocol
 import SyncJournalSimulator
 import SyncJournalStore
 import Testing

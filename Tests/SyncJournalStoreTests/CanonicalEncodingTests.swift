@@ -1,5 +1,7 @@
 import Testing
 import SyncJournalCore
+import SyncJournalFieldCodec
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 

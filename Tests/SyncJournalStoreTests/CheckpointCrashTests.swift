@@ -1,6 +1,7 @@
 import Foundation
 import SyncJournalPlatform
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 import Testing

@@ -1,5 +1,6 @@
 import Testing
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 

@@ -1,5 +1,6 @@
 import SyncJournalCore
 import SyncJournalPlatform
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 import Testing

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SyncJournalPlatform
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 import Testing

@@ -1,5 +1,6 @@
 import SyncJournalPlatform
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

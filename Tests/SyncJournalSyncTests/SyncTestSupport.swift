@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

@@ -1,4 +1,4 @@
-import SyncJournalStore
+import SyncJournalProtocol
 import SyncJournalWire
 import Testing
 

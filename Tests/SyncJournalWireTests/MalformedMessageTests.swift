@@ -1,6 +1,5 @@
 import Foundation
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 import SyncJournalWire
 import Testing
 

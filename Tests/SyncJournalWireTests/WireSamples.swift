@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 import SyncJournalWire
 import Testing
 

@@ -1,6 +1,5 @@
 import SyncJournalPlatform
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// ``SyncStorage`` in a PostgreSQL database that several `sync-server`
 /// processes may share, with ``ReferenceServer``'s semantics (the same as
@@ -188,7 +187,7 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
     /// ```
     public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
-        try StorageRules.validate(request, maximumLimit: SQLiteStorage.maximumPullLimit)
+        do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: SQLiteStorage.maximumPullLimit) } catch { throw StorageError(error) }
         for (kind, cursor) in request.cursors {
             if kind.utf8.contains(0) { throw .badRequest("a kind must not contain U+0000") }
             if let cursor = cursor ?? nil, cursor.id.utf8.contains(0) {

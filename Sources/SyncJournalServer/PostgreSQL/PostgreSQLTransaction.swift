@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// The queries of ``PostgreSQLStorage`` on one connection inside one open
 /// transaction, each turning libpq's errors into ``StorageError``.
@@ -64,7 +63,7 @@ struct PostgreSQLTransaction {
 
     // MARK: Rows
 
-    func row(kind: String, id: String) throws(StorageError) -> StorageTransaction.Stored? {
+    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
         let rows = try run("select owner, fields, updated_at, deleted_at from rows where kind = $1 and id = $2", [.text(kind), .text(id)])
         guard rows.count > 0 else { return nil }
         let key = "\(kind)/\(id)"
@@ -72,7 +71,7 @@ struct PostgreSQLTransaction {
             (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3))
         }, table: "rows", key: key)
         let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: key)
-        return StorageTransaction.Stored(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt),
+        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt),
                                          owner: owner)
     }
 

@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 import SyncJournalWire
 
 /// The protocol's routes (journals/PROTOCOL.md): `POST /v1/sync/push`,

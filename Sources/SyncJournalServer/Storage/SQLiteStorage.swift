@@ -1,6 +1,5 @@
 import SyncJournalPlatform
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// ``SyncStorage`` in one SQLite file (WAL mode, `synchronous=FULL`), with
 /// ``ReferenceServer``'s semantics for a server that remembers operation ids.
@@ -33,7 +32,7 @@ public final class SQLiteStorage: SyncStorage {
     /// ```swift
     /// let limit = min(requested, SQLiteStorage.maximumPullLimit)
     /// ```
-    public static let maximumPullLimit = 10_000
+    public static let maximumPullLimit = ProtocolLimits.maximumPullLimit
 
     /// Opens (or creates) the database at `path` and its tables.
     ///
@@ -156,7 +155,7 @@ public final class SQLiteStorage: SyncStorage {
     /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
     /// ```
     public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
-        try StorageRules.validate(request, maximumLimit: Self.maximumPullLimit)
+        do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: Self.maximumPullLimit) } catch { throw StorageError(error) }
         applyRetention()
         // A deferred transaction: one snapshot for the horizons and every kind's rows.
         return try transaction(immediate: false) { (_, queries) throws(StorageError) in

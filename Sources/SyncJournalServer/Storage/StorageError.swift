@@ -1,10 +1,12 @@
+import SyncJournalProtocol
+
 /// Why a ``SyncStorage`` call failed, classified for the HTTP reply.
 ///
 /// ```swift
 /// catch .cursorExpired(let kinds) { reply(410, kinds) }
 /// ```
 public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A cursor the storage cannot use (an empty id, one over 64 bytes): 400 `bad_cursor`.
+    /// A cursor the storage cannot use (an empty id, one longer than a record id may be): 400 `bad_cursor`.
     case badCursor(kind: String, reason: String)
     /// A request outside the protocol's limits (a limit of 0): 400 `bad_request`.
     case badRequest(String)
@@ -42,6 +44,19 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(postgres error: PostgreSQLError) {
         let transient = error.isConnectionFailure || error.isLockTimeout || ["40001", "40P01"].contains(error.sqlState ?? "")
         self = transient ? .unavailable(reason: error.description) : .postgres(error)
+    }
+
+    /// The error for a pull the rules refuse: 400 or 410, as the refusal says.
+    ///
+    /// ```swift
+    /// do throws(PullRefusal) { try StorageRules.validate(request) } catch { throw StorageError(error) }
+    /// ```
+    package init(_ refusal: PullRefusal) {
+        switch refusal {
+        case .badRequest(let reason): self = .badRequest(reason)
+        case .badCursor(let kind, let reason): self = .badCursor(kind: kind, reason: reason)
+        case .cursorExpired(let kinds): self = .cursorExpired(kinds: kinds)
+        }
     }
 
     /// One line for the log (the HTTP reply carries less for 5xx).

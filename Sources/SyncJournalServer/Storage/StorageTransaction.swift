@@ -1,5 +1,6 @@
 import SyncJournalCore
-import SyncJournalStore
+import SyncJournalFieldCodec
+import SyncJournalProtocol
 
 /// The queries of ``SQLiteStorage`` on one connection inside one open
 /// transaction, each turning SQLite's errors into ``StorageError``.
@@ -7,19 +8,13 @@ struct StorageTransaction {
     let database: SQLiteDatabase
     let now: @Sendable () -> Int64
 
-    /// A stored row and its owner.
-    struct Stored {
-        var row: ServerRow
-        var owner: String
-    }
-
     private func sql<T>(_ work: () throws(SQLiteError) -> T) throws(StorageError) -> T {
         do throws(SQLiteError) { return try work() } catch { throw StorageError(sqlite: error) }
     }
 
     // MARK: Rows
 
-    func row(kind: String, id: String) throws(StorageError) -> Stored? {
+    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
         let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)? = try sql { () throws(SQLiteError) in
             try database.withStatement("select owner, fields, updated_at, deleted_at from rows where kind = ?1 and id = ?2") { statement throws(SQLiteError) in
                 statement.bind(1, kind)
@@ -30,7 +25,7 @@ struct StorageTransaction {
         }
         guard let found else { return nil }
         let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
-        return Stored(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt),
+        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt),
                       owner: found.owner)
     }
 

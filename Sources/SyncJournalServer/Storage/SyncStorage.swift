@@ -1,5 +1,4 @@
-import SyncJournalStore
-import SyncJournalSync
+import SyncJournalProtocol
 
 /// Where `sync-server` keeps rows, remembered operation ids, the stamp
 /// counter and tombstone horizons, with ``ReferenceServer``'s semantics

@@ -11,15 +11,11 @@ public struct RecordKey: Sendable, Hashable, Comparable, CustomStringConvertible
         self.id = id
     }
 
+    /// Kind first, then id.
     public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
         (lhs.kind, lhs.id) < (rhs.kind, rhs.id)
     }
 
     /// `kind/id`.
     public var description: String { "\(kind)/\(id)" }
-}
-
-extension JournalOperation {
-    /// The record this operation changes.
-    public var key: RecordKey { RecordKey(kind: entity, id: recordID) }
 }

@@ -1,64 +1,88 @@
-import SyncJournalStore
-import SyncJournalSync
-
-/// What a push and a pull do, whatever the database: the reference server's
-/// semantics (PROTOCOL.md) over ``StorageQueries``. The storages add only
-/// their transactions, locks and database-specific checks.
-enum StorageRules {
-    /// Applies one mutation of `user` (see ``SyncStorage/push(user:_:)``).
-    static func apply(_ mutation: Mutation, user: String, _ queries: some StorageQueries) throws(StorageError) -> MutationOutcome {
+/// What a push and a pull do, whatever the storage (`journals/PROTOCOL.md`,
+/// "Push", "Pull"), over ``StorageQueries``. `sync-server`'s SQLite and
+/// PostgreSQL storages and the in-memory reference server all decide with
+/// these; they add only their transactions, locks and storage-specific checks.
+package enum StorageRules {
+    /// The refusal of a mutation no storage may apply (an empty kind or
+    /// field name, a record id out of range), or `nil` when it is well formed.
+    package static func refusal(of mutation: Mutation) -> MutationOutcome? {
         if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > 64 {
-            return .rejected(reason: "record id must be 1 to 64 bytes of UTF-8", permanent: true)
+        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > ProtocolLimits.maximumRecordIDBytes {
+            return .rejected(reason: "record id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8", permanent: true)
         }
         if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
+        return nil
+    }
+
+    /// Applies one mutation of `user` for a server that remembers operation
+    /// ids (the caller answers a resend from what it remembered, and
+    /// remembers only applied results).
+    ///
+    /// - A record belongs to the user who created it: another user's
+    ///   mutation is rejected permanently, never applied.
+    /// - A create of a live record, or an update or delete whose base is not
+    ///   the stored stamp, is a conflict carrying the server's copy.
+    /// - Deleting a deleted record is harmless: its tombstone is the answer.
+    package static func apply<Queries: StorageQueries>(_ mutation: Mutation, user: String,
+                                                       _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
+        if let refusal = refusal(of: mutation) { return refusal }
         let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
         let existing = try queries.row(kind: key.kind, id: key.id)
         if let existing, existing.owner != user {
             return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
         }
         let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
+        let previous = existing?.row.updatedAt
         switch mutation.op {
         case .create:
             if let live { return .conflict(server: live) }
-            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp())
+            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous))
             try queries.write(row, owner: user)
             return .applied(row)
         case .update:
             guard var row = live else { return .conflict(server: nil) }
             guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
             row.fields.merge(mutation.fields) { _, new in new }
-            row.updatedAt = try queries.nextStamp()
+            row.updatedAt = try queries.nextStamp(after: previous)
             try queries.write(row, owner: user)
             return .applied(row)
         case .delete:
             if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
             // Deleting a deleted row is harmless: its tombstone is the answer.
             if live == nil, let existing { return .applied(existing.row) }
-            let stamp = try queries.nextStamp()
+            let stamp = try queries.nextStamp(after: previous)
             let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
             try queries.write(tombstone, owner: user)
             return .applied(tombstone)
         }
     }
 
-    /// Refuses a pull whose limit or cursors are malformed, before any query.
-    static func validate(_ request: PullRequest, maximumLimit: Int) throws(StorageError) {
+    /// Refuses a pull whose limit, kinds or cursors are malformed, before any query.
+    package static func validate(_ request: PullRequest, maximumLimit: Int = ProtocolLimits.maximumPullLimit) throws(PullRefusal) {
         guard request.limit >= 1, request.limit <= maximumLimit else {
             throw .badRequest("limit must be 1 to \(maximumLimit), not \(request.limit)")
         }
         for (kind, cursor) in request.cursors {
             if kind.isEmpty { throw .badRequest("empty kind") }
             guard let cursor = cursor ?? nil else { continue }
-            if cursor.id.isEmpty || cursor.id.utf8.count > 64 {
-                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to 64 bytes of UTF-8")
+            if cursor.id.isEmpty || cursor.id.utf8.count > ProtocolLimits.maximumRecordIDBytes {
+                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8")
             }
         }
     }
 
-    /// One page of `user`'s rows, read through `queries` inside one snapshot
-    /// (see ``SyncStorage/pull(user:_:)``).
-    static func page(user: String, _ request: PullRequest, _ queries: some StorageQueries) throws(StorageError) -> PullPage {
+    /// One page of `user`'s rows after each kind's cursor, read through
+    /// `queries` inside one snapshot: `(updatedAt, id)` order within a kind,
+    /// kinds in name order, at most `request.limit` rows.
+    ///
+    /// Refuses (with ``PullRefusal/cursorExpired(kinds:)``, through
+    /// ``StorageQueries/failure(_:)``) every kind whose cursor is behind its
+    /// tombstone horizon, unless the request is a resync. On the last page a
+    /// kind that would stay behind its horizon gets the horizon as its
+    /// cursor: nothing of this user lies between, and a client left there
+    /// would be refused for ever.
+    package static func page<Queries: StorageQueries>(user: String, _ request: PullRequest,
+                                                      _ queries: Queries) throws(Queries.Failure) -> PullPage {
         let limit = request.limit
         let kinds = request.cursors.keys.sorted()
         var horizons: [String: PullCursor] = [:]
@@ -67,7 +91,7 @@ enum StorageRules {
             guard let cursor = request.cursors[kind] ?? nil, let horizon = horizons[kind] else { return false }
             return cursor < horizon
         }
-        if !expired.isEmpty && !request.isResync { throw .cursorExpired(kinds: expired) }
+        if !expired.isEmpty && !request.isResync { throw Queries.failure(.cursorExpired(kinds: expired)) }
         // limit + 1 rows: the extra one only says whether there is more.
         var page: [ServerRow] = []
         for kind in kinds {
@@ -80,7 +104,6 @@ enum StorageRules {
         var next: [String: PullCursor] = [:]
         for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }
         if !hasMore {
-            // A kind left behind its horizon would be refused for ever: nothing of this user lies between.
             for kind in kinds {
                 guard let horizon = horizons[kind] else { continue }
                 let reached = next[kind] ?? (request.cursors[kind] ?? nil)

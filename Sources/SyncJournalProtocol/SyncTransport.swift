@@ -1,5 +1,3 @@
-import SyncJournalStore
-
 /// How the engine talks to a server. Implementations: the in-memory
 /// reference server's transport, a fault-injecting wrapper for tests, HTTP.
 ///

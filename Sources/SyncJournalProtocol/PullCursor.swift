@@ -1,5 +1,3 @@
-import SyncJournalCore
-
 /// Where a pull of one kind stopped: the `(updatedAt, id)` of the last row
 /// received. Rows are ordered by that pair, so two rows sharing a stamp are
 /// never skipped. Cursors come only from server data, never from a device clock.
@@ -23,15 +21,4 @@ public struct PullCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// `updatedAt:id`, the pull protocol's wire form.
     public var description: String { "\(updatedAt):\(id)" }
-
-    /// Appends the cursor's encoding.
-    public func encode(into writer: inout ByteWriter) {
-        writer.writeZigzag(updatedAt)
-        writer.writeString(id)
-    }
-
-    /// Reads one cursor.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> PullCursor {
-        PullCursor(updatedAt: try reader.readZigzag(), id: try reader.readString())
-    }
 }

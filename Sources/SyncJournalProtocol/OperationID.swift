@@ -1,5 +1,3 @@
-import SyncJournalCore
-
 /// The idempotency key of an operation: 16 random bytes, printed as a UUID.
 public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
     // The 16 bytes as two big-endian words, stored inline: replay decodes and
@@ -21,31 +19,14 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
         self.init(first: word(0), second: word(8))
     }
 
-    private init(first: UInt64, second: UInt64) {
+    /// An id from its bytes as two big-endian words: the first eight bytes, then the last eight.
+    package init(first: UInt64, second: UInt64) {
         self.first = first
         self.second = second
     }
 
-    /// Reads the 16 raw bytes of an id.
-    static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> OperationID {
-        try reader.withRaw(16) { raw in
-            OperationID(first: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                        second: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-    }
-
-    /// Appends the 16 raw bytes of the id.
-    func encode(into writer: inout ByteWriter) {
-        // `writeUInt64` writes little-endian: the byte-swapped word comes out in byte order.
-        writer.writeUInt64(first.byteSwapped)
-        writer.writeUInt64(second.byteSwapped)
-    }
-
-    /// A new random id (UUID version 4 layout), from a fast generator the
-    /// system's randomness seeds once per process.
-    public static func random() -> OperationID {
-        OperationIDGenerator.withShared { generator in random(using: &generator) }
-    }
+    /// The id's bytes as two big-endian words, as ``init(first:second:)`` takes them.
+    package var words: (first: UInt64, second: UInt64) { (first, second) }
 
     /// A random id from `generator` (deterministic generators make reproducible journals).
     public static func random(using generator: inout some RandomNumberGenerator) -> OperationID {
@@ -86,7 +67,18 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// The `8-4-4-4-12` lowercase hex form.
-    public var description: String { JournalID(bytes: bytes)!.description }
+    public var description: String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append("-") }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return text
+    }
 
+    /// Byte order: the order of the ids' bytes, first byte first.
     public static func < (lhs: OperationID, rhs: OperationID) -> Bool { (lhs.first, lhs.second) < (rhs.first, rhs.second) }
 }

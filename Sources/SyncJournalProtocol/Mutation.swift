@@ -1,0 +1,27 @@
+/// One queued operation as it is pushed: the operation id is its idempotency
+/// key, so the server can answer a resend with its first result.
+public struct Mutation: Sendable, Hashable {
+    /// The operation id.
+    public var operationID: OperationID
+    /// The entity kind.
+    public var kind: String
+    /// Create, update or delete.
+    public var op: OperationKind
+    /// The record id.
+    public var recordID: String
+    /// All fields (create) or the changed ones (update).
+    public var fields: [String: FieldValue]
+    /// The server stamp the device edited, `nil` for a record the server has not confirmed.
+    public var baseUpdatedAt: Int64?
+
+    /// Creates a mutation.
+    public init(operationID: OperationID, kind: String, op: OperationKind, recordID: String,
+                fields: [String: FieldValue], baseUpdatedAt: Int64?) {
+        self.operationID = operationID
+        self.kind = kind
+        self.op = op
+        self.recordID = recordID
+        self.fields = fields
+        self.baseUpdatedAt = baseUpdatedAt
+    }
+}

@@ -1,0 +1,33 @@
+import SyncJournalCore
+import SyncJournalFieldCodec
+import SyncJournalProtocol
+
+/// The journal's encoding of a server row (`journals/FORMAT.md`, "Server row").
+extension ServerRow {
+    /// Appends the row's encoding (`journals/FORMAT.md`, "Server row").
+    package func encode(into writer: inout ByteWriter) {
+        writer.writeString(kind)
+        writer.writeString(id)
+        writer.writeZigzag(updatedAt)
+        writer.writeUInt8(deletedAt == nil ? 0 : 1)
+        if let deletedAt { writer.writeZigzag(deletedAt) }
+        FieldListCodec.encode(fields, into: &writer)
+    }
+
+    /// Reads one encoded row.
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ServerRow {
+        let kindAt = reader.position
+        let kind = try reader.readString()
+        if kind.isEmpty { throw .invalid("empty kind", at: kindAt) }
+        let idAt = reader.position
+        let id = try reader.readString()
+        if id.utf8.isEmpty || id.utf8.count > ProtocolLimits.maximumRecordIDBytes { throw .invalid("record id of \(id.utf8.count) bytes", at: idAt) }
+        let updatedAt = try reader.readZigzag()
+        let flagsAt = reader.position
+        let flags = try reader.readUInt8()
+        if flags & ~1 != 0 { throw .invalid("unknown row flags", at: flagsAt) }
+        let deletedAt: Int64? = flags & 1 != 0 ? try reader.readZigzag() : nil
+        let fields = try FieldListCodec.decode(from: &reader)
+        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
+    }
+}
