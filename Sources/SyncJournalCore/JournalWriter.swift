@@ -22,9 +22,9 @@ import Synchronization
 /// Blocking I/O runs on the writer's own Dispatch queue, off the Swift
 /// concurrency pool. If an `fdatasync` fails the writer turns read-only for
 /// good: every later call throws ``JournalError/writerFailed(path:cause:)``.
-public final class JournalWriter: Sendable {
+package final class JournalWriter: Sendable {
     /// How appends reach the disk.
-    public enum Mode: Sendable, Hashable {
+    package enum Mode: Sendable, Hashable {
         /// Each append is written and `fdatasync`ed on its own before it returns.
         case durable
         /// Concurrent appends share one write and one `fdatasync`; each still
@@ -39,20 +39,20 @@ public final class JournalWriter: Sendable {
     }
 
     /// Options for ``JournalWriter/open(path:options:)``.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How appends reach the disk.
-        public var mode: Mode
+        package var mode: Mode
         /// The system-call layer (a fault injector in tests).
-        public var system: any SystemCalls
+        package var system: any SystemCalls
         /// Create the journal if it does not exist.
-        public var createIfMissing: Bool
+        package var createIfMissing: Bool
         /// The header to use when creating (tests and samples fix ids and times).
-        public var headerForNewJournal: (@Sendable () -> JournalHeader)?
+        package var headerForNewJournal: (@Sendable () -> JournalHeader)?
         /// Called with each valid record, in order, by the scan that opening
         /// does anyway, so a caller that rebuilds state from the journal does
         /// not read the file a second time. (A corrupt journal still fails the
         /// open after some records were visited.)
-        public var visitRecord: (@Sendable (JournalRecord) -> Void)?
+        package var visitRecord: (@Sendable (JournalRecord) -> Void)?
         /// How far ahead of its appends the writer extends the file with
         /// zeros, in bytes (0: never; the file grows with each write).
         ///
@@ -67,18 +67,18 @@ public final class JournalWriter: Sendable {
         /// var options = JournalWriter.Options()
         /// options.preallocationBytes = 4 << 20   // extend 4 MiB at a time
         /// ```
-        public var preallocationBytes: Int
+        package var preallocationBytes: Int
         /// Whether the caller understands a record type that is not
         /// skippable. A journal holding a verified record of a type it does
         /// not understand (or with reserved bits set) was written by a newer
         /// version: opening it fails with
         /// ``JournalError/unsupported(path:offset:reason:)`` and nothing is
         /// cut or appended. `nil`: every type is understood.
-        public var understands: (@Sendable (RecordType) -> Bool)?
+        package var understands: (@Sendable (RecordType) -> Bool)?
 
         /// Default options: durable appends, real system calls, create if
         /// missing, 1 MiB of preallocated space at a time.
-        public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
+        package init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
                     headerForNewJournal: (@Sendable () -> JournalHeader)? = nil,
                     visitRecord: (@Sendable (JournalRecord) -> Void)? = nil,
                     preallocationBytes: Int = 1 << 20,
@@ -94,13 +94,13 @@ public final class JournalWriter: Sendable {
     }
 
     /// The journal's path.
-    public let path: String
+    package let path: String
     /// The current file's header (a checkpoint rewrite gives the journal a new one).
-    public var header: JournalHeader { state.withLock { $0.header } }
+    package var header: JournalHeader { state.withLock { $0.header } }
     /// What opening found and repaired.
-    public let recovery: JournalRecovery
+    package let recovery: JournalRecovery
     /// The append mode.
-    public let mode: Mode
+    package let mode: Mode
 
     private let io: FileIO
     private let preallocationBytes: Int
@@ -180,13 +180,13 @@ public final class JournalWriter: Sendable {
     }
 
     /// The sequence number the next appended record will get.
-    public var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
+    package var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
 
     /// Bytes in the file up to the end of the last record written.
-    public var endOffset: Int64 { state.withLock { $0.endOffset } }
+    package var endOffset: Int64 { state.withLock { $0.endOffset } }
 
     /// How many `fdatasync` calls the writer has issued (for group-commit measurements).
-    public var syncCount: Int { state.withLock { $0.syncCount } }
+    package var syncCount: Int { state.withLock { $0.syncCount } }
 
     /// Opens (and if needed creates) the journal at `path` for appending.
     ///
@@ -194,7 +194,7 @@ public final class JournalWriter: Sendable {
     ///   ``JournalError/corrupt(path:offset:damage:)`` (file untouched) if it is
     ///   corrupt; ``JournalError/notAJournal(path:)``,
     ///   ``JournalError/unsupportedVersion(path:major:minor:)``, ``JournalError/io(_:)``.
-    public static func open(path: String, options: Options = Options()) async throws(JournalError) -> JournalWriter {
+    package static func open(path: String, options: Options = Options()) async throws(JournalError) -> JournalWriter {
         try await BlockingIO.run { () throws(JournalError) -> JournalWriter in try openBlocking(path: path, options: options) }
     }
 
@@ -365,7 +365,7 @@ public final class JournalWriter: Sendable {
     ///   earlier sync failed; ``JournalError/recordTooLarge(bytes:maximum:)``;
     ///   ``JournalError/closed(path:)``.
     @discardableResult
-    public func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
+    package func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
         try await append(records: [(type, payload)])
     }
 
@@ -376,7 +376,7 @@ public final class JournalWriter: Sendable {
     /// middle of the write can keep a prefix of them, which recovery treats
     /// like any torn tail.)
     @discardableResult
-    public func append(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+    package func append(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
@@ -499,7 +499,7 @@ public final class JournalWriter: Sendable {
 
     /// Makes every record written so far durable. In durable and group-commit
     /// modes appends already are; this matters for ``Mode/bulk``.
-    public func sync() async throws(JournalError) {
+    package func sync() async throws(JournalError) {
         try await BlockingIO.run(on: queue) { () throws(JournalError) in
             try self.state.withLock { (state) throws(JournalError) in
                 if let failure = state.failure { throw failure }
@@ -685,7 +685,7 @@ public final class JournalWriter: Sendable {
     /// temporary file is removed); a failure after it is final, like a failed
     /// `fdatasync`: the writer cannot know which file a crash would leave.
     @discardableResult
-    public func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+    package func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
@@ -791,7 +791,7 @@ public final class JournalWriter: Sendable {
     /// Waits for pending appends, syncs anything unsynced (unless the writer
     /// failed), releases the lock and closes the file. Later calls throw
     /// ``JournalError/closed(path:)``.
-    public func close() async throws(JournalError) {
+    package func close() async throws(JournalError) {
         // Refuse new appends at once. Every append accepted before this point
         // has its drain queued ahead of the block below (it was scheduled under
         // the same lock), and the queue is serial, so it is written first.

@@ -77,7 +77,7 @@ public enum FieldValue: Sendable, Hashable {
 
 extension FieldValue {
     /// Appends the value's encoding.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.writeUInt8(tag)
         switch self {
         case .null, .bool: break
@@ -93,7 +93,7 @@ extension FieldValue {
     }
 
     /// Reads one encoded value.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> FieldValue {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> FieldValue {
         let at = reader.position
         switch try reader.readUInt8() {
         case 0: return .null
@@ -130,9 +130,9 @@ extension FieldValue {
 
 /// Encoding of a field list: a count, then name and value pairs in ascending
 /// byte order of the names.
-public enum FieldListCodec {
+package enum FieldListCodec {
     /// Appends `fields` in canonical order.
-    public static func encode(_ fields: [String: FieldValue], into writer: inout ByteWriter) {
+    package static func encode(_ fields: [String: FieldValue], into writer: inout ByteWriter) {
         writer.writeVarint(UInt64(fields.count))
         // The pairs are sorted, comparing the names' bytes where they lie: no
         // array per comparison and no lookup per name (checkpoints encode
@@ -144,7 +144,7 @@ public enum FieldListCodec {
     }
 
     /// Reads a field list, refusing empty, repeated or unordered names.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
         let count = try reader.readCount(minimumItemSize: 2)
         // Replay decodes every record: one allocation for the table, and each
         // name made once, in place (its bytes are compared where they lie in

@@ -25,13 +25,13 @@ public struct PullCursor: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var description: String { "\(updatedAt):\(id)" }
 
     /// Appends the cursor's encoding.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.writeZigzag(updatedAt)
         writer.writeString(id)
     }
 
     /// Reads one cursor.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> PullCursor {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> PullCursor {
         PullCursor(updatedAt: try reader.readZigzag(), id: try reader.readString())
     }
 }

@@ -30,7 +30,7 @@ public struct ServerRow: Sendable, Hashable {
     public var isTombstone: Bool { deletedAt != nil }
 
     /// Appends the row's encoding (`journals/FORMAT.md`, "Server row").
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.writeString(kind)
         writer.writeString(id)
         writer.writeZigzag(updatedAt)
@@ -40,7 +40,7 @@ public struct ServerRow: Sendable, Hashable {
     }
 
     /// Reads one encoded row.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ServerRow {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ServerRow {
         let kindAt = reader.position
         let kind = try reader.readString()
         if kind.isEmpty { throw .invalid("empty kind", at: kindAt) }

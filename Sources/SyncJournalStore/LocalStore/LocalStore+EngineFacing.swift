@@ -1,13 +1,13 @@
 import SyncJournalCore
 
-extension LocalStore {
+extension LocalStore: EngineFacingStore {
     /// Up to `limit` operations to send next, in queue order: for each record
     /// only its first queued operation, and none of a record that has an
     /// operation in flight (a delete waits for its create's outcome).
     ///
     /// Operations in `excluding` (say, ones that failed earlier in this sync)
     /// are skipped, and so is the rest of their record's queue.
-    public func operationsReadyToSend(limit: Int, excluding: Set<OperationID> = []) throws(StoreError) -> [OutboxOperation] {
+    package func operationsReadyToSend(limit: Int, excluding: Set<OperationID> = []) throws(StoreError) -> [OutboxOperation] {
         try checkWritable()
         var seen = Set<RecordKey>()
         var ready: [OutboxOperation] = []
@@ -28,7 +28,7 @@ extension LocalStore {
     /// `ids` still queued. One the user cancelled meanwhile (a create never
     /// sent, then deleted) is left out, so it is never sent.
     @discardableResult
-    public func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation] {
+    package func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation] {
         try await submit { (staged) throws(StoreError) in
             let unsent = ids.filter { staged.outbox[$0].map { !$0.sent } ?? false }
             return unsent.isEmpty ? [] : [.sent(unsent)]
@@ -43,25 +43,13 @@ extension LocalStore {
     /// The transport reported `ids` never left the device (it was offline):
     /// they stop being in flight, and those this hand-over had newly marked
     /// sent are unsent again, so the state is as it was before the attempt.
-    public func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
+    package func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
         inFlight.subtract(ids)
         let revert = ids.filter { newlyMarked.contains($0) }
         try await submit { (staged) throws(StoreError) in
             let sent = revert.filter { staged.outbox[$0]?.sent == true }
             return sent.isEmpty ? [] : [.withdrawn(sent)]
         }
-    }
-
-    /// What the server said of one operation, as the store keeps it.
-    public enum DeliveryOutcome: Sendable, Hashable {
-        /// Applied; the row is the server's copy afterwards.
-        case acknowledged(ServerRow)
-        /// Refused: the server's copy changed (`nil`: it was deleted).
-        case conflicted(server: ServerRow?)
-        /// Refused; permanent failures count toward quarantine, transient ones only as attempts.
-        case failed(reason: String, permanent: Bool)
-        /// Refused for a reason of this kind (``FailureKind/deletedOrNoAccess`` quarantines at once).
-        case failure(FailureKind, reason: String)
     }
 
     /// Keeps the outcomes of one push reply together: every outcome is
@@ -71,7 +59,7 @@ extension LocalStore {
     ///
     /// - Returns: the number of conflicts kept.
     @discardableResult
-    public func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
+    package func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
         let policies = options.conflictPolicies
         let defaultPolicy = options.defaultConflictPolicy
         let limit = options.maximumPermanentFailures
@@ -92,8 +80,6 @@ extension LocalStore {
                     let resolution = ConflictResolution.resolve(input, policy: policies[entry.operation.entity] ?? defaultPolicy,
                                                                 newID: .random(), now: now)
                     events.append(.conflictResolved(id, server: server, base: input.base, resolution: resolution))
-                case .failed(let reason, let permanent):
-                    events.append(Self.failure(entry, kind: permanent ? .permanent : .transient, reason: reason, limit: limit))
                 case .failure(let kind, let reason):
                     events.append(Self.failure(entry, kind: kind, reason: reason, limit: limit))
                 }
@@ -133,25 +119,8 @@ extension LocalStore {
     }
 
     /// The transport answered (or failed) for `ids`: they are no longer in flight.
-    public func finishSending(_ ids: [OperationID]) {
+    package func finishSending(_ ids: [OperationID]) {
         inFlight.subtract(ids)
-    }
-
-    /// The server applied these operations (see ``StoreEvent/acknowledged(_:)``).
-    /// Unknown ids (a late duplicate reply) are ignored.
-    public func acknowledge(_ acks: [Acknowledgement]) async throws(StoreError) {
-        try await recordOutcomes(acks.map { ($0.operationID, .acknowledged($0.row)) })
-    }
-
-    /// An attempt to send `id` failed; a permanent failure moves it to the rejections.
-    public func recordFailure(_ id: OperationID, reason: String, permanent: Bool) async throws(StoreError) {
-        try await recordOutcomes([(id, .failed(reason: reason, permanent: permanent))])
-    }
-
-    /// The server refused `id` because its copy changed; its copy (`nil` if it
-    /// deleted the record) replaces the snapshot and the conflict is kept for the app.
-    public func recordConflict(_ id: OperationID, server: ServerRow?) async throws(StoreError) {
-        try await recordOutcomes([(id, .conflicted(server: server))])
     }
 
     /// Keeps a page of pulled rows of `kind` and the cursor after it, together.
@@ -161,30 +130,13 @@ extension LocalStore {
     ///   of another kind, an empty or over-long id, a duplicate id, an empty
     ///   field name, or a cursor behind the current one; the old snapshot and
     ///   cursor are kept.
-    public func applyPulledPage(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+    package func applyPulledPage(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
         try await applyPulledPages([PulledKindPage(kind: kind, rows: rows, cursor: cursor)])
-    }
-
-    /// One kind's share of a pulled page.
-    public struct PulledKindPage: Sendable, Hashable {
-        /// The kind.
-        public var kind: String
-        /// Its rows in the page.
-        public var rows: [ServerRow]
-        /// Its cursor after the page (`nil`: unchanged).
-        public var cursor: PullCursor?
-
-        /// Creates a kind's page.
-        public init(kind: String, rows: [ServerRow], cursor: PullCursor?) {
-            self.kind = kind
-            self.rows = rows
-            self.cursor = cursor
-        }
     }
 
     /// Keeps a pulled page that spans several kinds: one record per kind, all
     /// in one journal write. Every kind is validated before anything is kept.
-    public func applyPulledPages(_ pages: [PulledKindPage]) async throws(StoreError) {
+    package func applyPulledPages(_ pages: [PulledKindPage]) async throws(StoreError) {
         for page in pages {
             let kind = page.kind
             if kind.isEmpty { throw .emptyKind }
@@ -237,7 +189,7 @@ extension LocalStore {
     }
 
     /// The pull cursors of `kinds` (`nil` for a kind never pulled).
-    public func cursors(for kinds: [String]) throws(StoreError) -> [String: PullCursor?] {
+    package func cursors(for kinds: [String]) throws(StoreError) -> [String: PullCursor?] {
         try checkReadable()
         var result: [String: PullCursor?] = [:]
         for kind in kinds { result[kind] = .some(state.cursors[kind]) }
@@ -245,7 +197,7 @@ extension LocalStore {
     }
 
     /// Why a server row cannot be kept, or `nil` when it can.
-    public static func problem(with row: ServerRow) -> String? {
+    package static func problem(with row: ServerRow) -> String? {
         if row.kind.isEmpty { return "empty kind" }
         if row.id.isEmpty { return "missing or empty id" }
         if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
@@ -259,7 +211,7 @@ extension LocalStore {
     /// are forgotten, and the cursor is set (it may be behind the old one).
     /// Queued edits stay on top. One journal write; a crash part-way keeps
     /// the old cursor, so the next sync resyncs again.
-    public func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+    package func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
         if kind.isEmpty { throw .emptyKind }
         var ids = Set<String>()
         for (index, row) in rows.enumerated() {
@@ -279,7 +231,7 @@ extension LocalStore {
 
     /// Sets the callback run (and awaited) after each local edit is durable:
     /// how a sync engine learns that there is work. One observer per store.
-    public func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
+    package func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
         editObserver = observer
     }
 

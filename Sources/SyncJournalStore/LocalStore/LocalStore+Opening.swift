@@ -5,7 +5,7 @@ extension LocalStore {
     /// rebuilds the state by replaying the journal.
     ///
     /// A journal that is corrupt, not a journal, or of a newer format opens
-    /// the store in ``StoreStatus/unreadable(reason:)``: nothing is written
+    /// the store in ``StoreStatus/unreadable(_:)``: nothing is written
     /// to it. A torn tail (a crash mid-append) is repaired.
     ///
     /// - Throws: ``StoreError/journal(_:)`` when the journal is locked by
@@ -23,7 +23,7 @@ extension LocalStore {
             switch error {
             case .corrupt, .notAJournal, .unsupportedVersion, .unsupported:
                 return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
-                                  status: .unreadable(reason: error.description), journalRecords: 0, recovery: nil)
+                                  status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
             default:
                 throw .journal(error)
             }
@@ -34,7 +34,7 @@ extension LocalStore {
         } catch {
             try? await writer.close()
             return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
-                              status: .unreadable(reason: error.description), journalRecords: 0, recovery: nil)
+                              status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
         }
         return LocalStore(path: path, options: options, writer: writer, state: replayed.state, status: .ready,
                           journalRecords: replayed.records, recovery: writer.recovery)

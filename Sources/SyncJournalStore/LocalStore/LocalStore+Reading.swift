@@ -36,7 +36,7 @@ extension LocalStore {
     }
 
     /// Whether `id` is handed to a transport right now (memory only).
-    public func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
+    package func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
 
     /// Conflicts waiting for the app.
     public func conflicts() throws(StoreError) -> [ConflictRecord] {
@@ -70,13 +70,13 @@ extension LocalStore {
     }
 
     /// The pull cursor of `kind`, if anything was pulled.
-    public func cursor(for kind: String) throws(StoreError) -> PullCursor? {
+    package func cursor(for kind: String) throws(StoreError) -> PullCursor? {
         try checkReadable()
         return state.cursors[kind]
     }
 
     /// The whole state (for tools and tests).
-    public func currentState() throws(StoreError) -> StoreState {
+    package func currentState() throws(StoreError) -> StoreState {
         try checkReadable()
         return state
     }

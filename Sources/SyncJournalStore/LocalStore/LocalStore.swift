@@ -22,7 +22,7 @@ public actor LocalStore {
     /// The journal's path.
     public nonisolated let path: String
     /// What opening found: a repaired torn tail, the records replayed.
-    public nonisolated let recovery: JournalRecovery?
+    package nonisolated let recovery: JournalRecovery?
     var options: Options
     var writer: JournalWriter?
     /// The durable state: what the app sees.
