@@ -21,6 +21,10 @@
 #     graph repeats what it re-exports, so it is counted last and only its own
 #     declarations remain.
 #
+# The count is every symbol, synthesized members included (the `!=`, `hash`
+# and `init(rawValue:)` a conformance adds); a second column counts only
+# the ones written in the source (they have a source location).
+#
 # --skip-dump reads the graphs of an earlier run; --list MODULE prints that
 # module's symbols (kind and path) instead of the counts; --undocumented
 # prints the counted symbols declared in source without a `///` comment
@@ -76,11 +80,13 @@ graphs, listed, undocumented, modules = sys.argv[1], sys.argv[2], sys.argv[3] ==
 missing = []
 seen = set()
 counts = {}
+declared = {}
 names = {}
 for module in modules:
     files = sorted(f for f in os.listdir(graphs)
                    if f == f"{module}.symbols.json" or f.startswith(f"{module}@"))
     count = 0
+    written = 0
     for name in files:
         with open(os.path.join(graphs, name)) as handle:
             graph = json.load(handle)
@@ -90,12 +96,14 @@ for module in modules:
                 continue
             seen.add(usr)
             count += 1
+            written += "location" in symbol
             line = f'{symbol["kind"]["identifier"].removeprefix("swift.")} {".".join(symbol["pathComponents"])}'
             names.setdefault(module, []).append(line)
             if "location" in symbol and "docComment" not in symbol:
                 location = symbol["location"]
                 missing.append(f'{location["uri"].removeprefix("file://")}:{location["position"]["line"] + 1}: {line}')
     counts[module] = count
+    declared[module] = written
 if undocumented:
     for line in sorted(missing):
         print(line)
@@ -104,7 +112,8 @@ if listed:
     for line in sorted(names.get(listed, [])):
         print(line)
 else:
+    print(f"{'module':<20} {'all':>5} {'declared':>9}")
     for module in modules:
-        print(f"{module:<20} {counts[module]:>5}")
-    print(f"{'total':<20} {sum(counts.values()):>5}")
+        print(f"{module:<20} {counts[module]:>5} {declared[module]:>9}")
+    print(f"{'total':<20} {sum(counts.values()):>5} {sum(declared.values()):>9}")
 PY
