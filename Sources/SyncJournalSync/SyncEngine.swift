@@ -67,8 +67,11 @@ public actor SyncEngine {
 
     /// The store this engine syncs.
     public nonisolated let store: LocalStore
-    /// The same store, through the operations only an engine calls.
-    private let outbox: any EngineFacingStore
+    /// The same store, for the operations only an engine calls
+    /// (``EngineFacingStore``). Called on the concrete store: through an
+    /// `any EngineFacingStore` existential, the async typed-throws calls
+    /// crashed at run time with this toolchain (Swift 6.3.1).
+    private var outbox: LocalStore { store }
     private let transport: any SyncTransport
     private var options: Options
     private let clock: any SyncClock
@@ -91,7 +94,6 @@ public actor SyncEngine {
     /// An engine for `store` over `transport`, timing retries with `clock`.
     public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {
         self.store = store
-        outbox = store
         self.transport = transport
         self.options = options
         self.clock = clock
