@@ -158,7 +158,7 @@ public enum FuzzServerReply {
         // refuses the whole, so the reply need not be the last one.)
         if let index = requests.firstIndex(where: { $0.malformed != nil }) {
             let request = requests[index]
-            guard case .error = outcome else {
+            guard case .failed = outcome else {
                 throw finding("a malformed reply is an error", "\(request.malformed!): the sync ended \(outcome)")
             }
             if request.stateBefore != state {
@@ -168,10 +168,10 @@ public enum FuzzServerReply {
             }
         }
         // A reply (not a transport error) that ends the sync with an error was refused whole.
-        if let last = requests.last, !last.threw, case .error(let message) = outcome, !message.contains("did not finish after") {
+        if let last = requests.last, !last.threw, case .failed(let failure) = outcome, !failure.reachedPageLimit {
             if last.stateBefore != state {
                 throw finding("a refused reply applies nothing",
-                              "the sync ended \"\(message)\" but the state changed since the \(last.isPush ? "push" : "pull") was sent: "
+                              "the sync ended \"\(failure)\" but the state changed since the \(last.isPush ? "push" : "pull") was sent: "
                                 + state.difference(from: last.stateBefore ?? StoreState()))
             }
         }

@@ -11,19 +11,19 @@
 /// }
 /// print(report.status)   // clean
 /// ```
-public struct JournalReader: Sendable {
+package struct JournalReader: Sendable {
     /// The journal's path.
-    public let path: String
+    package let path: String
     /// The system-call layer used for every read.
-    public let system: any SystemCalls
+    package let system: any SystemCalls
     /// Whether the caller understands a record type that is not skippable;
     /// the first verified record of a type it does not understand ends the
     /// scan with ``JournalStatus/unsupported(offset:reason:)``. `nil`: every
     /// type is understood (the core itself interprets no payload).
-    public let understands: (@Sendable (RecordType) -> Bool)?
+    package let understands: (@Sendable (RecordType) -> Bool)?
 
     /// A reader of the journal at `path`.
-    public init(path: String, system: any SystemCalls = PosixSystemCalls(),
+    package init(path: String, system: any SystemCalls = PosixSystemCalls(),
                 understands: (@Sendable (RecordType) -> Bool)? = nil) {
         self.path = path
         self.system = system
@@ -38,7 +38,7 @@ public struct JournalReader: Sendable {
     /// not interpret, ``JournalError/io(_:)`` for read errors (never taken for
     /// damage), and whatever `visit` throws. Damage is not thrown: it is the
     /// report's ``JournalScanReport/status``.
-    public func scan(_ visit: (JournalRecord) throws -> Void = { _ in }) throws -> JournalScanReport {
+    package func scan(_ visit: (JournalRecord) throws -> Void = { _ in }) throws -> JournalScanReport {
         try withScanner { scanner in try scanner.run(visit) }
     }
 
@@ -55,7 +55,7 @@ public struct JournalReader: Sendable {
     /// Reads and verifies only the file header: `nil` when the header is
     /// damaged (``scan(_:)`` reports how), and the same errors as ``scan(_:)``
     /// for a file that is not a journal this reader can interpret.
-    public func header() throws -> JournalHeader? {
+    package func header() throws -> JournalHeader? {
         let io = FileIO(system)
         let fd: FileDescriptor
         do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }
@@ -75,7 +75,7 @@ public struct JournalReader: Sendable {
 
     /// Verifies the file and returns the report with every valid record.
     /// Memory grows with the file; meant for tests and small journals.
-    public func readAll() throws -> (report: JournalScanReport, records: [JournalRecord]) {
+    package func readAll() throws -> (report: JournalScanReport, records: [JournalRecord]) {
         var records: [JournalRecord] = []
         let report = try scan { records.append($0) }
         return (report, records)
@@ -84,7 +84,7 @@ public struct JournalReader: Sendable {
     /// The valid records of this generation found **after** the damage of a
     /// torn or corrupt journal (each verified on its own), for salvage and
     /// inspection. Empty for a clean journal.
-    public func recordsAfterDamage() throws -> [JournalRecord] {
+    package func recordsAfterDamage() throws -> [JournalRecord] {
         try withScanner { scanner in
             let report = try scanner.run { _ in }
             guard let offset = report.status.damageOffset, let header = report.header else { return [] }

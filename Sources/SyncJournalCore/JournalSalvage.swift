@@ -16,7 +16,7 @@ public enum JournalSalvage {
         /// Valid records found after the damage and copied wrapped as ``RecordType/salvaged``.
         public var recordsAfterDamage: Int
         /// The new journal's header.
-        public var header: JournalHeader
+        package var header: JournalHeader
         /// Whether the source's header was damaged, so the records were
         /// read under a header rebuilt from them (``rebuildHeader(path:system:)``).
         public var headerRebuilt: Bool = false
@@ -142,7 +142,7 @@ public enum JournalSalvage {
     /// the chosen generation. Fields no record repeats come from the damaged
     /// header as they are (journal id, continued generation, creation time):
     /// informational, and shown by the tools as rebuilt.
-    public static func rebuildHeader(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> JournalHeader? {
+    package static func rebuildHeader(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> JournalHeader? {
         let io = FileIO(system)
         let fd: FileDescriptor
         do { fd = try system.open(path, .readOnly, 0) } catch { throw JournalError.io(error.at(path)) }

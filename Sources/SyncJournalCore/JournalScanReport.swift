@@ -1,29 +1,29 @@
 /// The result of reading a whole journal.
-public struct JournalScanReport: Sendable, Hashable {
+package struct JournalScanReport: Sendable, Hashable {
     /// The file's header; `nil` when the header itself is damaged.
-    public var header: JournalHeader?
+    package var header: JournalHeader?
     /// Clean, torn tail or corrupt.
-    public var status: JournalStatus
+    package var status: JournalStatus
     /// Number of valid records, in order, before any damage.
-    public var recordCount: Int
+    package var recordCount: Int
     /// Valid records per type.
-    public var recordsByType: [RecordType: Int]
+    package var recordsByType: [RecordType: Int]
     /// Bytes from the start of the file to the end of the last valid record.
-    public var validBytes: Int64
+    package var validBytes: Int64
     /// The file's size.
-    public var fileBytes: Int64
+    package var fileBytes: Int64
     /// Zero bytes after the last record of a clean journal: space the writer
     /// preallocated ahead of its appends (`journals/FORMAT.md`, section 3).
     /// Always 0 for a damaged journal.
-    public var preallocatedBytes: Int64 = 0
+    package var preallocatedBytes: Int64 = 0
     /// Bytes compared or checksummed while searching for records after
     /// damage (format 2); lets tests check that the search stays linear.
     package var searchWork = 0
     /// Sequence number of the last valid record, `nil` when there is none.
-    public var lastSequence: UInt64?
+    package var lastSequence: UInt64?
 
     /// The sequence number the next appended record gets.
-    public var nextSequence: UInt64 {
+    package var nextSequence: UInt64 {
         if let last = lastSequence { return last + 1 }
         return header?.firstSequence ?? 1
     }

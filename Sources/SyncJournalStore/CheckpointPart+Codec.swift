@@ -5,7 +5,7 @@ extension OutboxOperation {
     /// Appends the entry's encoding: the operation, flags, attempts, the
     /// last error, and (1.1) the permanent failures, last failure kind and
     /// quarantine. Entries without 1.1 state encode as in 1.0.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         operation.encode(into: &writer)
         let extended = permanentFailures > 0 || lastFailure != nil
         writer.writeUInt8((sent ? 1 : 0) | (lastError == nil ? 0 : 2) | (quarantined ? 4 : 0) | (extended ? 8 : 0))
@@ -18,7 +18,7 @@ extension OutboxOperation {
     }
 
     /// Reads one entry.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> OutboxOperation {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> OutboxOperation {
         let operation = try JournalOperation.decode(from: &reader)
         let flagsAt = reader.position
         let flags = try reader.readUInt8()
@@ -46,7 +46,7 @@ extension OutboxOperation {
 
 extension CheckpointPart {
     /// Appends the part's encoding: a tag byte and its content.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         switch self {
         case .rows(let rows):
             writer.writeUInt8(1)
@@ -93,7 +93,7 @@ extension CheckpointPart {
     }
 
     /// Reads one part.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CheckpointPart {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CheckpointPart {
         let at = reader.position
         switch try reader.readUInt8() {
         case 1:

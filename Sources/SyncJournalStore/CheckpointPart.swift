@@ -3,7 +3,7 @@ import SyncJournalProtocol
 
 /// One record of a checkpoint: a checkpoint file starts with these, holding
 /// the whole state, split so no record passes the maximum record size.
-public enum CheckpointPart: Sendable, Hashable {
+package enum CheckpointPart: Sendable, Hashable {
     /// Server rows of the snapshot.
     case rows([ServerRow])
     /// Queued operations, in queue order.

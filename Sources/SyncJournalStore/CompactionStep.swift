@@ -3,14 +3,14 @@ import SyncJournalProtocol
 
 /// One change the compactor makes to the queue. Steps are journaled with the
 /// edit that caused them, so replay reaches the same queue without re-deciding.
-public enum CompactionStep: Sendable, Hashable {
+package enum CompactionStep: Sendable, Hashable {
     /// The operation leaves the queue.
     case remove(OperationID)
     /// The operation is replaced, in place, by a merged one.
     case replace(OperationID, with: JournalOperation)
 
     /// Appends the step's encoding: tag 1 and an id, or tag 2, an id and an operation.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         switch self {
         case .remove(let id):
             writer.writeUInt8(1)
@@ -23,7 +23,7 @@ public enum CompactionStep: Sendable, Hashable {
     }
 
     /// Reads one step.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CompactionStep {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CompactionStep {
         let at = reader.position
         switch try reader.readUInt8() {
         case 1: return .remove(try OperationID.decode(from: &reader))

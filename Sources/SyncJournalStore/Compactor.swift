@@ -14,16 +14,16 @@
 /// "Sent" is the durable flag recorded before an operation is first handed to
 /// a transport; an operation in flight is always sent, so the rules can be
 /// decided from the journal alone and replay reaches the same queue.
-public enum Compactor {
+package enum Compactor {
     /// The steps that compact `edit`, just appended to `outbox`, with the
     /// queued operations on the same record.
-    public static func steps(for edit: JournalOperation, in outbox: Outbox) -> [CompactionStep] {
+    package static func steps(for edit: JournalOperation, in outbox: Outbox) -> [CompactionStep] {
         steps(for: edit, after: outbox.operations(on: edit.key).filter { $0.id != edit.id })
     }
 
     /// The steps that compact `edit` given `earlier`, the operations queued
     /// before it on the same record, in order.
-    public static func steps(for edit: JournalOperation, after earlier: [OutboxOperation]) -> [CompactionStep] {
+    package static func steps(for edit: JournalOperation, after earlier: [OutboxOperation]) -> [CompactionStep] {
         guard let previous = earlier.last, !previous.sent else { return [] }
         let prior = previous.operation
         switch (prior.kind, edit.kind) {

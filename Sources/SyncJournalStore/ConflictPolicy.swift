@@ -64,7 +64,7 @@ public struct ConflictInput: Sendable, Hashable {
     /// let input = ConflictInput(operation: edit, base: base, server: server, local: ["name": .string("Cafe")])
     /// #expect(myResolver(input) == .keep(["name": .string("Cafe")]))
     /// ```
-    public init(operation: JournalOperation, base: ServerRow?, server: ServerRow?, local: [String: FieldValue]?) {
+    package init(operation: JournalOperation, base: ServerRow?, server: ServerRow?, local: [String: FieldValue]?) {
         self.operation = operation
         self.base = base
         self.server = server
@@ -102,7 +102,7 @@ public enum ConflictShape: String, Sendable, Hashable {
     case bothDeleted = "delete/delete"
 
     /// The shape of a conflict between `operation` and the server's copy `server`.
-    public init(operation: OperationKind, server: ServerRow?) {
+    package init(operation: OperationKind, server: ServerRow?) {
         let deleted = server == nil || server!.isTombstone
         switch (operation, deleted) {
         case (.update, false): self = .bothUpdated

@@ -17,7 +17,7 @@ public struct ConflictRecord: Sendable, Hashable {
 
     /// Creates a conflict value. Without a resolution, the server's copy won
     /// (how conflicts journaled before policies existed are read).
-    public init(operation: JournalOperation, server: ServerRow?, baseRow: ServerRow? = nil, resolution: ConflictResolution? = nil) {
+    package init(operation: JournalOperation, server: ServerRow?, baseRow: ServerRow? = nil, resolution: ConflictResolution? = nil) {
         self.operation = operation
         self.server = server
         self.baseRow = baseRow
@@ -46,7 +46,7 @@ public struct RejectionRecord: Sendable, Hashable {
     public var attempts: Int
 
     /// Creates a rejection value.
-    public init(operation: JournalOperation, reason: String, attempts: Int) {
+    package init(operation: JournalOperation, reason: String, attempts: Int) {
         self.operation = operation
         self.reason = reason
         self.attempts = attempts

@@ -39,7 +39,7 @@ public struct ConflictResolution: Sendable, Hashable {
     public var lostFields: [String]
 
     /// Creates a resolution.
-    public init(strategy: Strategy, replacement: JournalOperation?, lostFields: [String]) {
+    package init(strategy: Strategy, replacement: JournalOperation?, lostFields: [String]) {
         self.strategy = strategy
         self.replacement = replacement
         self.lostFields = lostFields
@@ -51,7 +51,7 @@ public struct ConflictResolution: Sendable, Hashable {
     /// ```swift
     /// let resolution = ConflictResolution.resolve(input, policy: .mergeFields, newID: .random(), now: now)
     /// ```
-    public static func resolve(_ input: ConflictInput, policy: ConflictPolicy, newID: OperationID, now: Int64) -> ConflictResolution {
+    package static func resolve(_ input: ConflictInput, policy: ConflictPolicy, newID: OperationID, now: Int64) -> ConflictResolution {
         let operation = input.operation
         let server = input.server.flatMap { $0.isTombstone ? nil : $0 }
         let localFields = operation.kind == .delete ? [] : operation.fields.keys.sorted()
@@ -136,7 +136,7 @@ public struct ConflictResolution: Sendable, Hashable {
 extension ConflictResolution {
     /// Appends the encoding: `u8` strategy, `u8` 1 and an operation if a
     /// replacement follows, `varint` n and n field names.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.writeUInt8(strategy.rawValue)
         writer.writeUInt8(replacement == nil ? 0 : 1)
         replacement?.encode(into: &writer)
@@ -145,7 +145,7 @@ extension ConflictResolution {
     }
 
     /// Reads one resolution.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ConflictResolution {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ConflictResolution {
         let at = reader.position
         guard let strategy = Strategy(rawValue: try reader.readUInt8()) else { throw .invalid("unknown conflict strategy", at: at) }
         let flagAt = reader.position

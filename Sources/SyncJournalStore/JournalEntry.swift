@@ -1,7 +1,7 @@
 import SyncJournalCore
 
 /// A journal record decoded into what the store layer knows of it.
-public enum JournalEntry: Sendable, Hashable {
+package enum JournalEntry: Sendable, Hashable {
     /// One operation.
     case operation(JournalOperation)
     /// Operations appended together.
@@ -12,14 +12,14 @@ public enum JournalEntry: Sendable, Hashable {
     case opaque(RecordType)
 
     /// Why a record could not be decoded.
-    public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The payload does not follow the type's encoding (a writer bug: the checksum verified).
         case malformed(sequence: UInt64, offset: Int64, type: RecordType, ByteReader.Failure)
         /// A type this version does not know and may not skip.
         case unsupportedType(sequence: UInt64, offset: Int64, type: RecordType)
 
         /// A one-line explanation.
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let sequence, let offset, let type, let failure):
                 return "record \(sequence) at offset \(offset) (type \(type.name)): \(failure)"
@@ -37,7 +37,7 @@ public enum JournalEntry: Sendable, Hashable {
                                              .pulledRows, .pullCursors, .checkpoint]
 
     /// Decodes a verified record.
-    public static func decode(_ record: JournalRecord) throws(DecodeError) -> JournalEntry {
+    package static func decode(_ record: JournalRecord) throws(DecodeError) -> JournalEntry {
         if !known.contains(record.type) {
             if reserved.contains(record.type) || record.type.isSkippable { return .opaque(record.type) }
             throw .unsupportedType(sequence: record.sequence, offset: record.offset, type: record.type)

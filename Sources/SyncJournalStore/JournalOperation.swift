@@ -43,7 +43,7 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// Appends the operation's encoding.
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         id.encode(into: &writer)
         writer.writeUInt8(kind.rawValue)
         writer.writeString(entity)
@@ -55,14 +55,14 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// The payload of an ``RecordType/operation`` record.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 128)
         encode(into: &writer)
         return writer.bytes
     }
 
     /// Reads one operation.
-    public static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
+    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
         let id = try OperationID.decode(from: &reader)
         let kindAt = reader.position
         guard let kind = OperationKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
@@ -85,7 +85,7 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// Decodes the payload of an ``RecordType/operation`` record.
-    public static func decode(_ payload: [UInt8]) throws(ByteReader.Failure) -> JournalOperation {
+    package static func decode(_ payload: [UInt8]) throws(ByteReader.Failure) -> JournalOperation {
         var reader = ByteReader(payload)
         let operation = try decode(from: &reader)
         try reader.expectEnd()
@@ -93,7 +93,7 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// The payload of an ``RecordType/operationBatch`` record.
-    public static func encodeBatch(_ operations: [JournalOperation]) -> [UInt8] {
+    package static func encodeBatch(_ operations: [JournalOperation]) -> [UInt8] {
         var writer = ByteWriter(capacity: 128 * operations.count)
         writer.writeVarint(UInt64(operations.count))
         for operation in operations { operation.encode(into: &writer) }
@@ -101,7 +101,7 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// Decodes the payload of an ``RecordType/operationBatch`` record (at least one operation).
-    public static func decodeBatch(_ payload: [UInt8]) throws(ByteReader.Failure) -> [JournalOperation] {
+    package static func decodeBatch(_ payload: [UInt8]) throws(ByteReader.Failure) -> [JournalOperation] {
         var reader = ByteReader(payload)
         let count = try reader.readCount(minimumItemSize: 22)
         if count == 0 { throw .invalid("empty batch", at: 0) }

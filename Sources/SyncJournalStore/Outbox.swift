@@ -4,7 +4,7 @@ import SyncJournalProtocol
 /// record. Removing from anywhere is O(1) amortised (entries are tombstoned
 /// in the order array and the array is compacted when half of it is dead),
 /// so acknowledging the head of a queue of 100,000 costs no more than the tail.
-public struct Outbox: Sendable {
+package struct Outbox: Sendable {
     private var order: [OperationID] = []
     private var entries: [OperationID: OutboxOperation] = [:]
     private var byKey: [RecordKey: [OperationID]] = [:]
@@ -16,27 +16,27 @@ public struct Outbox: Sendable {
     private var head = 0
 
     /// An empty queue.
-    public init() {}
+    package init() {}
 
     /// Number of queued operations.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
     /// Whether nothing is queued.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
     /// The queued operations in queue order.
-    public var operations: [OutboxOperation] {
+    package var operations: [OutboxOperation] {
         order[head...].compactMap { entries[$0] }
     }
 
     /// Walks the queue in order until `body` returns false.
-    public func forEach(_ body: (OutboxOperation) -> Bool) {
+    package func forEach(_ body: (OutboxOperation) -> Bool) {
         for id in order[head...] {
             if let entry = entries[id], !body(entry) { return }
         }
     }
 
     /// The entry for `id`, if queued.
-    public subscript(id: OperationID) -> OutboxOperation? { entries[id] }
+    package subscript(id: OperationID) -> OutboxOperation? { entries[id] }
 
     /// The record of the entry for `id`, if queued (read in place: the entry is not copied).
     func key(of id: OperationID) -> RecordKey? {
@@ -45,15 +45,15 @@ public struct Outbox: Sendable {
     }
 
     /// The queued operations on one record, in order.
-    public func operations(on key: RecordKey) -> [OutboxOperation] {
+    package func operations(on key: RecordKey) -> [OutboxOperation] {
         (byKey[key] ?? []).compactMap { entries[$0] }
     }
 
     /// Records with at least one queued operation.
-    public var keys: Dictionary<RecordKey, [OperationID]>.Keys { byKey.keys }
+    package var keys: Dictionary<RecordKey, [OperationID]>.Keys { byKey.keys }
 
     /// Queues `entry` at the end.
-    public mutating func append(_ entry: OutboxOperation) {
+    package mutating func append(_ entry: OutboxOperation) {
         // `index(forKey:)`, not `entries[id] == nil`: the subscript copies the entry out.
         guard entries.index(forKey: entry.id) == nil else { return }
         order.append(entry.id)
@@ -63,7 +63,7 @@ public struct Outbox: Sendable {
 
     /// Removes `id` wherever it is; returns the removed entry.
     @discardableResult
-    public mutating func remove(_ id: OperationID) -> OutboxOperation? {
+    package mutating func remove(_ id: OperationID) -> OutboxOperation? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
         // The record's list is changed where it lies in the table (one lookup,
         // no copy of the list); an id is in its record's list once.
@@ -84,7 +84,7 @@ public struct Outbox: Sendable {
 
     /// Puts `entry` in the place of `id` (same record, a new id): the
     /// queue order is kept, so later operations on the record still follow it.
-    public mutating func replace(_ id: OperationID, with entry: OutboxOperation) {
+    package mutating func replace(_ id: OperationID, with entry: OutboxOperation) {
         guard let old = entries[id], entries[entry.id] == nil || entry.id == id else { return }
         precondition(old.key == entry.key, "a replacement changes the same record")
         entries[id] = nil
@@ -97,7 +97,7 @@ public struct Outbox: Sendable {
     }
 
     /// Changes the entry for `id` in place (its position is kept; its record must not change).
-    public mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
+    package mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
         // Changed in place: one lookup, and no copy of the entry written back.
         guard let index = entries.index(forKey: id) else { return }
         let key = entries.values[index].key
@@ -108,11 +108,11 @@ public struct Outbox: Sendable {
 
 extension Outbox: Equatable {
     /// Two queues are equal when they hold the same entries in the same order.
-    public static func == (lhs: Outbox, rhs: Outbox) -> Bool {
+    package static func == (lhs: Outbox, rhs: Outbox) -> Bool {
         lhs.count == rhs.count && lhs.operations == rhs.operations
     }
 }
 
 extension Outbox: Hashable {
-    public func hash(into hasher: inout Hasher) { hasher.combine(operations) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(operations) }
 }

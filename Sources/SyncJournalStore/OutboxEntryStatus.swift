@@ -36,7 +36,7 @@ public struct OutboxEntryStatus: Sendable, Hashable {
     public var nextAttemptAt: Int64?
 
     /// The listing of one outbox entry.
-    public init(_ entry: OutboxOperation, inFlight: Bool, nextAttemptAt: Int64? = nil) {
+    package init(_ entry: OutboxOperation, inFlight: Bool, nextAttemptAt: Int64? = nil) {
         operation = entry.operation
         state = entry.quarantined ? .quarantined : inFlight ? .inFlight : entry.sent ? .sent : .queued
         attempts = entry.attempts

@@ -23,7 +23,7 @@ public struct OutboxOperation: Sendable, Hashable {
     public var quarantined: Bool
 
     /// Creates an outbox entry.
-    public init(operation: JournalOperation, sent: Bool = false, attempts: Int = 0, lastError: String? = nil,
+    package init(operation: JournalOperation, sent: Bool = false, attempts: Int = 0, lastError: String? = nil,
                 permanentFailures: Int = 0, lastFailure: FailureKind? = nil, quarantined: Bool = false) {
         self.operation = operation
         self.sent = sent

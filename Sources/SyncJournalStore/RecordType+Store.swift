@@ -2,43 +2,43 @@ import SyncJournalCore
 
 extension RecordType {
     /// One local edit (`journals/FORMAT.md`, "Operation").
-    public static let operation = RecordType(rawValue: 0x0001)
+    package static let operation = RecordType(rawValue: 0x0001)
     /// Several edits made durable together.
-    public static let operationBatch = RecordType(rawValue: 0x0002)
+    package static let operationBatch = RecordType(rawValue: 0x0002)
     /// Operations that may reach the server from now on.
-    public static let sentMarker = RecordType(rawValue: 0x0003)
+    package static let sentMarker = RecordType(rawValue: 0x0003)
     /// Operations whose hand-over failed before they left the device (offline).
-    public static let sendWithdrawn = RecordType(rawValue: 0x0008)
+    package static let sendWithdrawn = RecordType(rawValue: 0x0008)
     /// Operations the server applied, with its rows.
-    public static let acknowledgement = RecordType(rawValue: 0x0004)
+    package static let acknowledgement = RecordType(rawValue: 0x0004)
     /// A failed attempt as 1.0 journaled it (1.1 journals ``attemptFailed``).
-    public static let rejection = RecordType(rawValue: 0x0005)
+    package static let rejection = RecordType(rawValue: 0x0005)
     /// A conflict as 1.0 journaled it (1.1 journals ``conflictResolved``).
-    public static let conflict = RecordType(rawValue: 0x0006)
+    package static let conflict = RecordType(rawValue: 0x0006)
     /// An edit together with the compaction it caused.
-    public static let compaction = RecordType(rawValue: 0x0007)
+    package static let compaction = RecordType(rawValue: 0x0007)
     /// An attempt failed; the operation stays queued or is quarantined (1.1).
-    public static let attemptFailed = RecordType(rawValue: 0x0009)
+    package static let attemptFailed = RecordType(rawValue: 0x0009)
     /// The app released a quarantined operation for another try (1.1).
-    public static let quarantineReleased = RecordType(rawValue: 0x000A)
+    package static let quarantineReleased = RecordType(rawValue: 0x000A)
     /// The app discarded a queued operation (1.1).
-    public static let operationDiscarded = RecordType(rawValue: 0x000B)
+    package static let operationDiscarded = RecordType(rawValue: 0x000B)
     /// The app dismissed a conflict (1.1).
-    public static let conflictDismissed = RecordType(rawValue: 0x000C)
+    package static let conflictDismissed = RecordType(rawValue: 0x000C)
     /// The app dismissed a conflict and queued its own edit, in one record (1.1).
-    public static let conflictSettled = RecordType(rawValue: 0x000E)
+    package static let conflictSettled = RecordType(rawValue: 0x000E)
     /// A conflict and the policy's resolution (1.1).
-    public static let conflictResolved = RecordType(rawValue: 0x000D)
+    package static let conflictResolved = RecordType(rawValue: 0x000D)
     /// Rows the server no longer has, found by a full re-pull (1.1).
-    public static let rowsForgotten = RecordType(rawValue: 0x0103)
+    package static let rowsForgotten = RecordType(rawValue: 0x0103)
     /// A page of rows pulled from the server, with its cursor.
-    public static let pulledRows = RecordType(rawValue: 0x0101)
+    package static let pulledRows = RecordType(rawValue: 0x0101)
     /// Reserved: pull cursors alone (never written; cursors travel with their page).
-    public static let pullCursors = RecordType(rawValue: 0x0102)
+    package static let pullCursors = RecordType(rawValue: 0x0102)
 
     /// A short lowercase name for tools (`operation`, `batch`, `salvaged`,
     /// `sync-horizon`, or the hex number of a type this version does not name).
-    public var name: String {
+    package var name: String {
         switch self {
         case .operation: return "operation"
         case .operationBatch: return "batch"

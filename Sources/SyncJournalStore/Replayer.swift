@@ -3,19 +3,19 @@ import SyncJournalCore
 
 /// Rebuilds a store's state from its journal: the same fold the live store
 /// runs (``StoreState/apply(_:)``), over the records read back.
-public enum Replayer {
+package enum Replayer {
     /// What replay rebuilt.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The state after the last valid record.
-        public var state: StoreState
+        package var state: StoreState
         /// Records read.
-        public var records: Int
+        package var records: Int
         /// How the journal was found.
-        public var report: JournalScanReport
+        package var report: JournalScanReport
     }
 
     /// Why a journal cannot be replayed even though its records verify.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// A record's payload does not decode, or its type is unknown and not skippable.
         case undecodable(JournalEntry.DecodeError)
         /// A checkpoint at the start of the file stops before its end part, or
@@ -34,7 +34,7 @@ public enum Replayer {
         case unsupported(offset: Int64, reason: UnsupportedContent)
 
         /// A one-line explanation.
-        public var description: String {
+        package var description: String {
             switch self {
             case .undecodable(let error): return error.description
             case .incompleteCheckpoint(let sequence, let reason): return "incomplete checkpoint\(sequence.map { " at record \($0)" } ?? ""): \(reason)"
@@ -47,21 +47,21 @@ public enum Replayer {
     }
 
     /// The fold over a sequence of records, checking the checkpoint framing.
-    public struct Fold: Sendable {
+    package struct Fold: Sendable {
         /// The state so far.
-        public private(set) var state = StoreState()
+        package private(set) var state = StoreState()
         private var phase = Phase.start
         private var checkpointCounts = (rows: 0, operations: 0, conflicts: 0, rejections: 0)
         /// Records folded so far.
-        public private(set) var records = 0
+        package private(set) var records = 0
 
         private enum Phase { case start, inCheckpoint, body }
 
         /// An empty fold.
-        public init() {}
+        package init() {}
 
         /// Folds one verified record.
-        public mutating func fold(_ record: JournalRecord) throws(Failure) {
+        package mutating func fold(_ record: JournalRecord) throws(Failure) {
             let event: StoreEvent?
             do { event = try StoreEvent.decode(record) } catch { throw .undecodable(error) }
             records += 1
@@ -95,11 +95,11 @@ public enum Replayer {
         }
 
         /// Whether a checkpoint started the records and was finished.
-        public private(set) var completedCheckpoint = false
+        package private(set) var completedCheckpoint = false
 
         /// Checks the end of the records: a checkpoint must have been finished,
         /// and a file that continues an earlier generation (`header`) must start with one.
-        public func finish(header: JournalHeader? = nil) throws(Failure) {
+        package func finish(header: JournalHeader? = nil) throws(Failure) {
             if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: nil, reason: "the journal ends inside the checkpoint") }
             if let header, header.continuesGeneration != 0, !completedCheckpoint {
                 throw .incompleteCheckpoint(sequence: nil, reason: "the file continues generation \(header.continuesGeneration) but does not start with a complete checkpoint")
@@ -110,7 +110,7 @@ public enum Replayer {
     /// Replays the journal at `path`: the state after its valid prefix. A torn
     /// tail is read up to the cut (as opening for writing would cut it);
     /// corruption is a ``Failure/corrupt(_:)``.
-    public static func replay(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> Result {
+    package static func replay(path: String, system: any SystemCalls = PosixSystemCalls()) throws -> Result {
         var fold = Fold()
         let report = try JournalReader(path: path, system: system, understands: StoreEvent.isUnderstood).scan { record in
             try fold.fold(record)

@@ -19,7 +19,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidServerData(kind: String, index: Int, reason: String)
     /// The journal cannot be read (corrupt, not a journal, or written by a
     /// newer version); it was not modified. Salvage is explicit.
-    case unreadable(path: String, reason: String)
+    case unreadable(path: String, reason: UnreadableReason)
     /// The store was retired (the app switched endpoint or account).
     case retired
     /// The store was closed.

@@ -4,7 +4,7 @@ import SyncJournalProtocol
 /// A change to the store's state, as it is journaled. The live store appends
 /// an event and then applies it with ``StoreState/apply(_:)``; replay applies
 /// the same events read back, so the two cannot drift apart.
-public enum StoreEvent: Sendable, Hashable {
+package enum StoreEvent: Sendable, Hashable {
     /// A local edit, with the compaction it caused (possibly none).
     case edit(JournalOperation, compaction: [CompactionStep])
     /// Several edits appended together (no compaction).
@@ -49,7 +49,7 @@ public enum StoreEvent: Sendable, Hashable {
 extension StoreEvent {
     /// The simple events this one stands for (itself, except for
     /// ``conflictSettled(_:edit:compaction:)``: a dismissal and an edit).
-    public var parts: [StoreEvent] {
+    package var parts: [StoreEvent] {
         if case .conflictSettled(let id, let edit, let steps) = self { return [.conflictDismissed(id), .edit(edit, compaction: steps)] }
         return [self]
     }
@@ -57,12 +57,12 @@ extension StoreEvent {
 
 extension RecordType {
     /// An edit together with the compaction steps it caused.
-    public static let compactedEdit = RecordType.compaction
+    package static let compactedEdit = RecordType.compaction
 }
 
 extension StoreEvent {
     /// The record type this event is journaled as.
-    public var recordType: RecordType {
+    package var recordType: RecordType {
         switch self {
         case .edit(_, let steps): return steps.isEmpty ? .operation : .compactedEdit
         case .editBatch: return .operationBatch
@@ -84,7 +84,7 @@ extension StoreEvent {
     }
 
     /// The event's payload (`journals/FORMAT.md`, section 4).
-    public func encodedPayload() -> [UInt8] {
+    package func encodedPayload() -> [UInt8] {
         var writer = ByteWriter(capacity: 128)
         switch self {
         case .edit(let operation, let steps):
@@ -167,14 +167,14 @@ extension StoreEvent {
     /// Whether the store understands records of `type` that are not
     /// skippable: the ones that carry an event, and salvaged records. A
     /// journal holding any other is read-only for this version.
-    public static let isUnderstood: @Sendable (RecordType) -> Bool = { type in
+    package static let isUnderstood: @Sendable (RecordType) -> Bool = { type in
         carriesEvent(type) || type == .salvaged
     }
 
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).
-    public static func decode(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
+    package static func decode(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }

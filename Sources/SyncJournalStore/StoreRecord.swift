@@ -19,8 +19,10 @@ public enum StoreStatus: Sendable, Hashable {
     /// Reads, edits and sync work.
     case ready
     /// The journal could not be read; reads say so, edits and sync are refused,
-    /// and the file is never overwritten. ``LocalStore/salvage(to:includeRecordsAfterDamage:)`` is the way out.
-    case unreadable(reason: String)
+    /// and the file is never overwritten. The reason says whether it is corrupt
+    /// (``LocalStore/salvage(to:includeRecordsAfterDamage:)`` is the way out)
+    /// or written by a newer version.
+    case unreadable(UnreadableReason)
     /// Writing failed in a way that needs the journal reopened (a failed
     /// `fdatasync`); edits are refused until then.
     case failed(reason: String)

@@ -6,27 +6,27 @@ import SyncJournalProtocol
 ///
 /// ``apply(_:)`` is the one fold used both live (after each append) and by
 /// replay, and it never fails: events are validated before they are journaled.
-public struct StoreState: Sendable, Hashable {
+package struct StoreState: Sendable, Hashable {
     /// The server's rows as last reported (no tombstones: a tombstone removes the row).
-    public private(set) var snapshot: [RecordKey: ServerRow] = [:]
+    package private(set) var snapshot: [RecordKey: ServerRow] = [:]
     /// The queued local edits.
-    public private(set) var outbox = Outbox()
+    package private(set) var outbox = Outbox()
     /// Where each kind's pull stopped.
-    public private(set) var cursors: [String: PullCursor] = [:]
+    package private(set) var cursors: [String: PullCursor] = [:]
     /// Conflicts waiting for the app.
-    public private(set) var conflicts: [ConflictRecord] = []
+    package private(set) var conflicts: [ConflictRecord] = []
     /// Rejections journaled by versions before quarantine existed.
-    public private(set) var rejections: [RejectionRecord] = []
+    package private(set) var rejections: [RejectionRecord] = []
     /// For records whose snapshot row moved on (a pull, a conflict) while
     /// edits made on an older copy are still queued: that older copy, the
     /// base a conflict's three-way merge needs.
-    public private(set) var baseRows: [RecordKey: ServerRow] = [:]
+    package private(set) var baseRows: [RecordKey: ServerRow] = [:]
 
     /// An empty state.
-    public init() {}
+    package init() {}
 
     /// Applies one journaled event.
-    public mutating func apply(_ event: StoreEvent) {
+    package mutating func apply(_ event: StoreEvent) {
         switch event {
         case .edit(let operation, let steps):
             outbox.append(OutboxOperation(operation: operation))
@@ -113,7 +113,7 @@ public struct StoreState: Sendable, Hashable {
     /// applying it. The rules: an operation replaced in the queue keeps its
     /// id and its record, and the server row an outcome keeps for a queued
     /// operation is a row of that operation's record.
-    public func inconsistency(in event: StoreEvent) -> String? {
+    package func inconsistency(in event: StoreEvent) -> String? {
         switch event {
         case .acknowledged(let acks):
             for ack in acks {
@@ -179,7 +179,7 @@ public struct StoreState: Sendable, Hashable {
     }
 
     /// The server's copy `entry` was made on, if the device still knows it.
-    public func baseRow(for entry: OutboxOperation) -> ServerRow? {
+    package func baseRow(for entry: OutboxOperation) -> ServerRow? {
         guard let base = entry.operation.baseUpdatedAt else { return nil }
         if let row = baseRows[entry.key], row.updatedAt == base { return row }
         if let row = snapshot[entry.key], row.updatedAt == base { return row }
@@ -201,7 +201,7 @@ public struct StoreState: Sendable, Hashable {
 
     /// The record as the app sees it: the server's copy with the queued edits
     /// applied in order; `nil` if it does not exist or is deleted.
-    public func visibleFields(of key: RecordKey) -> [String: FieldValue]? {
+    package func visibleFields(of key: RecordKey) -> [String: FieldValue]? {
         var fields = snapshot[key]?.fields
         for entry in outbox.operations(on: key) where !entry.quarantined {
             switch entry.operation.kind {
@@ -218,16 +218,16 @@ public struct StoreState: Sendable, Hashable {
     /// queued edit of the record (the server stamp the device had before its
     /// first local edit), or the snapshot's stamp when nothing is queued.
     /// `nil` for a record the server has not confirmed. Never a device time.
-    public func base(for key: RecordKey) -> Int64? {
+    package func base(for key: RecordKey) -> Int64? {
         if let last = outbox.operations(on: key).last { return last.operation.baseUpdatedAt }
         return snapshot[key]?.updatedAt
     }
 
     /// Counts of what the state holds (for checkpoint thresholds).
-    public var liveItemCount: Int { snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count + baseRows.count }
+    package var liveItemCount: Int { snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count + baseRows.count }
 
     /// The checkpoint parts that rebuild this state, each under `partBytes` of payload where possible.
-    public func checkpointParts(partBytes: Int = 1 << 20) -> [CheckpointPart] {
+    package func checkpointParts(partBytes: Int = 1 << 20) -> [CheckpointPart] {
         var parts: [CheckpointPart] = []
         func chunked<T>(_ items: [T], size: (T) -> Int, make: ([T]) -> CheckpointPart) {
             var chunk: [T] = []

@@ -75,7 +75,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// RetryPolicy().backoffBound(afterFailures: 4)    // 8_000
     /// RetryPolicy().backoffBound(afterFailures: 100)  // 300_000 (the cap)
     /// ```
-    public func backoffBound(afterFailures n: Int) -> Int64 {
+    package func backoffBound(afterFailures n: Int) -> Int64 {
         guard n >= 1 else { return 0 }
         let base = max(0, baseDelayMilliseconds)
         let cap = max(0, maximumDelayMilliseconds)
@@ -103,7 +103,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// policy.backoffDelay(afterFailures: 2, using: &generator)   // 0...2_000
     /// policy.backoffDelay(afterFailures: 50, using: &generator)  // 0...300_000
     /// ```
-    public func backoffDelay(afterFailures n: Int, using generator: inout some RandomNumberGenerator) -> Int64 {
+    package func backoffDelay(afterFailures n: Int, using generator: inout some RandomNumberGenerator) -> Int64 {
         let bound = backoffBound(afterFailures: n)
         guard bound > 0 else { return 0 }
         return Int64.random(in: 0...bound, using: &generator)

@@ -32,7 +32,7 @@ import SyncJournalStore
 /// case .ok(let pushed, let pulled, let conflicts): …
 /// case .skipped(.offline): …                // normal: the view keeps its data
 /// case .retryLater(let reason, let after): …
-/// case .error(let message): …
+/// case .failed(let failure): …
 /// }
 /// ```
 public actor SyncEngine {
@@ -68,6 +68,11 @@ public actor SyncEngine {
 
     /// The store this engine syncs.
     public nonisolated let store: LocalStore
+    /// The same store, for the operations only an engine calls
+    /// (``EngineFacingStore``). Called on the concrete store: through an
+    /// `any EngineFacingStore` existential, the async typed-throws calls
+    /// crashed at run time with this toolchain (Swift 6.3.1).
+    private var outbox: LocalStore { store }
     private let transport: any SyncTransport
     private var options: Options
     private let clock: any SyncClock
@@ -98,10 +103,10 @@ public actor SyncEngine {
     }
 
     /// Changes the push batch size (for tests and the simulator).
-    public func setBatchSize(_ size: Int) { options.batchSize = max(1, size) }
+    package func setBatchSize(_ size: Int) { options.batchSize = max(1, size) }
 
     /// Changes the pull page size.
-    public func setPullLimit(_ limit: Int) { options.pullLimit = max(1, limit) }
+    package func setPullLimit(_ limit: Int) { options.pullLimit = max(1, limit) }
 
     // MARK: Scheduling
 
@@ -112,7 +117,7 @@ public actor SyncEngine {
         guard !started else { return }
         started = true
         schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now())
-        await store.setEditObserver { [weak self] in await self?.localEditMade() }
+        await outbox.setEditObserver { [weak self] in await self?.localEditMade() }
         await refreshPendingWork()
     }
 
@@ -121,7 +126,7 @@ public actor SyncEngine {
         started = false
         timer?.cancel()
         timer = nil
-        await store.setEditObserver(nil)
+        await outbox.setEditObserver(nil)
     }
 
     /// The app's report of connectivity (say, from a path monitor). Going
@@ -135,10 +140,10 @@ public actor SyncEngine {
     public var nextAttemptAt: Int64? { started ? schedule.nextAttemptAt : nil }
 
     /// The scheduler's whole state (for tests, tools and status screens).
-    public var scheduleState: SyncSchedule { schedule }
+    package var scheduleState: SyncSchedule { schedule }
 
     /// Syncs started so far (by the scheduler or by hand).
-    public var syncsStarted: Int { attemptCount }
+    package var syncsStarted: Int { attemptCount }
 
     /// The outbox with each operation's state, attempts, last error and the
     /// time the engine will next try it.
@@ -170,7 +175,7 @@ public actor SyncEngine {
 
     /// The earliest time a queued operation may be sent, `nil` if none can be.
     private func pendingWorkReadyAt() async -> Int64? {
-        guard let ready = try? await store.operationsReadyToSend(limit: Int.max), !ready.isEmpty else { return nil }
+        guard let ready = try? await outbox.operationsReadyToSend(limit: Int.max, excluding: []), !ready.isEmpty else { return nil }
         let now = clock.now()
         return ready.map { max(retryAt[$0.id] ?? now, now) }.min()
     }
@@ -222,7 +227,7 @@ public actor SyncEngine {
         case .ok: result = .succeeded
         case .skipped: result = .offline
         case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
-        case .error: result = .failed
+        case .failed: result = .failed
         }
         let readyAt = await pendingWorkReadyAt()
         guard running == nil else { return }
@@ -249,14 +254,14 @@ public actor SyncEngine {
         let waiting = Set(retryAt.keys)
         while true {
             let ready: [OutboxOperation]
-            do { ready = try await store.operationsReadyToSend(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
-                return .error(error.description)
+            do { ready = try await outbox.operationsReadyToSend(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
+                return .failed(.store(error))
             }
             if ready.isEmpty { break }
             // Only what the store accepted as sent goes out: an operation the
             // user cancelled since `operationsReadyToSend` must not be sent.
             let sending: [OutboxOperation]
-            do { sending = try await store.beginSending(ready.map(\.id)) } catch { return .error(error.description) }
+            do { sending = try await outbox.beginSending(ready.map(\.id)) } catch { return .failed(.store(error)) }
             if sending.isEmpty { continue }
             let newlyMarked = Set(ready.filter { !$0.sent }.map(\.id))
             switch await push(sending, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted) {
@@ -282,16 +287,16 @@ public actor SyncEngine {
                 // Nothing left the device: undo this attempt's sent marks, so
                 // a skipped sync leaves the state as it was (and a create
                 // deleted later can still vanish without reaching the server).
-                do { try await store.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .stop(.error(error.description)) }
+                do { try await outbox.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .stop(.failed(.store(error))) }
                 return .stop(.skipped(.offline))
             case .transient(let reason, let after):
                 // The server's trouble, not the operations': attempts are
                 // counted, the permanent budget is not, and the whole sync backs off.
-                await store.finishSending(ids)
-                _ = try? await store.recordOutcomes(ids.map { ($0, .failure(.transient, reason: reason)) })
+                await outbox.finishSending(ids)
+                _ = try? await outbox.recordOutcomes(ids.map { ($0, .failure(.transient, reason: reason)) })
                 return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
             case .tooLarge(let reason):
-                await store.finishSending(ids)
+                await outbox.finishSending(ids)
                 if batch.count == 1 {
                     await fail(batch[0], kind: .permanent, reason: "too large for the server: \(reason)", attempted: &attempted)
                     return .done
@@ -301,7 +306,7 @@ public actor SyncEngine {
                     let partIDs = part.map(\.id)
                     // Still queued and not cancelled: hand it over again.
                     let again: [OutboxOperation]
-                    do { again = try await store.beginSending(partIDs) } catch { return .stop(.error(error.description)) }
+                    do { again = try await outbox.beginSending(partIDs) } catch { return .stop(.failed(.store(error))) }
                     if again.isEmpty { continue }
                     let step = await push(again, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted)
                     if case .stop = step { return step }
@@ -310,15 +315,15 @@ public actor SyncEngine {
             case .permanent, .cursorExpired:
                 // The request as a whole is refused (say, a revoked token): no
                 // single operation is to blame, so none is charged for it.
-                await store.finishSending(ids)
-                return .stop(.error(error.description))
+                await outbox.finishSending(ids)
+                return .stop(.failed(.transport(error)))
             }
         }
-        if case .retired = await store.status { return .stop(.error(StoreError.retired.description)) }
+        if case .retired = await outbox.status { return .stop(.failed(.store(.retired))) }
         // A reply is checked whole before any of it is kept.
         guard results.count == ids.count, Set(results.map(\.operationID)) == Set(ids) else {
-            await store.finishSending(ids)
-            return .stop(.error("malformed push reply: \(results.count) results for \(ids.count) mutations"))
+            await outbox.finishSending(ids)
+            return .stop(.failed(.malformedReply(.pushResultsMismatch(results: results.count, mutations: ids.count))))
         }
         let byID = Dictionary(uniqueKeysWithValues: batch.map { ($0.id, $0) })
         var outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = []
@@ -332,12 +337,12 @@ public actor SyncEngine {
             }
         }
         do {
-            conflicts += try await store.recordOutcomes(outcomes)
+            conflicts += try await outbox.recordOutcomes(outcomes)
         } catch {
-            await store.finishSending(ids)
-            return .stop(.error("malformed push reply: \(error)"))
+            await outbox.finishSending(ids)
+            return .stop(.failed(.malformedReply(.pushRows(error))))
         }
-        await store.finishSending(ids)
+        await outbox.finishSending(ids)
         let now = clock.now()
         var failed: [OutboxOperation] = []
         for (id, outcome) in outcomes {
@@ -348,7 +353,7 @@ public actor SyncEngine {
             case .conflicted:
                 attempted.insert(id)
                 failuresInARow[id] = nil
-            case .failed, .failure:
+            case .failure:
                 attempted.insert(id)
                 failed.append(byID[id]!)
             }
@@ -360,7 +365,7 @@ public actor SyncEngine {
     /// Records a failure of one operation the engine found itself (not in a reply).
     private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async {
         attempted.insert(entry.id)
-        _ = try? await store.recordOutcomes([(entry.id, .failure(kind, reason: reason))])
+        _ = try? await outbox.recordOutcomes([(entry.id, .failure(kind, reason: reason))])
         await backOff([entry], at: clock.now())
     }
 
@@ -369,7 +374,7 @@ public actor SyncEngine {
     /// app releases it, it goes with the next attempt.
     private func backOff(_ entries: [OutboxOperation], at now: Int64) async {
         guard !entries.isEmpty else { return }
-        let quarantined = Set(((try? await store.quarantinedOperations()) ?? []).map(\.id))
+        let quarantined = Set(((try? await outbox.quarantinedOperations()) ?? []).map(\.id))
         for entry in entries {
             if quarantined.contains(entry.id) {
                 retryAt[entry.id] = nil
@@ -420,13 +425,13 @@ public actor SyncEngine {
     private func pull(pushed: Int, conflicts: Int) async -> SyncOutcome {
         var pulled = 0
         var cursors: [String: PullCursor?]
-        do { cursors = try await store.cursors(for: options.kinds) } catch { return .error(error.description) }
+        do { cursors = try await outbox.cursors(for: options.kinds) } catch { return .failed(.store(error)) }
         guard !options.kinds.isEmpty else { return .ok(pushed: pushed, pulled: 0, conflicts: conflicts) }
         var pages = 0
         var resynced = Set<String>()
         while true {
             if pages == options.maximumPages {
-                return .error("pull did not finish after \(pages) pages; the server's cursor is not advancing")
+                return .failed(.pullNotFinished(.pageLimit(pages: pages)))
             }
             let page: PullPage
             do {
@@ -439,7 +444,7 @@ public actor SyncEngine {
                     // Each kind is resynced at most once per sync: a server that
                     // keeps refusing a fresh cursor is a server bug, not a loop.
                     let expired = kinds.filter { cursors.keys.contains($0) && !resynced.contains($0) }
-                    if expired.isEmpty { return .error(error.description) }
+                    if expired.isEmpty { return .failed(.pullNotFinished(.cursorExpiredAgain(kinds: kinds))) }
                     for kind in expired.sorted() {
                         switch await resync(kind) {
                         case .success(let result):
@@ -451,15 +456,15 @@ public actor SyncEngine {
                         resynced.insert(kind)
                     }
                     continue
-                default: return .error(error.description)
+                default: return .failed(.transport(error))
                 }
             }
-            if case .retired = await store.status { return .error(StoreError.retired.description) }
+            if case .retired = await outbox.status { return .failed(.store(.retired)) }
             let grouped: [LocalStore.PulledKindPage]
             do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
-                return .error(error.description)
+                return .failed(.malformedReply(.pullPage(reason: error.reason)))
             }
-            do { try await store.applyPulledPages(grouped) } catch { return .error(error.description) }
+            do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
             for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
             pulled += page.rows.count
             pages += 1
@@ -481,19 +486,19 @@ public actor SyncEngine {
         var pages = 0
         while true {
             if pages == options.maximumResyncPages {
-                return .failure(ResyncStop(outcome: .error("resync of \(kind) did not finish after \(pages) pages")))
+                return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
             }
             let page: PullPage
             do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true)) } catch {
                 switch error {
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
                 case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
-                default: return .failure(ResyncStop(outcome: .error("resync of \(kind): \(error)")))
+                default: return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
                 }
             }
             let grouped: [LocalStore.PulledKindPage]
             do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
-                return .failure(ResyncStop(outcome: .error(error.description)))
+                return .failure(ResyncStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
             }
             for kindPage in grouped {
                 // A row changed during the re-pull appears again later: the later copy wins.
@@ -504,18 +509,16 @@ public actor SyncEngine {
             if !page.hasMore { break }
         }
         let sorted = rows.values.sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
-        do { try await store.replaceSnapshot(kind: kind, rows: sorted, cursor: cursor) } catch {
-            return .failure(ResyncStop(outcome: .error(error.description)))
+        do { try await outbox.replaceSnapshot(kind: kind, rows: sorted, cursor: cursor) } catch {
+            return .failure(ResyncStop(outcome: .failed(.store(error))))
         }
         return .success((cursor, sorted.count))
     }
 
     /// A pull reply that does not make sense, refused before anything is kept.
-    public struct MalformedPage: Error, Sendable, Hashable, CustomStringConvertible {
+    struct MalformedPage: Error, Sendable, Hashable {
         /// What is wrong.
-        public var reason: String
-        /// `malformed pull reply: …`.
-        public var description: String { "malformed pull reply: \(reason)" }
+        var reason: String
     }
 
     /// Splits a page by kind and checks it: only requested kinds, no more rows

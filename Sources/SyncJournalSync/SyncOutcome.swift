@@ -9,8 +9,8 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     /// stopped and is retried after a backoff, no sooner than the server's
     /// retry-after. No operation's permanent-failure budget was used.
     case retryLater(reason: String, retryAfterMilliseconds: Int64?)
-    /// The sync stopped; what was journaled before the error stays.
-    case error(String)
+    /// The sync stopped; what was journaled before the failure stays.
+    case failed(SyncFailure)
 
     /// Why a sync was skipped.
     public enum SkipReason: String, Sendable, Hashable {
@@ -18,13 +18,13 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         case offline
     }
 
-    /// `ok`, `skipped` or `error`, as the scenario files name them.
+    /// `ok`, `skipped`, `retry` or `error`, as the scenario files name them.
     public var name: String {
         switch self {
         case .ok: return "ok"
         case .skipped: return "skipped"
         case .retryLater: return "retry"
-        case .error: return "error"
+        case .failed: return "error"
         }
     }
 
@@ -34,7 +34,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         case .ok(let pushed, let pulled, let conflicts): return "ok (pushed \(pushed), pulled \(pulled), conflicts \(conflicts))"
         case .skipped(let reason): return "skipped (\(reason.rawValue))"
         case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0) ms)" } ?? "")
-        case .error(let message): return "error: \(message)"
+        case .failed(let failure): return "error: \(failure)"
         }
     }
 }

@@ -31,13 +31,13 @@
 ///     schedule.handle(.syncFinished(.succeeded, outboxEmpty: true), at: now, using: &generator)
 /// }
 /// ```
-public struct SyncSchedule: Sendable, Hashable {
+package struct SyncSchedule: Sendable, Hashable {
     /// Something the scheduler needs to know about.
     ///
     /// ```swift
     /// schedule.handle(.connectivityChanged(online: true), at: now, using: &generator)
     /// ```
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// The app queued an operation: the outbox is not empty.
         case localEdit
         /// The app reports that the device went online or offline.
@@ -62,7 +62,7 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// let result: SyncSchedule.Result = .transientFailure(retryAfterMilliseconds: 30_000)  // a 503 with Retry-After: 30
     /// ```
-    public enum Result: Sendable, Hashable {
+    package enum Result: Sendable, Hashable {
         /// The server answered: the backoff resets.
         case succeeded
         /// There was no connection: not a failure (the backoff does not
@@ -81,21 +81,21 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// schedule.policy.editCoalescingMilliseconds = 250
     /// ```
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
     /// Whether the app last reported the device online.
     ///
     /// ```swift
     /// if !schedule.isOnline { showOfflineBadge() }
     /// ```
-    public private(set) var isOnline: Bool
+    package private(set) var isOnline: Bool
 
     /// Whether the outbox holds operations still to send.
     ///
     /// ```swift
     /// if schedule.hasPendingWork { showPendingBadge() }
     /// ```
-    public private(set) var hasPendingWork: Bool
+    package private(set) var hasPendingWork: Bool
 
     /// Whether a sync is running (between ``Event/syncStarted`` and
     /// ``Event/syncFinished(_:outboxEmpty:)``).
@@ -103,14 +103,14 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// if schedule.isSyncing { showSpinner() }
     /// ```
-    public private(set) var isSyncing: Bool
+    package private(set) var isSyncing: Bool
 
     /// Failed syncs in a row since the last success; offline syncs do not count.
     ///
     /// ```swift
     /// if schedule.consecutiveFailures > 3 { showServerTroubleBanner() }
     /// ```
-    public private(set) var consecutiveFailures: Int
+    package private(set) var consecutiveFailures: Int
 
     /// No attempt is scheduled before this time (milliseconds), or `nil` when
     /// there is no backoff.
@@ -118,7 +118,7 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// if let until = schedule.backoffUntil { print("backing off until \(until)") }
     /// ```
-    public private(set) var backoffUntil: Int64?
+    package private(set) var backoffUntil: Int64?
 
     /// When the next sync attempt is due (milliseconds), or `nil` when none
     /// is needed or possible (nothing pending, offline, or syncing).
@@ -126,7 +126,7 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// if let at = schedule.nextAttemptAt { armTimer(firingAt: at) }
     /// ```
-    public private(set) var nextAttemptAt: Int64?
+    package private(set) var nextAttemptAt: Int64?
 
     /// A schedule with no backoff. If the outbox already holds work (as after
     /// a restart) and the device is online, an attempt is due at `now`.
@@ -134,7 +134,7 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// var schedule = SyncSchedule(isOnline: true, hasPendingWork: !outbox.isEmpty, at: now)
     /// ```
-    public init(policy: RetryPolicy = RetryPolicy(), isOnline: Bool = true, hasPendingWork: Bool = false, at now: Int64 = 0) {
+    package init(policy: RetryPolicy = RetryPolicy(), isOnline: Bool = true, hasPendingWork: Bool = false, at now: Int64 = 0) {
         self.policy = policy
         self.isOnline = isOnline
         self.hasPendingWork = hasPendingWork
@@ -150,7 +150,7 @@ public struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// if schedule.isDue(at: clock.now) { startSync() }
     /// ```
-    public func isDue(at now: Int64) -> Bool {
+    package func isDue(at now: Int64) -> Bool {
         guard hasPendingWork, isOnline, !isSyncing, let at = nextAttemptAt else { return false }
         return now >= at
     }
@@ -164,7 +164,7 @@ public struct SyncSchedule: Sendable, Hashable {
     ///                 at: now, using: &generator)
     /// // schedule.nextAttemptAt == schedule.backoffUntil
     /// ```
-    public mutating func handle(_ event: Event, at now: Int64, using generator: inout some RandomNumberGenerator) {
+    package mutating func handle(_ event: Event, at now: Int64, using generator: inout some RandomNumberGenerator) {
         switch event {
         case .localEdit:
             hasPendingWork = true

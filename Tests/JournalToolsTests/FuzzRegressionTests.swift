@@ -112,11 +112,12 @@ struct FuzzRegressionTests {
         }
         // A store on it opens unreadable and leaves the file as it was.
         let store = try await LocalStore.open(path: path)
-        guard case .unreadable(let reason) = await store.status else {
+        guard case .unreadable(.corrupt(let offset, let detail)) = await store.status else {
             Issue.record("\(name): the store opened \(await store.status)")
             return
         }
-        #expect(reason.contains("does not apply to the state before it"))
+        #expect(offset == nil, "every record verifies; together they do not make a store")
+        #expect(detail.contains("does not apply to the state before it"))
         try await store.close()
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == input)
     }

@@ -31,17 +31,17 @@ struct JournalDumpStateTests {
         let ready = try await store.operationsReadyToSend(limit: 10)
         try await store.beginSending(ready.map(\.id))
         let byKey = Dictionary(uniqueKeysWithValues: ready.map { ($0.key.description, $0.id) })
-        try await store.recordFailure(byKey["pin/p-cafe"]!, reason: "timeout", permanent: false)
-        try await store.recordFailure(byKey["pin/p-cafe"]!, reason: "HTTP 503", permanent: false)
-        try await store.acknowledge([Acknowledgement(operationID: byKey["note/n-1"]!,
-                                                     row: ServerRow(kind: "note", id: "n-1", fields: ["text": .string("map"), "pinned": .bool(true)], updatedAt: 200))])
-        try await store.recordConflict(byKey["pin/p-museum"]!, server: ServerRow(kind: "pin", id: "p-museum", fields: ["name": .string("Closed")], updatedAt: 150))
+        // The replies, handed over the way the sync engine hands them over.
+        try await store.recordOutcomes([(byKey["pin/p-cafe"]!, .failure(.transient, reason: "timeout"))])
+        try await store.recordOutcomes([(byKey["pin/p-cafe"]!, .failure(.transient, reason: "HTTP 503"))])
+        try await store.recordOutcomes([(byKey["note/n-1"]!, .acknowledged(ServerRow(kind: "note", id: "n-1", fields: ["text": .string("map"), "pinned": .bool(true)], updatedAt: 200)))])
+        try await store.recordOutcomes([(byKey["pin/p-museum"]!, .conflicted(server: ServerRow(kind: "pin", id: "p-museum", fields: ["name": .string("Closed")], updatedAt: 150)))])
         await store.finishSending([byKey["pin/p-cafe"]!, byKey["note/n-1"]!, byKey["pin/p-museum"]!])
         try await store.delete("pin", id: "p-bar")  // the create is in flight: the delete queues behind it
         try await store.update("note", id: "n-1", changes: ["rank": .int(3)])
         try await store.create("note", id: "n-2", fields: ["text": .string("never")])
         try await store.beginSending([try await store.operationsReadyToSend(limit: 10).first { $0.key.id == "n-2" }!.id])
-        try await store.recordFailure(try await store.pendingOperations().first { $0.key.id == "n-2" }!.id, reason: "HTTP 403", permanent: true)
+        try await store.recordOutcomes([(try await store.pendingOperations().first { $0.key.id == "n-2" }!.id, .failure(.permanent, reason: "HTTP 403"))])
     }
 
     /// The outbox as `journal-dump --state --json` shows it.

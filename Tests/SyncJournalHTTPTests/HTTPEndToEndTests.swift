@@ -114,7 +114,7 @@ extension SyncOutcome {
     var isFailure: Bool {
         switch self {
         case .ok, .skipped: return false
-        case .retryLater, .error: return true
+        case .retryLater, .failed: return true
         }
     }
 }

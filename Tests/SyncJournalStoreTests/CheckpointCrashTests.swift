@@ -163,12 +163,12 @@ struct CheckpointCrashTests {
         #expect(ready.count == 4)
         try await store.beginSending(ready.map(\.id))
         let byKey = Dictionary(uniqueKeysWithValues: ready.map { ($0.key, $0.id) })
-        try await store.acknowledge([Acknowledgement(operationID: byKey[RecordKey(kind: "pin", id: "new")]!,
+        try await store.deliverAcknowledgements([Acknowledgement(operationID: byKey[RecordKey(kind: "pin", id: "new")]!,
                                                      row: ServerRow(kind: "pin", id: "new", fields: ["name": .string("Tapas")], updatedAt: 200))])
-        try await store.recordFailure(byKey[RecordKey(kind: "pin", id: "a")]!, reason: "HTTP 503", permanent: false)
+        try await store.deliverFailure(byKey[RecordKey(kind: "pin", id: "a")]!, reason: "HTTP 503", permanent: false)
         // Three permanent failures (the default budget) quarantine the note.
-        for _ in 0..<3 { try await store.recordFailure(byKey[RecordKey(kind: "note", id: "x")]!, reason: "HTTP 403", permanent: true) }
-        try await store.recordConflict(byKey[RecordKey(kind: "pin", id: "b")]!,
+        for _ in 0..<3 { try await store.deliverFailure(byKey[RecordKey(kind: "note", id: "x")]!, reason: "HTTP 403", permanent: true) }
+        try await store.deliverConflict(byKey[RecordKey(kind: "pin", id: "b")]!,
                                        server: ServerRow(kind: "pin", id: "b", fields: ["name": .string("Museum!")], updatedAt: 150))
         await store.finishSending(ready.map(\.id))
         try await store.delete("pin", id: "a")  // the update was sent: the delete queues behind it
@@ -382,7 +382,7 @@ struct CheckpointCrashTests {
                 try await store.beginSending(ready.map(\.id))
                 for (index, entry) in ready.enumerated() {
                     let row = ServerRow(kind: "pin", id: entry.key.id, fields: entry.operation.fields, updatedAt: Int64(round * 10 + index))
-                    try await store.acknowledge([Acknowledgement(operationID: entry.id, row: row)])
+                    try await store.deliverAcknowledgements([Acknowledgement(operationID: entry.id, row: row)])
                 }
                 await store.finishSending(ready.map(\.id))
                 if round % 3 == 0 { try await store.delete("pin", id: "r\(round % 4)-\(round)") }

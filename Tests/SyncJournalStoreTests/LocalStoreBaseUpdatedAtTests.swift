@@ -108,7 +108,7 @@ struct LocalStoreBaseUpdatedAtTests {
         }
     }
 
-    @Test("baseUpdatedAt: bases move with our own writes: after acknowledge() with a row of updatedAt T, queued and later operations on the record get base T")
+    @Test("baseUpdatedAt: bases move with our own writes: after an acknowledgement with a row of updatedAt T, queued and later operations on the record get base T")
     func basesMoveWithOwnWrites() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -119,7 +119,7 @@ struct LocalStoreBaseUpdatedAtTests {
             try await store.update("pin", id: "n", changes: ["rating": .int(2)])
             #expect(try await Self.pending(store, "n").last?.operation.baseUpdatedAt == nil)
 
-            try await store.acknowledge([Acknowledgement(operationID: create.id, row: Kit.row("n", at: 700, ["name": .string("New")]))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: create.id, row: Kit.row("n", at: 700, ["name": .string("New")]))])
             await store.finishSending([create.id])
             var ops = try await Self.pending(store, "n")
             #expect(ops.map(\.operation.kind) == [.update])
@@ -133,7 +133,7 @@ struct LocalStoreBaseUpdatedAtTests {
 
             // The update is acknowledged with 800: the next edit starts from 800.
             try await store.beginSending([ops[0].id])
-            try await store.acknowledge([Acknowledgement(operationID: ops[0].id,
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: ops[0].id,
                                                          row: Kit.row("n", at: 800, ["name": .string("New"), "rating": .int(2), "visited": .bool(true)]))])
             await store.finishSending([ops[0].id])
             try await store.delete("pin", id: "n")
@@ -158,7 +158,7 @@ struct LocalStoreBaseUpdatedAtTests {
             #expect(ops.map(\.operation.kind) == [.update, .delete])
             #expect(ops.map(\.operation.baseUpdatedAt) == [100, 100])
 
-            try await store.acknowledge([Acknowledgement(operationID: first.id, row: Kit.row("a", at: 150, ["name": .string("One")]))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: first.id, row: Kit.row("a", at: 150, ["name": .string("One")]))])
             ops = try await Self.pending(store, "a")
             #expect(ops.map(\.operation.kind) == [.delete])
             #expect(ops.first?.operation.baseUpdatedAt == 150)
@@ -187,8 +187,8 @@ struct LocalStoreBaseUpdatedAtTests {
             let ops = try await store.pendingOperations()
             let cOp = try #require(ops.first { $0.operation.recordID == "c" })
             let nOp = try #require(ops.first { $0.operation.recordID == "n" })
-            try await store.recordConflict(cOp.id, server: Kit.row("c", at: 350))
-            for _ in 0..<3 { try await store.recordFailure(nOp.id, reason: "forbidden", permanent: true) }
+            try await store.deliverConflict(cOp.id, server: Kit.row("c", at: 350))
+            for _ in 0..<3 { try await store.deliverFailure(nOp.id, reason: "forbidden", permanent: true) }
 
             let state = try await store.currentState()
             #expect(try await store.quarantinedOperations().map(\.id) == [nOp.id])

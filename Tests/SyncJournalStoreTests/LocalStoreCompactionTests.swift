@@ -69,7 +69,7 @@ struct LocalStoreCompactionTests {
 
             // The outcome arrives: the server created it (stamp 500).
             try await store.beginSending([create.id])
-            try await store.acknowledge([Acknowledgement(operationID: create.id, row: Kit.row("a", at: 500, ["name": .string("Tapas bar")]))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: create.id, row: Kit.row("a", at: 500, ["name": .string("Tapas bar")]))])
             await store.finishSending([create.id])
             let ready = try await store.operationsReadyToSend(limit: 10)
             #expect(ready.map(\.operation.kind) == [.delete])
@@ -121,7 +121,7 @@ struct LocalStoreCompactionTests {
             #expect(try await reopened.operationsReadyToSend(limit: 10).map(\.id) == [create.id])
             try await reopened.beginSending([create.id])
             #expect(try await reopened.operationsReadyToSend(limit: 10).isEmpty)
-            try await reopened.acknowledge([Acknowledgement(operationID: create.id, row: Kit.row("a", at: 600, ["name": .string("Tapas bar")]))])
+            try await reopened.deliverAcknowledgements([Acknowledgement(operationID: create.id, row: Kit.row("a", at: 600, ["name": .string("Tapas bar")]))])
             await reopened.finishSending([create.id])
             #expect(try await reopened.operationsReadyToSend(limit: 10).map(\.operation.kind) == [.delete])
 

@@ -23,8 +23,8 @@ struct LocalStoreLifecycleTests {
             let original = try #require(Kit.bytes(scratch.journal))
 
             let store = try await Kit.open(scratch.journal)
-            guard case .unreadable = await store.status else {
-                Issue.record("status is \(await store.status), expected .unreadable")
+            guard case .unreadable(.corrupt(offset: _?, detail: _)) = await store.status else {
+                Issue.record("status is \(await store.status), expected .unreadable(.corrupt) at an offset")
                 return
             }
             #expect(store.recovery == nil)
@@ -54,6 +54,26 @@ struct LocalStoreLifecycleTests {
                 return
             }
             try await again.close()
+            #expect(Kit.bytes(scratch.journal) == original)
+        }
+    }
+
+    @Test("lifecycle: a journal a newer version wrote (a record type or reserved field this version does not know) opens unreadable as a newer format, not as corrupt",
+          arguments: ["unknown-type.journal", "reserved-field.journal"])
+    func newerJournalIsUnreadableAsNewerFormat(_ sample: String) async throws {
+        try await Kit.withScratch { scratch in
+            try Kit.copySample(sample, to: scratch.journal)
+            let original = try #require(Kit.bytes(scratch.journal))
+            let store = try await Kit.open(scratch.journal)
+            guard case .unreadable(.newerFormat) = await store.status else {
+                Issue.record("\(sample): status is \(await store.status), expected .unreadable(.newerFormat)")
+                return
+            }
+            guard case .unreadable(_, .newerFormat) = await Kit.storeError({ _ = try await store.records("pin") }) else {
+                Issue.record("\(sample): reads do not say the journal is from a newer version")
+                return
+            }
+            try await store.close()
             #expect(Kit.bytes(scratch.journal) == original)
         }
     }
@@ -200,9 +220,9 @@ struct LocalStoreLifecycleTests {
             let landed = await Kit.storeError { try await engine.value }
             #expect(landed == .retired)
             // So do the replies of the open push.
-            #expect(await Kit.storeError { try await storeA.acknowledge([Acknowledgement(operationID: push.id, row: Kit.row("q", at: 300))]) } == .retired)
-            #expect(await Kit.storeError { try await storeA.recordFailure(push.id, reason: "late", permanent: true) } == .retired)
-            #expect(await Kit.storeError { try await storeA.recordConflict(push.id, server: Kit.row("q", at: 300)) } == .retired)
+            #expect(await Kit.storeError { try await storeA.deliverAcknowledgements([Acknowledgement(operationID: push.id, row: Kit.row("q", at: 300))]) } == .retired)
+            #expect(await Kit.storeError { try await storeA.deliverFailure(push.id, reason: "late", permanent: true) } == .retired)
+            #expect(await Kit.storeError { try await storeA.deliverConflict(push.id, server: Kit.row("q", at: 300)) } == .retired)
             #expect(await Kit.storeError { try await storeA.create("pin", id: "p", fields: [:]) } == .retired)
             #expect(await storeA.isInFlight(push.id) == false)
 

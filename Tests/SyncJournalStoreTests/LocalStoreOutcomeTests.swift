@@ -10,7 +10,7 @@ import Testing
 struct LocalStoreOutcomeTests {
     typealias Kit = StoreRulesKit
 
-    @Test("outcomes: acknowledge removes the operation and the snapshot takes the server's row")
+    @Test("outcomes: an acknowledgement removes the operation and the snapshot takes the server's row")
     func acknowledgeUpdatesSnapshot() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -19,7 +19,7 @@ struct LocalStoreOutcomeTests {
             try await store.create("pin", id: "b", fields: ["name": .string("Bar")])
             let ops = try await store.pendingOperations()
             try await store.beginSending(ops.map(\.id))
-            try await store.acknowledge([
+            try await store.deliverAcknowledgements([
                 Acknowledgement(operationID: ops[0].id, row: Kit.row("a", at: 150, ["name": .string("Cafe"), "rating": .int(5), "by": .string("server")])),
                 Acknowledgement(operationID: ops[1].id, row: Kit.row("b", at: 160, ["name": .string("Bar")])),
             ])
@@ -43,7 +43,7 @@ struct LocalStoreOutcomeTests {
             try await store.delete("pin", id: "a")
             let delete = try #require(try await store.pendingOperations().first)
             try await store.beginSending([delete.id])
-            try await store.acknowledge([Acknowledgement(operationID: delete.id, row: Kit.tombstone("a", at: 300))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: delete.id, row: Kit.tombstone("a", at: 300))])
             await store.finishSending([delete.id])
             #expect(try await store.pendingOperations().isEmpty)
             #expect(try await store.currentState().snapshot.isEmpty)
@@ -56,17 +56,17 @@ struct LocalStoreOutcomeTests {
         }
     }
 
-    @Test("outcomes: recordFailure(permanent: false) increments attempts and sets lastError; the operation stays queued and is offered again")
+    @Test("outcomes: a transient refusal increments attempts and sets lastError; the operation stays queued and is offered again")
     func transientFailureCountsAttempts() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "a", fields: [:])
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
-            try await store.recordFailure(op.id, reason: "timeout", permanent: false)
+            try await store.deliverFailure(op.id, reason: "timeout", permanent: false)
             await store.finishSending([op.id])
             try await store.beginSending([op.id])
-            try await store.recordFailure(op.id, reason: "HTTP 503", permanent: false)
+            try await store.deliverFailure(op.id, reason: "HTTP 503", permanent: false)
             await store.finishSending([op.id])
             let entry = try #require(try await store.pendingOperations().first)
             #expect(entry.id == op.id)
@@ -90,9 +90,9 @@ struct LocalStoreOutcomeTests {
             try await store.update("pin", id: "a", changes: ["name": .string("Mine")])
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
-            try await store.recordFailure(op.id, reason: "timeout", permanent: false)
-            try await store.recordFailure(op.id, reason: "forbidden", permanent: true)
-            try await store.recordFailure(op.id, reason: "forbidden again", permanent: true)
+            try await store.deliverFailure(op.id, reason: "timeout", permanent: false)
+            try await store.deliverFailure(op.id, reason: "forbidden", permanent: true)
+            try await store.deliverFailure(op.id, reason: "forbidden again", permanent: true)
             await store.finishSending([op.id])
             // Two permanent failures of three: still queued, still shown, still sendable.
             var entry = try #require(try await store.pendingOperations().first)
@@ -105,7 +105,7 @@ struct LocalStoreOutcomeTests {
             #expect(try await store.record("pin", id: "a")?.fields == ["name": .string("Mine")])
             #expect(try await store.operationsReadyToSend(limit: 10).map(\.id) == [op.id])
 
-            try await store.recordFailure(op.id, reason: "forbidden for good", permanent: true)
+            try await store.deliverFailure(op.id, reason: "forbidden for good", permanent: true)
             entry = try #require(try await store.pendingOperations().first)
             #expect(entry.id == op.id && entry.operation == op.operation)
             #expect(entry.attempts == 4)
@@ -123,7 +123,7 @@ struct LocalStoreOutcomeTests {
         }
     }
 
-    @Test("outcomes: recordConflict (server wins by default) keeps the server's copy and surfaces a ConflictRecord with the local operation, its base row and the resolution")
+    @Test("outcomes: a conflict (server wins by default) keeps the server's copy and surfaces a ConflictRecord with the local operation, its base row and the resolution")
     func conflictKeepsServerCopy() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -132,7 +132,7 @@ struct LocalStoreOutcomeTests {
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
             let server = Kit.row("a", at: 250, ["name": .string("Theirs")])
-            try await store.recordConflict(op.id, server: server)
+            try await store.deliverConflict(op.id, server: server)
             await store.finishSending([op.id])
 
             #expect(try await store.pendingOperations().isEmpty)
@@ -152,7 +152,7 @@ struct LocalStoreOutcomeTests {
         }
     }
 
-    @Test("outcomes: recordConflict with no server copy (the server deleted it) removes the record")
+    @Test("outcomes: a conflict with no server copy (the server deleted it) removes the record")
     func conflictWithoutServerCopyRemovesRecord() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
@@ -160,7 +160,7 @@ struct LocalStoreOutcomeTests {
             try await store.update("pin", id: "a", changes: ["name": .string("Mine")])
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
-            try await store.recordConflict(op.id, server: nil)
+            try await store.deliverConflict(op.id, server: nil)
             await store.finishSending([op.id])
             #expect(try await store.record("pin", id: "a") == nil)
             #expect(try await store.currentState().snapshot.isEmpty)
@@ -182,9 +182,9 @@ struct LocalStoreOutcomeTests {
             try await store.update("pin", id: "a", changes: ["x": .int(1)])
             let op = try #require(try await store.pendingOperations().first)
             let before = try await store.currentState()
-            #expect(await Kit.storeError { try await store.recordConflict(op.id, server: Kit.row("b", at: 200)) }?.caseName == "invalidServerData")
+            #expect(await Kit.storeError { try await store.deliverConflict(op.id, server: Kit.row("b", at: 200)) }?.caseName == "invalidServerData")
             #expect(await Kit.storeError {
-                try await store.acknowledge([Acknowledgement(operationID: op.id, row: Kit.row("b", at: 200))])
+                try await store.deliverAcknowledgements([Acknowledgement(operationID: op.id, row: Kit.row("b", at: 200))])
             }?.caseName == "invalidServerData")
             #expect(try await store.currentState() == before)
             try await store.close()
@@ -202,10 +202,10 @@ struct LocalStoreOutcomeTests {
             let writes = faults.callCount(.pwrite, on: .path(scratch.journal))
             let stranger = OperationID.random()
 
-            try await store.acknowledge([Acknowledgement(operationID: stranger, row: Kit.row("a", at: 100))])
-            try await store.recordFailure(stranger, reason: "late", permanent: false)
-            try await store.recordFailure(stranger, reason: "late", permanent: true)
-            try await store.recordConflict(stranger, server: Kit.row("a", at: 100))
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: stranger, row: Kit.row("a", at: 100))])
+            try await store.deliverFailure(stranger, reason: "late", permanent: false)
+            try await store.deliverFailure(stranger, reason: "late", permanent: true)
+            try await store.deliverConflict(stranger, server: Kit.row("a", at: 100))
 
             #expect(try Kit.recordCount(scratch.journal) == records)
             #expect(faults.callCount(.pwrite, on: .path(scratch.journal)) == writes)
@@ -214,9 +214,9 @@ struct LocalStoreOutcomeTests {
             // A late duplicate of a reply already applied is also ignored.
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
-            try await store.acknowledge([Acknowledgement(operationID: op.id, row: Kit.row("a", at: 100))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: op.id, row: Kit.row("a", at: 100))])
             let afterFirst = try Kit.recordCount(scratch.journal)
-            try await store.acknowledge([Acknowledgement(operationID: op.id, row: Kit.row("a", at: 999))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: op.id, row: Kit.row("a", at: 999))])
             #expect(try Kit.recordCount(scratch.journal) == afterFirst)
             #expect(try await store.record("pin", id: "a")?.serverUpdatedAt == 100)
             try await store.close()

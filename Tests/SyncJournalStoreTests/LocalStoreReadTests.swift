@@ -70,7 +70,7 @@ struct LocalStoreReadTests {
             try await store.create("pin", id: "d", fields: ["name": .string("Deli")])
             let op = try #require(try await store.pendingOperations().first)
             try await store.beginSending([op.id])
-            try await store.acknowledge([Acknowledgement(operationID: op.id, row: Kit.row("d", at: 900, ["name": .string("Deli"), "owner": .string("server")]))])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: op.id, row: Kit.row("d", at: 900, ["name": .string("Deli"), "owner": .string("server")]))])
             await store.finishSending([op.id])
             let d = try #require(try await store.record("pin", id: "d"))
             #expect(!d.hasPendingChanges)

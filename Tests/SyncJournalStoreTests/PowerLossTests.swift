@@ -221,9 +221,9 @@ private func replyStep<G: RandomNumberGenerator>(index: Int, using random: inout
         case 8:
             outcome = .conflicted(server: nil)
         case 9:
-            outcome = .failed(reason: "HTTP 503 at \(index)", permanent: false)
+            outcome = .failure(.transient, reason: "HTTP 503 at \(index)")
         case 10:
-            outcome = .failed(reason: "HTTP 422 at \(index)", permanent: true)
+            outcome = .failure(.permanent, reason: "HTTP 422 at \(index)")
         default:
             outcome = .failure(.deletedOrNoAccess, reason: "HTTP 404 at \(index)")
         }

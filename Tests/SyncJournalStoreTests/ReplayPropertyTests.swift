@@ -245,7 +245,7 @@ private struct HistoryRun {
     /// automatic checkpoint a call started (a call returns before it ends):
     /// an empty acknowledgement is journaled in order behind it and writes nothing.
     func settle() async throws {
-        try await store.acknowledge([])
+        try await store.deliverAcknowledgements([])
     }
 
     /// Records the file and the live state after a call that may have written.
@@ -380,9 +380,9 @@ private struct HistoryRun {
             }
             try await observe()
         case 70..<73:  // a late reply for an operation the store no longer has
-            try await store.acknowledge([Acknowledgement(operationID: .random(using: &rng),
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: .random(using: &rng),
                                                          row: ServerRow(kind: kind, id: id, updatedAt: nextStamp()))])
-            try await store.recordFailure(.random(using: &rng), reason: "late", permanent: chance(50))
+            try await store.deliverFailure(.random(using: &rng), reason: "late", permanent: chance(50))
             try await observe()
         case 73..<85:  // a pulled page
             var rows: [ServerRow] = []
@@ -420,7 +420,7 @@ private struct HistoryRun {
                 if let entry = state.outbox.operations.first {
                     let other = RecordKey(kind: entry.key.kind, id: entry.key.id + "-other")
                     try await expectRefused("an acknowledgement with another record's row") {
-                        try await $0.acknowledge([Acknowledgement(operationID: entry.id, row: ServerRow(kind: other.kind, id: other.id, updatedAt: 5))])
+                        try await $0.deliverAcknowledgements([Acknowledgement(operationID: entry.id, row: ServerRow(kind: other.kind, id: other.id, updatedAt: 5))])
                     }
                 } else {
                     try await expectRefused("an empty field name") { try await $0.create(kind, id: id, fields: ["": .null]) }
@@ -556,19 +556,19 @@ private struct HistoryRun {
             case .delete:
                 row = ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp)
             }
-            try await store.acknowledge([Acknowledgement(operationID: entry.id, row: row)])
+            try await store.deliverAcknowledgements([Acknowledgement(operationID: entry.id, row: row)])
         case 45..<62:
             tally.failureKinds["transient", default: 0] += 1
-            try await store.recordFailure(entry.id, reason: pick(["timeout", "HTTP 503", "offline"]), permanent: false)
+            try await store.deliverFailure(entry.id, reason: pick(["timeout", "HTTP 503", "offline"]), permanent: false)
         case 62..<72:
             tally.failureKinds["permanent", default: 0] += 1
-            try await store.recordFailure(entry.id, reason: pick(["HTTP 403", "invalid value"]), permanent: true)
+            try await store.deliverFailure(entry.id, reason: pick(["HTTP 403", "invalid value"]), permanent: true)
         case 72..<78:
             let failure = pick([FailureKind.transient, .permanent, .deletedOrNoAccess])
             tally.failureKinds[failure.description, default: 0] += 1
             try await store.recordOutcomes([(entry.id, .failure(failure, reason: "HTTP 404"))])
         case 78..<95:
-            try await store.recordConflict(entry.id, server: conflictCopy(for: entry, in: state))
+            try await store.deliverConflict(entry.id, server: conflictCopy(for: entry, in: state))
         default:
             break  // the reply was lost
         }
@@ -595,7 +595,7 @@ private struct HistoryRun {
         case 70..<88:
             let permanent = chance(40)
             tally.failureKinds[permanent ? "permanent" : "transient", default: 0] += 1
-            return .failed(reason: pick(["timeout", "HTTP 409", "HTTP 403"]), permanent: permanent)
+            return .failure(permanent ? .permanent : .transient, reason: pick(["timeout", "HTTP 409", "HTTP 403"]))
         default:
             let failure = pick([FailureKind.transient, .permanent, .deletedOrNoAccess])
             tally.failureKinds[failure.description, default: 0] += 1

@@ -62,7 +62,10 @@ struct ProtocolSeedTests {
         })
         let engine = SyncEngine(store: store, transport: broken, options: .init(kinds: ["pin"]))
         let outcome = await engine.sync()
-        #expect(outcome.errorMessage?.contains("permanent") == true)
+        guard case .transport(.permanent) = outcome.failure else {
+            Issue.record("expected the transport's permanent refusal, got \(outcome)")
+            return
+        }
         #expect(try await store.records("pin").isEmpty, "nothing downloaded")
         #expect(try await store.cursor(for: "pin") == nil)
     }

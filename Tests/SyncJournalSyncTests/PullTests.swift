@@ -28,7 +28,7 @@ struct PullTests {
 
         let outcome = await engine.sync()
         #expect(outcome.isError)
-        #expect(outcome.errorMessage?.contains("50 pages") == true)
+        #expect(outcome.failure == .pullNotFinished(.pageLimit(pages: 50)))
         #expect(await recorder.pullRequests.count == 50)
         // Each page's cursor advanced from the one before.
         let requested = await recorder.pullRequests.map { ($0.cursors["pin"] ?? nil)?.updatedAt }
@@ -111,7 +111,11 @@ struct PullTests {
             return PullPage(rows: [b], nextCursors: ["pin": PullCursor(updatedAt: 15, id: "b")], hasMore: false)
         })
         let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
-        #expect(await engine.sync().errorMessage?.contains("malformed pull reply") == true)
+        let outcome = await engine.sync()
+        guard case .malformedReply(.pullPage) = outcome.failure else {
+            Issue.record("expected a malformed pull page, got \(outcome)")
+            return
+        }
         #expect(try await store.cursor(for: "pin") == cursor(after: a))
         #expect(try await store.records("pin").map(\.id) == ["a"])
     }

@@ -162,8 +162,9 @@ func serverRow(_ id: String, at updatedAt: Int64, kind: String = "pin", _ fields
 func cursor(after row: ServerRow) -> PullCursor { PullCursor(updatedAt: row.updatedAt, id: row.id) }
 
 extension SyncOutcome {
-    var isError: Bool { if case .error = self { return true } else { return false } }
-    var errorMessage: String? { if case .error(let message) = self { return message } else { return nil } }
+    var isError: Bool { failure != nil }
+    /// Why the sync failed, for a `.failed` outcome.
+    var failure: SyncFailure? { if case .failed(let failure) = self { return failure } else { return nil } }
     /// A transient whole-request failure: `.retryLater`.
     var isRetryLater: Bool { if case .retryLater = self { return true } else { return false } }
     var retryReason: String? { if case .retryLater(let reason, _) = self { return reason } else { return nil } }

@@ -296,7 +296,7 @@ struct WireOutcomeTests {
 
         let outcome = await engine.sync()
         #expect(outcome.isError)
-        #expect(outcome.errorMessage?.contains("400 bad request") == true)
+        #expect(outcome.failure == .transport(.permanent(reason: "400 bad request")))
         let queued = try await store.pendingOperations().map(\.operation)
         let rejected = try await store.rejections().map(\.operation)
         #expect(queued + rejected == [operation], "never silently dropped")
@@ -318,7 +318,7 @@ struct WireOutcomeTests {
         let outcome = await engine.sync()
         switch failure {
         case .transient(let reason, let after): #expect(outcome == .retryLater(reason: reason, retryAfterMilliseconds: after))
-        default: #expect(outcome == .error(failure.description))
+        default: #expect(outcome == .failed(.transport(failure)))
         }
         #expect(try await store.currentState() == before)
     }
@@ -336,7 +336,7 @@ struct WireOutcomeTests {
         }), options: .init(kinds: ["pin"]))
 
         let outcome = await engine.sync()
-        #expect(outcome.errorMessage?.contains("malformed push reply") == true)
+        #expect(outcome.failure == .malformedReply(.pushResultsMismatch(results: 1, mutations: 2)))
         #expect(try await store.pendingOperations().count == 2)
         #expect(try await store.currentState().snapshot.isEmpty)
         for entry in try await store.pendingOperations() { #expect(await store.isInFlight(entry.id) == false) }

@@ -10,35 +10,35 @@ import CSyncJournalCRC
 /// let c = CRC32C.checksum(Array("123456789".utf8))   // 0xE3069283
 /// let stored = CRC32C.mask(c)                        // what the journal keeps
 /// ```
-public enum CRC32C {
+package enum CRC32C {
     /// Whether the hardware instruction is in use on this machine.
-    public static let usesHardware: Bool = sj_crc32c_hw_available() != 0
+    package static let usesHardware: Bool = sj_crc32c_hw_available() != 0
 
     /// The CRC-32C of `bytes`.
     @inlinable
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var state = Running()
         state.update(bytes)
         return state.value
     }
 
     /// The CRC-32C of a raw buffer.
-    public static func checksum(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
         var state = Running()
         state.update(buffer)
         return state.value
     }
 
     /// A checksum computed in several pieces.
-    public struct Running: Sendable {
+    package struct Running: Sendable {
         @usableFromInline var register: UInt32 = 0xFFFF_FFFF
 
         /// Starts a new checksum.
-        @inlinable public init() {}
+        @inlinable package init() {}
 
         /// Adds `bytes` to the checksum.
         @inlinable
-        public mutating func update(_ bytes: some Sequence<UInt8>) {
+        package mutating func update(_ bytes: some Sequence<UInt8>) {
             let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
                 update(UnsafeRawBufferPointer(buffer))
             }
@@ -50,12 +50,12 @@ public enum CRC32C {
 
         /// Adds the bytes of `buffer` to the checksum.
         @inlinable
-        public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        package mutating func update(_ buffer: UnsafeRawBufferPointer) {
             register = CRC32C.advance(register, buffer)
         }
 
         /// The checksum of everything added so far.
-        @inlinable public var value: UInt32 { ~register }
+        @inlinable package var value: UInt32 { ~register }
     }
 
     @usableFromInline
@@ -69,7 +69,7 @@ public enum CRC32C {
 
     /// The portable implementation (slicing by 8), also used to check the
     /// hardware path in tests.
-    public static func softwareChecksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func softwareChecksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { ~softwareAdvance(0xFFFF_FFFF, $0) }
     }
 
@@ -138,13 +138,13 @@ public enum CRC32C {
     /// Masks a checksum before it is stored, so that a CRC computed over bytes
     /// that contain stored CRCs is not trivially valid (LevelDB's rule).
     @inlinable
-    public static func mask(_ crc: UInt32) -> UInt32 {
+    package static func mask(_ crc: UInt32) -> UInt32 {
         ((crc >> 15) | (crc << 17)) &+ 0xA282_EAD8
     }
 
     /// Reverses ``mask(_:)``.
     @inlinable
-    public static func unmask(_ masked: UInt32) -> UInt32 {
+    package static func unmask(_ masked: UInt32) -> UInt32 {
         let rotated = masked &- 0xA282_EAD8
         return (rotated >> 17) | (rotated << 15)
     }

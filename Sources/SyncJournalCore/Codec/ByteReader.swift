@@ -2,9 +2,9 @@ import SyncJournalPlatform
 
 /// Reads the primitive encodings written by ``ByteWriter`` from a byte
 /// buffer, throwing ``ByteReader/Failure`` instead of trapping on bad input.
-public struct ByteReader: Sendable {
+package struct ByteReader: Sendable {
     /// Why a payload could not be decoded, with the position in the payload.
-    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The payload ended inside a value.
         case truncated(at: Int)
         /// A varint ran past 10 bytes or past 64 bits.
@@ -17,7 +17,7 @@ public struct ByteReader: Sendable {
         case trailingBytes(count: Int, at: Int)
 
         /// A one-line explanation.
-        public var description: String {
+        package var description: String {
             switch self {
             case .truncated(let at): return "payload ends early at byte \(at)"
             case .varintOverflow(let at): return "varint too long at byte \(at)"
@@ -29,32 +29,32 @@ public struct ByteReader: Sendable {
     }
 
     /// The bytes being read.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The position of the next byte to read.
-    public private(set) var position: Int
+    package private(set) var position: Int
 
     /// Reads `bytes` from the start.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
         position = 0
     }
 
     /// Reads `bytes` from the start of a slice.
-    public init(_ bytes: ArraySlice<UInt8>) { self.init(Array(bytes)) }
+    package init(_ bytes: ArraySlice<UInt8>) { self.init(Array(bytes)) }
 
     /// Whether every byte has been read.
-    public var isAtEnd: Bool { position == bytes.count }
+    package var isAtEnd: Bool { position == bytes.count }
 
     /// The number of bytes not yet read.
-    public var remaining: Int { bytes.count - position }
+    package var remaining: Int { bytes.count - position }
 
     /// Throws unless every byte was read.
-    public func expectEnd() throws(Failure) {
+    package func expectEnd() throws(Failure) {
         if position != bytes.count { throw .trailingBytes(count: bytes.count - position, at: position) }
     }
 
     /// Reads one byte.
-    public mutating func readUInt8() throws(Failure) -> UInt8 {
+    package mutating func readUInt8() throws(Failure) -> UInt8 {
         guard position < bytes.count else { throw .truncated(at: position) }
         defer { position += 1 }
         return bytes[position]
@@ -69,16 +69,16 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads a little-endian `u16`.
-    public mutating func readUInt16() throws(Failure) -> UInt16 { UInt16(try readFixed(2)) }
+    package mutating func readUInt16() throws(Failure) -> UInt16 { UInt16(try readFixed(2)) }
     /// Reads a little-endian `u32`.
-    public mutating func readUInt32() throws(Failure) -> UInt32 { UInt32(try readFixed(4)) }
+    package mutating func readUInt32() throws(Failure) -> UInt32 { UInt32(try readFixed(4)) }
     /// Reads a little-endian `u64`.
-    public mutating func readUInt64() throws(Failure) -> UInt64 { try readFixed(8) }
+    package mutating func readUInt64() throws(Failure) -> UInt64 { try readFixed(8) }
     /// Reads a little-endian `i64`.
-    public mutating func readInt64() throws(Failure) -> Int64 { Int64(bitPattern: try readFixed(8)) }
+    package mutating func readInt64() throws(Failure) -> Int64 { Int64(bitPattern: try readFixed(8)) }
 
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
-    public mutating func readVarint() throws(Failure) -> UInt64 {
+    package mutating func readVarint() throws(Failure) -> UInt64 {
         let start = position
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -100,7 +100,7 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads a zigzag-encoded signed integer.
-    public mutating func readZigzag() throws(Failure) -> Int64 {
+    package mutating func readZigzag() throws(Failure) -> Int64 {
         let raw = try readVarint()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
@@ -108,7 +108,7 @@ public struct ByteReader: Sendable {
     /// Reads a varint used as a count or length, refusing values larger than
     /// the bytes that remain (each counted item takes at least one byte), so a
     /// damaged count never becomes a huge allocation.
-    public mutating func readCount(minimumItemSize: Int = 1) throws(Failure) -> Int {
+    package mutating func readCount(minimumItemSize: Int = 1) throws(Failure) -> Int {
         let start = position
         let raw = try readVarint()
         guard raw <= UInt64(remaining / max(minimumItemSize, 1)) else {
@@ -118,20 +118,20 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads `count` raw bytes.
-    public mutating func readRaw(_ count: Int) throws(Failure) -> [UInt8] {
+    package mutating func readRaw(_ count: Int) throws(Failure) -> [UInt8] {
         guard count >= 0, bytes.count - position >= count else { throw .truncated(at: position) }
         defer { position += count }
         return Array(bytes[position..<position + count])
     }
 
     /// Reads a varint length and that many bytes.
-    public mutating func readBytes() throws(Failure) -> [UInt8] {
+    package mutating func readBytes() throws(Failure) -> [UInt8] {
         let count = try readCount()
         return try readRaw(count)
     }
 
     /// Runs `body` over the next `count` bytes, in place, and moves past them.
-    public mutating func withRaw<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) throws(Failure) -> Result {
+    package mutating func withRaw<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) throws(Failure) -> Result {
         guard count >= 0, bytes.count - position >= count else { throw .truncated(at: position) }
         defer { position += count }
         let from = position
@@ -139,7 +139,7 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads a varint length and that many bytes of UTF-8.
-    public mutating func readString() throws(Failure) -> String {
+    package mutating func readString() throws(Failure) -> String {
         let start = position
         let count = try readCount()
         // The string is made from the payload in place: no intermediate array.

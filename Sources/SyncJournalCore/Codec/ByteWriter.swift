@@ -1,41 +1,41 @@
 /// Appends the primitive encodings of the journal format to a byte array:
 /// fixed-width little-endian integers, LEB128 varints, zigzag integers and
 /// length-prefixed strings (see `journals/FORMAT.md`, section 4).
-public struct ByteWriter: Sendable {
+package struct ByteWriter: Sendable {
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// Starts an empty buffer, reserving `capacity` bytes.
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Appends one byte.
-    public mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
+    package mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
 
     /// Appends a little-endian `u16`.
-    public mutating func writeUInt16(_ value: UInt16) {
+    package mutating func writeUInt16(_ value: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: value))
         bytes.append(UInt8(truncatingIfNeeded: value >> 8))
     }
 
     /// Appends a little-endian `u32`.
-    public mutating func writeUInt32(_ value: UInt32) {
+    package mutating func writeUInt32(_ value: UInt32) {
         // One append of the value's bytes, not one per byte.
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a little-endian `u64`.
-    public mutating func writeUInt64(_ value: UInt64) {
+    package mutating func writeUInt64(_ value: UInt64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a little-endian two's complement `i64`.
-    public mutating func writeInt64(_ value: Int64) { writeUInt64(UInt64(bitPattern: value)) }
+    package mutating func writeInt64(_ value: Int64) { writeUInt64(UInt64(bitPattern: value)) }
 
     /// Appends an unsigned LEB128 varint.
-    public mutating func writeVarint(_ value: UInt64) {
+    package mutating func writeVarint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -45,22 +45,22 @@ public struct ByteWriter: Sendable {
     }
 
     /// Appends a signed integer as a zigzag varint.
-    public mutating func writeZigzag(_ value: Int64) {
+    package mutating func writeZigzag(_ value: Int64) {
         writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// Appends a varint length and the bytes.
-    public mutating func writeBytes(_ value: some Collection<UInt8>) {
+    package mutating func writeBytes(_ value: some Collection<UInt8>) {
         writeVarint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
     /// Appends a varint length and the UTF-8 bytes of `value`.
-    public mutating func writeString(_ value: String) {
+    package mutating func writeString(_ value: String) {
         var copy = value
         copy.withUTF8 { writeBytes($0) }
     }
 
     /// Appends raw bytes with no length prefix.
-    public mutating func writeRaw(_ value: some Sequence<UInt8>) { bytes.append(contentsOf: value) }
+    package mutating func writeRaw(_ value: some Sequence<UInt8>) { bytes.append(contentsOf: value) }
 }

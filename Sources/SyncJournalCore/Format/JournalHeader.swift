@@ -1,35 +1,35 @@
 /// The file header of a journal (`journals/FORMAT.md`, section 1).
 public struct JournalHeader: Sendable, Hashable {
     /// Format major version; readers refuse ones they do not know.
-    public var majorVersion: UInt16
+    package var majorVersion: UInt16
     /// Format minor version.
-    public var minorVersion: UInt16
+    package var minorVersion: UInt16
     /// Bytes from the start of the file to the first record.
-    public var headerLength: Int
+    package var headerLength: Int
     /// The journal's identity, kept across checkpoints.
-    public var journalID: JournalID
+    package var journalID: JournalID
     /// This file's random, non-zero generation; every record repeats it.
-    public var generation: UInt64
+    package var generation: UInt64
     /// The generation this file replaces (0 when it is a new journal).
-    public var continuesGeneration: UInt64
+    package var continuesGeneration: UInt64
     /// Sequence number of the first record.
-    public var firstSequence: UInt64
+    package var firstSequence: UInt64
     /// Creation time, milliseconds since the Unix epoch (informational).
-    public var createdAtMilliseconds: Int64
+    package var createdAtMilliseconds: Int64
     /// Header flags (0 in every version so far; a format-2 reader that
     /// finds one set treats the journal as read-only).
-    public var flags: UInt32
+    package var flags: UInt32
     /// Format 2: the most bytes the writer ever has written past the part of
     /// the file known to be durable. Recovery uses it to bound a torn tail:
     /// non-zero bytes farther than this past the damage cannot come from an
     /// interrupted append. 0 in a 1.x header, which has no such bound.
-    public var inFlightLimit: UInt32
+    package var inFlightLimit: UInt32
     /// Format 2: the reserved field at offset 72 (0 when valid).
-    public var reserved: UInt32
+    package var reserved: UInt32
 
     /// A header of the current format (2.0), or of `majorVersion` 1 for
     /// tools that write 1.x sample files.
-    public init(
+    package init(
         journalID: JournalID,
         generation: UInt64,
         continuesGeneration: UInt64 = 0,
@@ -53,19 +53,19 @@ public struct JournalHeader: Sendable, Hashable {
     }
 
     /// The length of the header in front of each record of this file.
-    public var recordHeaderLength: Int { JournalFormat.recordHeaderLength(major: majorVersion) }
+    package var recordHeaderLength: Int { JournalFormat.recordHeaderLength(major: majorVersion) }
 
     /// Whether this file's records carry a sync horizon (format 2 and later).
-    public var hasSyncHorizons: Bool { majorVersion >= 2 }
+    package var hasSyncHorizons: Bool { majorVersion >= 2 }
 
     /// A random non-zero generation.
-    public static func randomGeneration() -> UInt64 {
+    package static func randomGeneration() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return UInt64.random(in: 1...UInt64.max, using: &generator)
     }
 
     /// The 80 bytes of the header, checksum included.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: JournalFormat.headerLength)
         writer.writeRaw(JournalFormat.magic)
         writer.writeUInt16(majorVersion)
@@ -119,7 +119,7 @@ public struct JournalHeader: Sendable, Hashable {
     /// only once the checksum has verified, so a flipped version bit reads
     /// as damage, not as a future format. Every major version keeps the
     /// first 16 bytes and the checksum in the last 4 bytes of the header.
-    public static func declaredLength(_ prefix: [UInt8]) throws(Problem) -> Int {
+    package static func declaredLength(_ prefix: [UInt8]) throws(Problem) -> Int {
         guard prefix.count >= 16 else {
             if Array(prefix.prefix(JournalFormat.magic.count)) != Array(JournalFormat.magic.prefix(prefix.count)) { throw .badMagic }
             throw prefix.isEmpty ? .badMagic : .truncated(length: prefix.count)
@@ -135,7 +135,7 @@ public struct JournalHeader: Sendable, Hashable {
     }
 
     /// Decodes and verifies a header. `bytes` holds at least the declared header length.
-    public static func decode(_ bytes: [UInt8]) throws(Problem) -> JournalHeader {
+    package static func decode(_ bytes: [UInt8]) throws(Problem) -> JournalHeader {
         let length = try declaredLength(bytes)
         guard bytes.count >= length else { throw .truncated(length: bytes.count) }
         var reader = ByteReader(Array(bytes.prefix(length)))

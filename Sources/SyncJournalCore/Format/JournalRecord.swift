@@ -1,19 +1,19 @@
 /// One verified record read from a journal.
-public struct JournalRecord: Sendable, Hashable {
+package struct JournalRecord: Sendable, Hashable {
     /// Offset of the record header in the file.
-    public var offset: Int64
+    package var offset: Int64
     /// The record's sequence number.
-    public var sequence: UInt64
+    package var sequence: UInt64
     /// The record's type.
-    public var type: RecordType
+    package var type: RecordType
     /// The payload bytes.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// Format 2: how far the file was known to be durable when the record
     /// was written; `nil` for a format-1.x record, which carries none.
-    public var syncHorizon: Int64?
+    package var syncHorizon: Int64?
 
     /// Creates a record value.
-    public init(offset: Int64, sequence: UInt64, type: RecordType, payload: [UInt8], syncHorizon: Int64? = nil) {
+    package init(offset: Int64, sequence: UInt64, type: RecordType, payload: [UInt8], syncHorizon: Int64? = nil) {
         self.offset = offset
         self.sequence = sequence
         self.type = type
@@ -22,7 +22,7 @@ public struct JournalRecord: Sendable, Hashable {
     }
 
     /// Bytes the record takes in the file, header included.
-    public var length: Int {
+    package var length: Int {
         JournalFormat.recordHeaderLength(major: syncHorizon == nil ? 1 : 2) + payload.count
     }
 }

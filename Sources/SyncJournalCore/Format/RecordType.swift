@@ -10,23 +10,23 @@ public struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, Cust
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// The bit that marks a skippable type.
-    public static let skippableBit: UInt16 = 0x8000
+    package static let skippableBit: UInt16 = 0x8000
 
     /// Whether a reader that does not know this type may ignore it.
-    public var isSkippable: Bool { rawValue & Self.skippableBit != 0 }
+    package var isSkippable: Bool { rawValue & Self.skippableBit != 0 }
 
     /// Type 0 is never valid, so a zero-filled region never parses as a record.
-    public static let invalid = RecordType(rawValue: 0)
+    package static let invalid = RecordType(rawValue: 0)
     /// A checkpoint snapshot (written by the store layer's checkpoints).
-    public static let checkpoint = RecordType(rawValue: 0x0F00)
+    package static let checkpoint = RecordType(rawValue: 0x0F00)
     /// A record copied by salvage from after a damaged region, kept for a human to inspect.
-    public static let salvaged = RecordType(rawValue: 0x8F01)
+    package static let salvaged = RecordType(rawValue: 0x8F01)
     /// Format 2: an empty record a bulk writer appends when it closes, so
     /// that its sync horizon covers every record before it. Without it the
     /// records of a whole import are never claimed durable by a later one,
     /// and a sector of theirs that rots to zeros would read as an
     /// interrupted append.
-    public static let syncHorizon = RecordType(rawValue: 0x8F02)
+    package static let syncHorizon = RecordType(rawValue: 0x8F02)
 
     public static func < (lhs: RecordType, rhs: RecordType) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -2,16 +2,16 @@ import SyncJournalPlatform
 
 /// Loops over ``SystemCalls`` that finish short reads and writes and name the
 /// file in every error. All journal code reads and writes through these.
-public struct FileIO: Sendable {
+package struct FileIO: Sendable {
     /// The system-call layer underneath.
-    public let system: any SystemCalls
+    package let system: any SystemCalls
 
     /// Wraps `system`.
-    public init(_ system: any SystemCalls) { self.system = system }
+    package init(_ system: any SystemCalls) { self.system = system }
 
     /// Writes every byte of `bytes` at `offset`, finishing short writes.
     /// A write that makes no progress is reported as `EIO`.
-    public func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(SystemError) {
+    package func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(SystemError) {
         var done = 0
         while done < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[done...])
@@ -23,7 +23,7 @@ public struct FileIO: Sendable {
     }
 
     /// Writes every byte of `bytes` at `offset`.
-    public func writeAll(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int64, path: String) throws(SystemError) {
+    package func writeAll(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int64, path: String) throws(SystemError) {
         let result: Result<Void, SystemError> = bytes.withUnsafeBytes { buffer in
             do throws(SystemError) { try writeAll(fd, buffer, at: offset, path: path); return .success(()) } catch { return .failure(error) }
         }
@@ -31,7 +31,7 @@ public struct FileIO: Sendable {
     }
 
     /// Reads up to `count` bytes at `offset`, stopping early only at end of file.
-    public func read(_ fd: FileDescriptor, count: Int, at offset: Int64, path: String) throws(SystemError) -> [UInt8] {
+    package func read(_ fd: FileDescriptor, count: Int, at offset: Int64, path: String) throws(SystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         let result: Result<Int, SystemError> = bytes.withUnsafeMutableBytes { buffer in
@@ -50,7 +50,7 @@ public struct FileIO: Sendable {
     }
 
     /// `fsync`s the directory at `path`, so a create, rename or unlink in it is durable.
-    public func syncDirectory(_ path: String) throws(SystemError) {
+    package func syncDirectory(_ path: String) throws(SystemError) {
         let fd: FileDescriptor
         do { fd = try system.open(path, [.readOnly, .directory], 0) } catch { throw error.at(path) }
         defer { try? system.close(fd) }
@@ -58,7 +58,7 @@ public struct FileIO: Sendable {
     }
 
     /// The directory part of `path` (`.` when there is none).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])

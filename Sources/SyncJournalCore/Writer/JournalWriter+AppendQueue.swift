@@ -10,7 +10,7 @@ extension JournalWriter {
     ///   earlier sync failed; ``JournalError/recordTooLarge(bytes:maximum:)``;
     ///   ``JournalError/closed(path:)``.
     @discardableResult
-    public func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
+    package func append(type: RecordType, payload: [UInt8]) async throws(JournalError) -> UInt64 {
         try await append(records: [(type, payload)])
     }
 
@@ -21,7 +21,7 @@ extension JournalWriter {
     /// middle of the write can keep a prefix of them, which recovery treats
     /// like any torn tail.)
     @discardableResult
-    public func append(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+    package func append(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
@@ -160,7 +160,7 @@ extension JournalWriter {
 
     /// Makes every record written so far durable. In durable and group-commit
     /// modes appends already are; this matters for ``Mode/bulk``.
-    public func sync() async throws(JournalError) {
+    package func sync() async throws(JournalError) {
         try await BlockingIO.run(on: queue) { () throws(JournalError) in
             try self.state.withLock { (state) throws(JournalError) in
                 if let failure = state.failure { throw failure }

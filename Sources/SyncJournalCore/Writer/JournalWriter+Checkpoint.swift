@@ -16,7 +16,7 @@ extension JournalWriter {
     /// temporary file is removed); a failure after it is final, like a failed
     /// `fdatasync`: the writer cannot know which file a crash would leave.
     @discardableResult
-    public func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
+    package func rewrite(records: [(type: RecordType, payload: [UInt8])]) async throws(JournalError) -> UInt64 {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }

@@ -5,7 +5,7 @@ extension JournalWriter {
     /// Waits for pending appends, syncs anything unsynced (unless the writer
     /// failed), releases the lock and closes the file. Later calls throw
     /// ``JournalError/closed(path:)``.
-    public func close() async throws(JournalError) {
+    package func close() async throws(JournalError) {
         // Refuse new appends at once. Every append accepted before this point
         // has its drain queued ahead of the block below (it was scheduled under
         // the same lock), and the queue is serial, so it is written first.

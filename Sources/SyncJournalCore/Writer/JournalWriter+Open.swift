@@ -8,7 +8,7 @@ extension JournalWriter {
     ///   ``JournalError/corrupt(path:offset:damage:)`` (file untouched) if it is
     ///   corrupt; ``JournalError/notAJournal(path:)``,
     ///   ``JournalError/unsupportedVersion(path:major:minor:)``, ``JournalError/io(_:)``.
-    public static func open(path: String, options: Options = Options()) async throws(JournalError) -> JournalWriter {
+    package static func open(path: String, options: Options = Options()) async throws(JournalError) -> JournalWriter {
         try await BlockingIO.run { () throws(JournalError) -> JournalWriter in try openBlocking(path: path, options: options) }
     }
 

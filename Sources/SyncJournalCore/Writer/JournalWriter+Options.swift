@@ -1,6 +1,6 @@
 extension JournalWriter {
     /// How appends reach the disk.
-    public enum Mode: Sendable, Hashable {
+    package enum Mode: Sendable, Hashable {
         /// Each append is written and `fdatasync`ed on its own before it returns.
         case durable
         /// Concurrent appends share one write and one `fdatasync`; each still
@@ -15,20 +15,20 @@ extension JournalWriter {
     }
 
     /// Options for ``JournalWriter/open(path:options:)``.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How appends reach the disk.
-        public var mode: Mode
+        package var mode: Mode
         /// The system-call layer (a fault injector in tests).
-        public var system: any SystemCalls
+        package var system: any SystemCalls
         /// Create the journal if it does not exist.
-        public var createIfMissing: Bool
+        package var createIfMissing: Bool
         /// The header to use when creating (tests and samples fix ids and times).
-        public var headerForNewJournal: (@Sendable () -> JournalHeader)?
+        package var headerForNewJournal: (@Sendable () -> JournalHeader)?
         /// Called with each valid record, in order, by the scan that opening
         /// does anyway, so a caller that rebuilds state from the journal does
         /// not read the file a second time. (A corrupt journal still fails the
         /// open after some records were visited.)
-        public var visitRecord: (@Sendable (JournalRecord) -> Void)?
+        package var visitRecord: (@Sendable (JournalRecord) -> Void)?
         /// How far ahead of its appends the writer extends the file with
         /// zeros, in bytes (0: never; the file grows with each write).
         ///
@@ -43,18 +43,18 @@ extension JournalWriter {
         /// var options = JournalWriter.Options()
         /// options.preallocationBytes = 4 << 20   // extend 4 MiB at a time
         /// ```
-        public var preallocationBytes: Int
+        package var preallocationBytes: Int
         /// Whether the caller understands a record type that is not
         /// skippable. A journal holding a verified record of a type it does
         /// not understand (or with reserved bits set) was written by a newer
         /// version: opening it fails with
         /// ``JournalError/unsupported(path:offset:reason:)`` and nothing is
         /// cut or appended. `nil`: every type is understood.
-        public var understands: (@Sendable (RecordType) -> Bool)?
+        package var understands: (@Sendable (RecordType) -> Bool)?
 
         /// Default options: durable appends, real system calls, create if
         /// missing, 1 MiB of preallocated space at a time.
-        public init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
+        package init(mode: Mode = .durable, system: any SystemCalls = PosixSystemCalls(), createIfMissing: Bool = true,
                     headerForNewJournal: (@Sendable () -> JournalHeader)? = nil,
                     visitRecord: (@Sendable (JournalRecord) -> Void)? = nil,
                     preallocationBytes: Int = 1 << 20,

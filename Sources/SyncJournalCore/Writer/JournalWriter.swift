@@ -17,15 +17,15 @@ import SyncJournalPlatform
 /// Blocking I/O runs on the writer's own Dispatch queue, off the Swift
 /// concurrency pool. If an `fdatasync` fails the writer turns read-only for
 /// good: every later call throws ``JournalError/writerFailed(path:cause:)``.
-public final class JournalWriter: Sendable {
+package final class JournalWriter: Sendable {
     /// The journal's path.
-    public let path: String
+    package let path: String
     /// The current file's header (a checkpoint rewrite gives the journal a new one).
-    public var header: JournalHeader { state.withLock { $0.header } }
+    package var header: JournalHeader { state.withLock { $0.header } }
     /// What opening found and repaired.
-    public let recovery: JournalRecovery
+    package let recovery: JournalRecovery
     /// The append mode.
-    public let mode: Mode
+    package let mode: Mode
 
     let io: FileIO
     let preallocationBytes: Int
@@ -109,13 +109,13 @@ public final class JournalWriter: Sendable {
     }
 
     /// The sequence number the next appended record will get.
-    public var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
+    package var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
 
     /// Bytes in the file up to the end of the last record written.
-    public var endOffset: Int64 { state.withLock { $0.endOffset } }
+    package var endOffset: Int64 { state.withLock { $0.endOffset } }
 
     /// How many `fdatasync` calls the writer has issued (for group-commit measurements).
-    public var syncCount: Int { state.withLock { $0.syncCount } }
+    package var syncCount: Int { state.withLock { $0.syncCount } }
 }
 
 /// Milliseconds since the Unix epoch from the system clock (used only for the

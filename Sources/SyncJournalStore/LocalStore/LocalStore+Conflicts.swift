@@ -1,0 +1,92 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// Sets the conflict policy of `kind` (for conflicts found from now on).
+    ///
+    /// ```swift
+    /// await store.setConflictPolicy(.mergeFields, for: "pin")
+    /// ```
+    public func setConflictPolicy(_ policy: ConflictPolicy, for kind: String) {
+        options.conflictPolicies[kind] = policy
+    }
+
+    /// Sends a quarantined operation again, with a fresh budget of permanent failures.
+    public func retryQuarantined(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
+            return [.released(id)]
+        }
+        await notifyEditObserver()
+    }
+
+    /// Drops a quarantined operation for good; the record shows the server's
+    /// copy with any later queued edits on top.
+    public func discardQuarantined(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
+            return [.discarded(id)]
+        }
+        await notifyEditObserver()
+    }
+
+    /// Removes a conflict from ``conflicts()`` once the app has shown it; its resolution stands.
+    public func dismissConflict(_ id: OperationID) async throws(StoreError) {
+        try await submit { (staged) throws(StoreError) in
+            guard staged.conflicts.contains(where: { $0.id == id }) else { throw .conflictNotFound(id) }
+            return [.conflictDismissed(id)]
+        }
+    }
+
+    /// Resolves a conflict the app's way, later (say, the user picked "keep
+    /// mine"): `.keep(fields)` sets those field values (queued as an update
+    /// of what the device shows now carrying the values that differ, or a
+    /// create if the record is gone; fields left out keep their values),
+    /// `.delete` deletes it, `.acceptServer` only dismisses. The conflict
+    /// leaves ``conflicts()`` in the same journal record as the edit
+    /// (`conflict-settled`), so a crash keeps both or neither.
+    ///
+    /// ```swift
+    /// for conflict in try await store.conflicts() where userPrefersMine(conflict) {
+    ///     try await store.resolveConflict(conflict.id, keeping: .keep(conflict.operation.fields))
+    /// }
+    /// ```
+    public func resolveConflict(_ id: OperationID, keeping decision: ConflictDecision) async throws(StoreError) {
+        let now = options.clock.nowMilliseconds()
+        let newID = OperationID.random()
+        try await submit { (staged) throws(StoreError) in
+            guard let conflict = staged.conflicts.first(where: { $0.id == id }) else { throw .conflictNotFound(id) }
+            let key = conflict.operation.key
+            let visible = staged.visibleFields(of: key)
+            var operation: JournalOperation?
+            switch decision {
+            case .acceptServer:
+                break
+            case .keep(let fields):
+                try Self.validate(kind: key.kind, id: key.id, fields: fields)
+                if let visible {
+                    let changed = fields.filter { visible[$0.key] != $0.value }
+                    if !changed.isEmpty {
+                        operation = JournalOperation(id: newID, kind: .update, entity: key.kind, recordID: key.id, fields: changed,
+                                                     baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                    }
+                } else {
+                    operation = JournalOperation(id: newID, kind: .create, entity: key.kind, recordID: key.id, fields: fields,
+                                                 baseUpdatedAt: nil, queuedAt: now)
+                }
+            case .delete:
+                if visible != nil {
+                    operation = JournalOperation(id: newID, kind: .delete, entity: key.kind, recordID: key.id,
+                                                 baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                }
+            }
+            guard let operation else { return [.conflictDismissed(id)] }
+            // One record: a torn write keeps both or neither.
+            var dismissed = staged
+            dismissed.apply(.conflictDismissed(id))
+            guard case .edit(let edit, let steps) = Self.edit(operation, in: dismissed) else { return [.conflictDismissed(id)] }
+            return [.conflictSettled(id, edit: edit, compaction: steps)]
+        }
+        await notifyEditObserver()
+    }
+}

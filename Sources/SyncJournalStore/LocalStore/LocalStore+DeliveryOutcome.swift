@@ -1,0 +1,11 @@
+extension LocalStore {
+    /// What the server said of one operation, as the store keeps it.
+    package enum DeliveryOutcome: Sendable, Hashable {
+        /// Applied; the row is the server's copy afterwards.
+        case acknowledged(ServerRow)
+        /// Refused: the server's copy changed (`nil`: it was deleted).
+        case conflicted(server: ServerRow?)
+        /// Refused for a reason of this kind (``FailureKind/deletedOrNoAccess`` quarantines at once).
+        case failure(FailureKind, reason: String)
+    }
+}

@@ -1,0 +1,86 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// Creates a record and returns its id (a new random one when `id` is nil).
+    ///
+    /// - Throws: ``StoreError/recordAlreadyExists(_:)`` when the app can see
+    ///   a record with that id; validation errors; ``StoreError/journal(_:)``.
+    @discardableResult
+    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> String {
+        let recordID = id ?? options.makeRecordID()
+        try Self.validate(kind: kind, id: recordID, fields: fields)
+        let now = options.clock.nowMilliseconds()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: recordID)
+            if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
+            // A record created here has no base until the server confirms it.
+            let operation = JournalOperation(id: .random(), kind: .create, entity: kind, recordID: recordID,
+                                             fields: fields, baseUpdatedAt: nil, queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+        await notifyEditObserver()
+        return recordID
+    }
+
+    /// Changes some fields of a visible record and returns the operation's
+    /// id (to await with ``outcome(of:)``).
+    @discardableResult
+    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> OperationID {
+        try Self.validate(kind: kind, id: id, fields: changes)
+        let now = options.clock.nowMilliseconds()
+        let operationID = OperationID.random()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: id)
+            guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
+            let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+        await notifyEditObserver()
+        return operationID
+    }
+
+    /// Deletes a visible record and returns the operation's id. Only a record
+    /// the app can see can be deleted.
+    @discardableResult
+    public func delete(_ kind: String, id: String) async throws(StoreError) -> OperationID {
+        try Self.validate(kind: kind, id: id, fields: [:])
+        let now = options.clock.nowMilliseconds()
+        let operationID = OperationID.random()
+        try await submit { (staged) throws(StoreError) in
+            let key = RecordKey(kind: kind, id: id)
+            guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
+            let operation = JournalOperation(id: operationID, kind: .delete, entity: kind, recordID: id,
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+            return [Self.edit(operation, in: staged)]
+        }
+        await notifyEditObserver()
+        return operationID
+    }
+
+    /// The edit event for `operation`, with the compaction it causes.
+    static func edit(_ operation: JournalOperation, in staged: StoreState) -> StoreEvent {
+        let steps = Compactor.steps(for: operation, after: staged.outbox.operations(on: operation.key))
+        // Compaction only saves work; when a merge would not fit in one
+        // record, both edits stay queued as they are. (Without steps the edit
+        // was already checked against the limit by `validate`.)
+        let compacted = StoreEvent.edit(operation, compaction: steps)
+        if !steps.isEmpty, compacted.encodedPayload().count > JournalFormat.maximumPayloadLength { return .edit(operation, compaction: []) }
+        return compacted
+    }
+
+    static func validate(kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) {
+        if kind.isEmpty { throw .emptyKind }
+        if id.isEmpty { throw .invalidRecordID(id, reason: "empty") }
+        if id.utf8.count > JournalOperation.maximumRecordIDLength {
+            throw .invalidRecordID(id, reason: "\(id.utf8.count) UTF-8 bytes, at most \(JournalOperation.maximumRecordIDLength)")
+        }
+        if fields.keys.contains(where: \.isEmpty) { throw .invalidFields(kind: kind, id: id, reason: "empty field name") }
+        let size = JournalOperation(id: OperationID(bytes: Array(repeating: 0, count: 16))!, kind: .create, entity: kind,
+                                    recordID: id, fields: fields, queuedAt: 0).encoded().count
+        if size > JournalFormat.maximumPayloadLength / 2 {
+            throw .invalidFields(kind: kind, id: id, reason: "\(size) bytes, more than a record may hold")
+        }
+    }
+}

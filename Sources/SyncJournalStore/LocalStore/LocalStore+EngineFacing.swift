@@ -1,0 +1,242 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore: EngineFacingStore {
+    /// Up to `limit` operations to send next, in queue order: for each record
+    /// only its first queued operation, and none of a record that has an
+    /// operation in flight (a delete waits for its create's outcome).
+    ///
+    /// Operations in `excluding` (say, ones that failed earlier in this sync)
+    /// are skipped, and so is the rest of their record's queue.
+    package func operationsReadyToSend(limit: Int, excluding: Set<OperationID> = []) throws(StoreError) -> [OutboxOperation] {
+        try checkWritable()
+        var seen = Set<RecordKey>()
+        var ready: [OutboxOperation] = []
+        guard limit > 0 else { return [] }
+        state.outbox.forEach { entry in
+            // The first operation of each record decides: a quarantined one
+            // holds its record's later operations back, and only those.
+            if seen.insert(entry.key).inserted, !entry.quarantined, !inFlight.contains(entry.id), !excluding.contains(entry.id) {
+                ready.append(entry)
+            }
+            return ready.count < limit
+        }
+        return ready
+    }
+
+    /// Records durably that `ids` may reach the server, then marks them in
+    /// flight, and returns the operations to hand to the transport: those of
+    /// `ids` still queued. One the user cancelled meanwhile (a create never
+    /// sent, then deleted) is left out, so it is never sent.
+    @discardableResult
+    package func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation] {
+        try await submit { (staged) throws(StoreError) in
+            let unsent = ids.filter { staged.outbox[$0].map { !$0.sent } ?? false }
+            return unsent.isEmpty ? [] : [.sent(unsent)]
+        }
+        // Decided against the state after this call's batch: an operation
+        // removed earlier in the batch is gone, every other one is now sent.
+        let accepted = ids.compactMap { id in state.outbox[id].flatMap { $0.sent ? $0 : nil } }
+        inFlight.formUnion(accepted.map(\.id))
+        return accepted
+    }
+
+    /// The transport reported `ids` never left the device (it was offline):
+    /// they stop being in flight, and those this hand-over had newly marked
+    /// sent are unsent again, so the state is as it was before the attempt.
+    package func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
+        inFlight.subtract(ids)
+        let revert = ids.filter { newlyMarked.contains($0) }
+        try await submit { (staged) throws(StoreError) in
+            let sent = revert.filter { staged.outbox[$0]?.sent == true }
+            return sent.isEmpty ? [] : [.withdrawn(sent)]
+        }
+    }
+
+    /// Keeps the outcomes of one push reply together: every outcome is
+    /// checked first (rows of the right record, valid ids and fields), and
+    /// only then are they all journaled, in one write. A reply with any
+    /// malformed part is refused whole.
+    ///
+    /// - Returns: the number of conflicts kept.
+    @discardableResult
+    package func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
+        let policies = options.conflictPolicies
+        let defaultPolicy = options.defaultConflictPolicy
+        let limit = options.maximumPermanentFailures
+        let now = options.clock.nowMilliseconds()
+        try await submit { (staged) throws(StoreError) in
+            var events: [StoreEvent] = []
+            var acks: [Acknowledgement] = []
+            // Outcomes of operations no longer queued (a late duplicate reply) are ignored.
+            for (index, (id, outcome)) in outcomes.enumerated() {
+                guard let entry = staged.outbox[id] else { continue }
+                switch outcome {
+                case .acknowledged(let row):
+                    try Self.check(row, for: entry, index: index)
+                    acks.append(Acknowledgement(operationID: id, row: row))
+                case .conflicted(let server):
+                    if let server { try Self.check(server, for: entry, index: index) }
+                    let input = Self.conflictInput(entry, server: server, in: staged)
+                    let resolution = ConflictResolution.resolve(input, policy: policies[entry.operation.entity] ?? defaultPolicy,
+                                                                newID: .random(), now: now)
+                    events.append(.conflictResolved(id, server: server, base: input.base, resolution: resolution))
+                case .failure(let kind, let reason):
+                    events.append(Self.failure(entry, kind: kind, reason: reason, limit: limit))
+                }
+            }
+            if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }
+            return events
+        }
+        return outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
+    }
+
+    /// The failure event for `entry`: quarantined once its permanent failures
+    /// reach `limit`, or at once when the row is gone.
+    static func failure(_ entry: OutboxOperation, kind: FailureKind, reason: String, limit: Int) -> StoreEvent {
+        let permanent = entry.permanentFailures + (kind == .transient ? 0 : 1)
+        let quarantine = kind == .deletedOrNoAccess || (kind == .permanent && permanent >= limit)
+        return .attemptFailed(entry.id, kind: kind, reason: reason, quarantine: quarantine)
+    }
+
+    /// What a conflict policy is given: the operation, the base copy the
+    /// device had, the server's copy, and the record as the device showed it.
+    static func conflictInput(_ entry: OutboxOperation, server: ServerRow?, in staged: StoreState) -> ConflictInput {
+        let base = staged.baseRow(for: entry)
+        let operation = entry.operation
+        var local: [String: FieldValue]?
+        switch operation.kind {
+        case .create: local = operation.fields
+        case .update: local = (base?.fields ?? staged.snapshot[entry.key]?.fields ?? [:]).merging(operation.fields) { _, new in new }
+        case .delete: local = nil
+        }
+        return ConflictInput(operation: operation, base: base, server: server, local: local)
+    }
+
+    /// Throws unless `row` is a valid server copy of `entry`'s record.
+    private static func check(_ row: ServerRow, for entry: OutboxOperation, index: Int) throws(StoreError) {
+        if let problem = problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
+        if row.key != entry.key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
+    }
+
+    /// The transport answered (or failed) for `ids`: they are no longer in flight.
+    package func finishSending(_ ids: [OperationID]) {
+        inFlight.subtract(ids)
+    }
+
+    /// Keeps a page of pulled rows of `kind` and the cursor after it, together.
+    /// Rows never overwrite queued local edits: the edits stay on top.
+    ///
+    /// - Throws: ``StoreError/invalidServerData(kind:index:reason:)`` for a row
+    ///   of another kind, an empty or over-long id, a duplicate id, an empty
+    ///   field name, or a cursor behind the current one; the old snapshot and
+    ///   cursor are kept.
+    package func applyPulledPage(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+        try await applyPulledPages([PulledKindPage(kind: kind, rows: rows, cursor: cursor)])
+    }
+
+    /// Keeps a pulled page that spans several kinds: one record per kind, all
+    /// in one journal write. Every kind is validated before anything is kept.
+    package func applyPulledPages(_ pages: [PulledKindPage]) async throws(StoreError) {
+        for page in pages {
+            let kind = page.kind
+            if kind.isEmpty { throw .emptyKind }
+            var ids = Set<String>()
+            for (index, row) in page.rows.enumerated() {
+                if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+                if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
+                if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+            }
+        }
+        if Set(pages.map(\.kind)).count != pages.count {
+            throw .invalidServerData(kind: pages.first?.kind ?? "", index: 0, reason: "a kind appears twice in one page")
+        }
+        try await submit { (staged) throws(StoreError) in
+            var events: [StoreEvent] = []
+            for page in pages {
+                if let cursor = page.cursor, let current = staged.cursors[page.kind], cursor < current {
+                    throw .invalidServerData(kind: page.kind, index: page.rows.count, reason: "cursor \(cursor) is behind \(current)")
+                }
+                if page.rows.isEmpty && page.cursor == nil { continue }
+                events += Self.pulledEvents(kind: page.kind, rows: page.rows, cursor: page.cursor)
+            }
+            return events
+        }
+    }
+
+    /// A page as journal events: one record, or several when its rows would
+    /// not fit in one, with the cursor in the last (all in one write; a crash
+    /// between them keeps rows without the cursor, which the next pull fetches again).
+    static func pulledEvents(kind: String, rows: [ServerRow], cursor: PullCursor?) -> [StoreEvent] {
+        let whole = StoreEvent.pulled(kind: kind, rows: rows, cursor: cursor)
+        let budget = JournalFormat.maximumPayloadLength / 2
+        guard rows.count > 1, whole.encodedPayload().count > budget else { return [whole] }
+        var events: [StoreEvent] = []
+        var chunk: [ServerRow] = []
+        var bytes = 0
+        for row in rows {
+            var writer = ByteWriter()
+            row.encode(into: &writer)
+            if !chunk.isEmpty && bytes + writer.bytes.count > budget {
+                events.append(.pulled(kind: kind, rows: chunk, cursor: nil))
+                chunk = []
+                bytes = 0
+            }
+            chunk.append(row)
+            bytes += writer.bytes.count
+        }
+        events.append(.pulled(kind: kind, rows: chunk, cursor: cursor))
+        return events
+    }
+
+    /// The pull cursors of `kinds` (`nil` for a kind never pulled).
+    package func cursors(for kinds: [String]) throws(StoreError) -> [String: PullCursor?] {
+        try checkReadable()
+        var result: [String: PullCursor?] = [:]
+        for kind in kinds { result[kind] = .some(state.cursors[kind]) }
+        return result
+    }
+
+    /// Why a server row cannot be kept, or `nil` when it can.
+    package static func problem(with row: ServerRow) -> String? {
+        if row.kind.isEmpty { return "empty kind" }
+        if row.id.isEmpty { return "missing or empty id" }
+        if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
+        if row.fields.keys.contains(where: \.isEmpty) { return "empty field name" }
+        return nil
+    }
+
+    /// Replaces the snapshot of `kind` with a full re-pull (a resync after
+    /// the server's tombstone horizon passed the cursor): `rows` are every
+    /// row the server has now, rows the device holds that are not among them
+    /// are forgotten, and the cursor is set (it may be behind the old one).
+    /// Queued edits stay on top. One journal write; a crash part-way keeps
+    /// the old cursor, so the next sync resyncs again.
+    package func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+        if kind.isEmpty { throw .emptyKind }
+        var ids = Set<String>()
+        for (index, row) in rows.enumerated() {
+            if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+            if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
+            if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
+        }
+        try await submit { (staged) throws(StoreError) in
+            let gone = staged.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
+            var events = rows.isEmpty ? [] : Self.pulledEvents(kind: kind, rows: rows, cursor: nil)
+            if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }
+            // The cursor goes last, so a torn write leaves the old (expired) cursor and the resync repeats.
+            events.append(.pulled(kind: kind, rows: [], cursor: cursor))
+            return events
+        }
+    }
+
+    /// Sets the callback run (and awaited) after each local edit is durable:
+    /// how a sync engine learns that there is work. One observer per store.
+    package func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
+        editObserver = observer
+    }
+
+    func notifyEditObserver() async {
+        if let editObserver { await editObserver() }
+    }
+}

@@ -1,0 +1,55 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// Opens the store on the journal at `path`, creating it if needed, and
+    /// rebuilds the state by replaying the journal.
+    ///
+    /// A journal that is corrupt, not a journal, or of a newer format opens
+    /// the store in ``StoreStatus/unreadable(_:)``: nothing is written
+    /// to it. A torn tail (a crash mid-append) is repaired.
+    ///
+    /// - Throws: ``StoreError/journal(_:)`` when the journal is locked by
+    ///   another store or cannot be opened at all.
+    public static func open(path: String, options: Options = Options()) async throws(StoreError) -> LocalStore {
+        // Replay folds the records the writer's recovery scan reads: one pass over the file.
+        let replay = ReplayDuringOpen()
+        let writer: JournalWriter
+        do {
+            writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system,
+                                                                             visitRecord: { replay.fold($0) },
+                                                                             preallocationBytes: options.preallocationBytes,
+                                                                             understands: StoreEvent.isUnderstood))
+        } catch {
+            switch error {
+            case .corrupt, .notAJournal, .unsupportedVersion, .unsupported:
+                return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
+                                  status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
+            default:
+                throw .journal(error)
+            }
+        }
+        let replayed: (state: StoreState, records: Int)
+        do {
+            replayed = try replay.finish(header: writer.header)
+        } catch {
+            try? await writer.close()
+            return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
+                              status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
+        }
+        return LocalStore(path: path, options: options, writer: writer, state: replayed.state, status: .ready,
+                          journalRecords: replayed.records, recovery: writer.recovery)
+    }
+
+    /// Copies what is readable of the journal at `path` into a new journal at
+    /// `destination` and leaves the original untouched (see ``JournalSalvage``).
+    public static func salvage(path: String, to destination: String, includeRecordsAfterDamage: Bool = false,
+                               system: any SystemCalls = PosixSystemCalls()) async throws -> JournalSalvage.Result {
+        try await JournalSalvage.salvage(from: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: system)
+    }
+
+    /// Salvages this store's journal into `destination` (the store stays as it is).
+    public func salvage(to destination: String, includeRecordsAfterDamage: Bool = false) async throws -> JournalSalvage.Result {
+        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: options.system)
+    }
+}

@@ -1,0 +1,45 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// The system-call layer (a fault injector in tests).
+        public var system: any SystemCalls
+        /// The clock for `queuedAt` stamps.
+        public var clock: any TimeSource
+        /// Checkpoint once the journal holds this many records more than the
+        /// live state needs (0 turns automatic checkpoints off).
+        public var checkpointThreshold: Int
+        /// Makes ids for records created without one.
+        public var makeRecordID: @Sendable () -> String
+        /// The conflict policy of each kind; kinds not named use ``defaultConflictPolicy``.
+        public var conflictPolicies: [String: ConflictPolicy]
+        /// The policy of kinds without one of their own (server wins).
+        public var defaultConflictPolicy: ConflictPolicy
+        /// Permanent failures an operation may have before it is quarantined
+        /// (at least 1). Transient failures never count.
+        public var maximumPermanentFailures: Int
+        /// How far ahead of its appends the journal is extended with zeros
+        /// (``JournalWriter/Options/preallocationBytes``; 0: never).
+        public var preallocationBytes: Int
+
+        /// Default options: real system calls and clock, checkpoint past
+        /// 10,000 dead records, server wins, quarantine after 3 permanent
+        /// failures, the journal preallocated 1 MiB at a time.
+        public init(system: any SystemCalls = PosixSystemCalls(), clock: any TimeSource = SystemTimeSource(),
+                    checkpointThreshold: Int = 10_000,
+                    makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
+                    conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
+                    maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
+            self.system = system
+            self.clock = clock
+            self.checkpointThreshold = checkpointThreshold
+            self.makeRecordID = makeRecordID
+            self.conflictPolicies = conflictPolicies
+            self.defaultConflictPolicy = defaultConflictPolicy
+            self.maximumPermanentFailures = max(1, maximumPermanentFailures)
+            self.preallocationBytes = max(0, preallocationBytes)
+        }
+    }
+}

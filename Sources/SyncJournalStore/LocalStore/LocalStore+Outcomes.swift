@@ -1,0 +1,105 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// Waits until operation `id` has an outcome: acknowledged, conflicted
+    /// (with the policy's resolution), quarantined, or cancelled locally. An
+    /// operation merged into an earlier one by compaction reports that one's outcome.
+    ///
+    /// ```swift
+    /// let op = try await store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+    /// switch await store.outcome(of: op) {
+    /// case .acknowledged(let row): print("saved at", row.updatedAt)
+    /// case .conflicted(let conflict): print("lost fields", conflict.resolution.lostFields)
+    /// case .quarantined(let entry): print("needs attention:", entry.lastError ?? "")
+    /// case .cancelled, .unknown: break
+    /// }
+    /// ```
+    public func outcome(of id: OperationID) async -> OperationOutcome {
+        var id = id
+        while true {
+            var settled = board.recentOutcome(of: id)
+            if settled == nil {
+                guard let entry = state.outbox[id], isOpen else { return .unknown }
+                if entry.quarantined { return .quarantined(entry) }
+                settled = await withCheckedContinuation { board.wait(for: id, $0) }
+            }
+            switch settled! {
+            case .final(let outcome): return outcome
+            case .coalesced(let into): id = into
+            }
+        }
+    }
+
+    /// A stream of what changes in the store: edits, acknowledgements,
+    /// conflicts, quarantines and pulls. It ends when the store closes or retires.
+    ///
+    /// ```swift
+    /// for await change in await store.changes() {
+    ///     if case .conflict(let conflict) = change { showBanner(for: conflict) }
+    /// }
+    /// ```
+    public func changes() -> AsyncStream<StoreChange> {
+        let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        guard isOpen else {
+            continuation.finish()
+            return stream
+        }
+        let token = board.addObserver(continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(token) }
+        }
+        return stream
+    }
+
+    private func removeObserver(_ token: Int) { board.removeObserver(token) }
+
+    /// Tells waiters and observers what the events just applied mean.
+    func publish(_ events: [StoreEvent]) {
+        var changes: [StoreChange] = []
+        for event in events.flatMap(\.parts) {
+            switch event {
+            case .edit(let operation, let steps):
+                changes.append(.edited(operation.key))
+                guard !steps.isEmpty else { continue }
+                var survivors: [OperationID] = steps.compactMap { if case .replace(let id, _) = $0 { return id } else { return nil } }
+                survivors.append(operation.id)
+                let survivor = survivors.last { state.outbox[$0] != nil }
+                for case .remove(let id) in steps {
+                    board.settle(id, survivor.map { .coalesced(into: $0) } ?? .final(.cancelled))
+                }
+            case .editBatch(let operations):
+                for key in Set(operations.map(\.key)) { changes.append(.edited(key)) }
+            case .acknowledged(let acks):
+                for ack in acks {
+                    board.settle(ack.operationID, .final(.acknowledged(ack.row)))
+                    changes.append(.acknowledged(ack.operationID, ack.row))
+                }
+            case .conflicted(let id, _), .conflictResolved(let id, _, _, _):
+                if let conflict = state.conflicts.last(where: { $0.id == id }) {
+                    board.settle(id, .final(.conflicted(conflict)))
+                    changes.append(.conflict(conflict))
+                }
+            case .attemptFailed(let id, _, _, let quarantine):
+                if quarantine, let entry = state.outbox[id] {
+                    board.settle(id, .final(.quarantined(entry)), remember: false)
+                    changes.append(.quarantined(entry))
+                }
+            case .discarded(let id):
+                board.settle(id, .final(.cancelled))
+            case .pulled(let kind, let rows, _):
+                if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
+            case .forgotten(let kind, _):
+                changes.append(.pulled(kinds: [kind]))
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .checkpoint:
+                break
+            }
+        }
+        board.broadcast(changes)
+    }
+
+    /// Ends every wait and observation (the store closed or retired).
+    func endObservation() {
+        board.endAll()
+    }
+}

@@ -1,0 +1,91 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+/// The store an app talks to: one per journal (that is, per server endpoint
+/// and account).
+///
+/// Every change is journaled durably **before** the view changes (disk before
+/// screen): if the append fails, the call throws and neither the view nor the
+/// outbox changes. Reads show the last server snapshot with the queued edits
+/// applied on top.
+///
+/// ```swift
+/// let store = try await LocalStore.open(path: "journals/pins.journal")
+/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")])
+/// try await store.update("pin", id: id, changes: ["visited": .bool(true)])
+/// let pin = try await store.record("pin", id: id)      // shows both edits
+/// try await store.delete("pin", id: id)                // never sent: both vanish
+/// ```
+///
+/// Concurrent calls are journaled in arrival order; calls that arrive while
+/// an append is being synced share the next write and `fdatasync`.
+public actor LocalStore {
+    /// The journal's path.
+    public nonisolated let path: String
+    /// What opening found: a repaired torn tail, the records replayed.
+    package nonisolated let recovery: JournalRecovery?
+    var options: Options
+    var writer: JournalWriter?
+    /// The durable state: what the app sees.
+    var state: StoreState
+    /// `state` plus the events of the batch being written: what the next
+    /// change is decided against. Kept separately (not copied per batch) so
+    /// an edit costs the same with 10 or 100,000 records.
+    var staged: StoreState
+    /// Operations handed to a transport and awaiting a reply. Memory only:
+    /// after a restart nothing is in flight.
+    var inFlight: Set<OperationID> = []
+    var currentStatus: StoreStatus
+    /// The journal error that failed the store, given to every later write.
+    var writerFailure: JournalError?
+    /// Records in the journal file, to decide when a checkpoint pays off.
+    var journalRecords: Int
+    /// Changes waiting for their journal write.
+    var batcher = WriteBatcher()
+    /// Waiters for outcomes and streams of changes.
+    var board = OutcomeBoard()
+    /// Run after each durable local edit (the sync engine's trigger).
+    var editObserver: (@Sendable () async -> Void)?
+
+    init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
+                 journalRecords: Int, recovery: JournalRecovery?) {
+        self.path = path
+        self.options = options
+        self.writer = writer
+        self.state = state
+        staged = state
+        currentStatus = status
+        self.journalRecords = journalRecords
+        self.recovery = recovery
+    }
+
+    /// Ready, unreadable, failed, retired or closed.
+    public var status: StoreStatus { currentStatus }
+
+    func checkReadable() throws(StoreError) {
+        switch currentStatus {
+        case .ready, .failed: return
+        case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+        case .retired: throw .retired
+        case .closed: throw .closed
+        }
+    }
+
+    func checkWritable() throws(StoreError) {
+        switch currentStatus {
+        case .ready: return
+        case .failed: throw .journal(writerFailure ?? .closed(path: path))
+        case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+        case .retired: throw .retired
+        case .closed: throw .closed
+        }
+    }
+
+    /// Whether waiters and observers can still hear of changes.
+    var isOpen: Bool {
+        switch currentStatus {
+        case .ready, .failed: return true
+        case .unreadable, .retired, .closed: return false
+        }
+    }
+}
