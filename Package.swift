@@ -44,6 +44,8 @@ let package = Package(
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
+        // The argument parser every tool shares: flags, values, positionals, help text, exit 64 on a mistake.
+        .target(name: "SyncJournalCommandLine"),
         // The deterministic sync simulator and its scenario language (issue 6).
         .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
         // The logic behind the command-line tools, so it is testable in-process.
@@ -85,6 +87,7 @@ let package = Package(
             dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
+        .testTarget(name: "SyncJournalCommandLineTests", dependencies: ["SyncJournalCommandLine"]),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalSync", "SyncJournalStore"]),
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting"]),
