@@ -47,7 +47,7 @@ let package = Package(
         // The argument parser every tool shares: flags, values, positionals, help text, exit 64 on a mistake.
         .target(name: "SyncJournalCommandLine"),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
 
