@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers point one way, downward:
-//   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   tools -> one logic module per tool -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalSync
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
@@ -48,35 +48,43 @@ let package = Package(
         .target(name: "SyncJournalCommandLine"),
         // The deterministic sync simulator and its scenario language (issue 6).
         .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
-        // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
+        // The logic behind each command-line tool, one module per tool, so it is
+        // testable in-process and links only the layers that tool needs.
+        .target(name: "JournalDumpTool", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalCommandLine"]),
+        .target(name: "JournalSalvageTool", dependencies: ["SyncJournalCore", "JournalDumpTool", "SyncJournalCommandLine"]),
+        // journal-crash's writer, and the sample and golden journals it writes with `samples`.
+        .target(name: "JournalCrashTool", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalTesting", "SyncJournalCommandLine"]),
+        // The narrated demo, its two demo servers (in-memory, HTTP) and the push benchmark.
+        .target(name: "SyncDemoTool", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalCommandLine"]),
+        // The three fuzz targets and their regression runner.
+        .target(name: "JournalFuzzing", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalWire", "JournalDumpTool", "SyncJournalCommandLine"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
-        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
+        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalCommandLine", "CSQLite"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
         // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite and PostgreSQL storage (issue 8).
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),
-        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "SyncJournalCommandLine", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
-        .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
-        .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
-        .executableTarget(name: "journal-crash", dependencies: ["JournalTools"], path: "tools/journal-crash"),
-        .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
+        .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),
+        .executableTarget(name: "journal-dump", dependencies: ["JournalDumpTool", "SyncJournalCommandLine"], path: "tools/journal-dump"),
+        .executableTarget(name: "journal-crash", dependencies: ["JournalCrashTool", "SyncJournalCommandLine"], path: "tools/journal-crash"),
+        .executableTarget(name: "journal-salvage", dependencies: ["JournalSalvageTool", "SyncJournalCommandLine"], path: "tools/journal-salvage"),
         .executableTarget(name: "sync-sim", dependencies: ["SyncJournalSimulator"], path: "tools/sync-sim"),
         // Fuzz targets: built normally they replay input files (the regression
         // corpus); tools/fuzz.sh builds them with libFuzzer (-sanitize=fuzzer).
-        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalTools"], path: "tools/fuzz-journal-reader"),
-        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
-        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalTools"], path: "tools/fuzz-wire-messages"),
+        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-journal-reader"),
+        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
+        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
 
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
@@ -100,7 +108,9 @@ let package = Package(
         .testTarget(name: "ServerClientToolsTests", dependencies: ["sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
+            dependencies: ["JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore",
+                           "journal-dump", "journal-crash", "journal-salvage", "sync-demo", "sync-sim", "journal-bench", "sync-server", "sync-load",
+                           "fuzz-journal-reader", "fuzz-server-reply", "fuzz-wire-messages"],
             resources: [.copy("Expected")]
         ),
     ]

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import JournalTools
+import JournalCrashTool
+import SyncJournalCommandLine
 
 // Thin entry point. Each line goes out with one write(2) so that `acked`
 // lines are on stdout the moment the record is durable, even when killed.

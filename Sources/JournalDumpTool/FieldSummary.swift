@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalStore
+import SyncJournalCommandLine
 
 /// Renders field values for people (`journal-dump` text) and for machines (JSON).
 enum FieldSummary {

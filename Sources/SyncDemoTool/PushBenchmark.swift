@@ -2,6 +2,7 @@ import Foundation
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
+import SyncJournalCommandLine
 
 /// `sync-demo --push-benchmark N`: gives the device N server rows, queues an
 /// update of each through the store API,
