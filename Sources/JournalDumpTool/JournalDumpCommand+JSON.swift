@@ -5,7 +5,7 @@ import SyncJournalStore
 
 /// The `--json` rendering: one object per record, then the summary object.
 extension JournalDumpCommand {
-    package static func operationJSON(_ op: JournalOperation) -> [(String, JSONText)] {
+    static func operationJSON(_ op: JournalOperation) -> [(String, JSONText)] {
         [
             ("op", .string(op.kind.description)),
             ("opId", .string(op.id.description)),
@@ -17,7 +17,7 @@ extension JournalDumpCommand {
         ]
     }
 
-    package static func rowJSON(_ row: ServerRow) -> JSONText {
+    static func rowJSON(_ row: ServerRow) -> JSONText {
         .object([
             ("kind", .string(row.kind)),
             ("recordId", .string(row.id)),
@@ -27,16 +27,16 @@ extension JournalDumpCommand {
         ])
     }
 
-    package static func cursorJSON(_ cursor: PullCursor) -> JSONText {
+    static func cursorJSON(_ cursor: PullCursor) -> JSONText {
         .object([("updatedAt", .int(cursor.updatedAt)), ("id", .string(cursor.id))])
     }
 
-    package static func cursorsJSON(_ cursors: [String: PullCursor]) -> JSONText {
+    static func cursorsJSON(_ cursors: [String: PullCursor]) -> JSONText {
         .object(cursors.keys.sorted(by: utf8Order).map { ($0, cursorJSON(cursors[$0]!)) })
     }
 
     /// An outbox entry as a checkpoint part holds it: the operation, then `sent`, `attempts` and `lastError`.
-    package static func outboxJSON(_ entry: OutboxOperation) -> JSONText {
+    static func outboxJSON(_ entry: OutboxOperation) -> JSONText {
         // The 1.1 members appear only when set, so 1.0 journals dump as they always did.
         let extended: [(String, JSONText)] = entry.permanentFailures == 0 && entry.lastFailure == nil && !entry.quarantined ? [] : [
             ("permanentFailures", .int(Int64(entry.permanentFailures))),
@@ -64,25 +64,25 @@ extension JournalDumpCommand {
         ])
     }
 
-    package static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
+    static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
         .object([("operation", .object(operationJSON(conflict.operation))), ("server", conflict.server.map(rowJSON) ?? .null),
                  ("base", conflict.baseRow.map(rowJSON) ?? .null), ("shape", .string(conflict.shape.rawValue)),
                  ("resolution", resolutionJSON(conflict.resolution))])
     }
 
-    package static func resolutionJSON(_ resolution: ConflictResolution) -> JSONText {
+    static func resolutionJSON(_ resolution: ConflictResolution) -> JSONText {
         .object([("strategy", .string(resolution.strategy.description)),
                  ("replacement", resolution.replacement.map { .object(operationJSON($0)) } ?? .null),
                  ("lostFields", .array(resolution.lostFields.map { .string($0) }))])
     }
 
-    package static func rejectionJSON(_ rejection: RejectionRecord) -> JSONText {
+    static func rejectionJSON(_ rejection: RejectionRecord) -> JSONText {
         .object([("operation", .object(operationJSON(rejection.operation))), ("reason", .string(rejection.reason)),
                  ("attempts", .int(Int64(rejection.attempts)))])
     }
 
     /// The members a store event adds to its record's JSON object.
-    package static func eventJSON(_ event: StoreEvent) -> [(String, JSONText)] {
+    static func eventJSON(_ event: StoreEvent) -> [(String, JSONText)] {
         switch event {
         case .edit(let op, let steps):
             return operationJSON(op) + [("compaction", .array(steps.map { step in
@@ -131,6 +131,7 @@ extension JournalDumpCommand {
         }
     }
 
+    /// The JSON object of one record (a decoding problem in place of its fields).
     package static func jsonLine(_ record: JournalRecord, _ entry: JournalEntry?, _ event: StoreEvent?, _ problem: String?) -> JSONText {
         var members: [(String, JSONText)] = [
             ("offset", .int(record.offset)),
@@ -154,6 +155,7 @@ extension JournalDumpCommand {
         return .object(members)
     }
 
+    /// The `{"summary": …}` object after the records.
     package static func jsonSummary(_ report: JournalScanReport, malformed: Int, unsupported: Int, recordsAfterDamage: Int) -> JSONText {
         var summary: [(String, JSONText)] = [
             ("records", .int(Int64(report.recordCount))),

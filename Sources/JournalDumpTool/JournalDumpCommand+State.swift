@@ -43,6 +43,7 @@ extension JournalDumpCommand {
         }
     }
 
+    /// The `--state` text: what replay rebuilds, or why it cannot.
     package static func textState(_ result: Result<StoreState, Replayer.Failure>, records: Int) -> String {
         let state: StoreState
         switch result {

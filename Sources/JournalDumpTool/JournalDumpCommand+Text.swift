@@ -8,13 +8,13 @@ extension JournalDumpCommand {
     /// The heading of the record table. A format-2 journal's table has a
     /// `horizon` column after `seq`; a 1.x journal's records carry none, so
     /// its table is the one 1.x dumps always had.
-    package static func tableHeading(syncHorizons: Bool) -> String {
+    static func tableHeading(syncHorizons: Bool) -> String {
         pad("offset", 9, right: true) + "  " + pad("seq", 6, right: true) + "  "
             + (syncHorizons ? pad("horizon", 9, right: true) + "  " : "")
             + pad("type", 10) + pad("op", 7) + pad("kind", 10) + pad("record", 18) + pad("base", 15) + "fields\n"
     }
 
-    package static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
         if text.count >= width { return right ? text : text + " " }
         let fill = String(repeating: " ", count: width - text.count)
         return right ? fill + text : text + fill
@@ -43,7 +43,7 @@ extension JournalDumpCommand {
 
     /// The store event of a record ``JournalEntry`` leaves opaque: `nil` for
     /// a type the store does not journal (a reserved or skippable one, shown as opaque).
-    package static func storeEvent(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
+    static func storeEvent(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
         do {
             return try StoreEvent.decode(record)
         } catch {
@@ -53,25 +53,26 @@ extension JournalDumpCommand {
     }
 
     /// The columns of an operation: op, kind, record, base, fields.
-    package static func operationColumns(_ op: JournalOperation) -> String {
+    static func operationColumns(_ op: JournalOperation) -> String {
         pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
             + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + FieldSummary.text(op.fields)
     }
 
     /// The same columns for a server row: `row` or `deleted`, kind, id, its server stamp, fields.
-    package static func rowColumns(_ row: ServerRow) -> String {
+    static func rowColumns(_ row: ServerRow) -> String {
         pad(row.isTombstone ? "deleted" : "row", 7) + pad(row.kind, 10) + pad(row.id, 18) + pad(String(row.updatedAt), 15)
             + (row.isTombstone ? "deleted at \(row.deletedAt!)" : FieldSummary.text(row.fields))
     }
 
     /// The indentation of a record's second and later lines, under the
     /// columns of `offset`, `seq`, (format 2) `horizon` and `type`.
-    package static func continuation(syncHorizons: Bool) -> String {
+    static func continuation(syncHorizons: Bool) -> String {
         pad("", 9) + "  " + pad("", 6) + "  " + (syncHorizons ? pad("", 9) + "  " : "") + pad("  ·", 10)
     }
 
-    package static func quoted(_ text: String) -> String { JSONText.string(text).serialized }
+    static func quoted(_ text: String) -> String { JSONText.string(text).serialized }
 
+    /// The text table lines of one record (a decoding problem in place of its fields).
     package static func textLines(_ record: JournalRecord, _ entry: JournalEntry?, _ event: StoreEvent?, _ problem: String?) -> String {
         let horizon = record.syncHorizon.map { pad(String($0), 9, right: true) + "  " } ?? ""
         let prefix = pad(String(record.offset), 9, right: true) + "  " + pad(String(record.sequence), 6, right: true) + "  "
@@ -98,7 +99,7 @@ extension JournalDumpCommand {
     }
 
     /// The text of a store event after the record's prefix: its first line and any further lines.
-    package static func eventText(_ event: StoreEvent, continuation: String = continuation(syncHorizons: false)) -> String {
+    static func eventText(_ event: StoreEvent, continuation: String = continuation(syncHorizons: false)) -> String {
         func lines(_ first: String, _ more: [String]) -> String {
             ([first] + more.map { continuation + $0 }).joined(separator: "\n") + "\n"
         }
@@ -179,7 +180,7 @@ extension JournalDumpCommand {
 
     /// `sent yes, attempts 1, last error "HTTP 503"`, with the 1.1 state when
     /// there is any: `…, permanent failures 3, quarantined, last failure permanent, last error "HTTP 422"`.
-    package static func deliveryText(_ entry: OutboxOperation) -> String {
+    static func deliveryText(_ entry: OutboxOperation) -> String {
         "sent \(entry.sent ? "yes" : "no"), attempts \(entry.attempts)"
             + (entry.permanentFailures > 0 ? ", permanent failures \(entry.permanentFailures)" : "")
             + (entry.quarantined ? ", quarantined" : "")
@@ -188,19 +189,21 @@ extension JournalDumpCommand {
     }
 
     /// `merge-fields: requeued as <id>; lost: name, note` or `server-wins: the server's copy stands; lost: text`.
-    package static func resolutionText(_ resolution: ConflictResolution) -> String {
+    static func resolutionText(_ resolution: ConflictResolution) -> String {
         let kept = resolution.replacement.map { "requeued as \($0.id)" } ?? "the server's copy stands"
         return "\(resolution.strategy): " + kept + (resolution.lostFields.isEmpty ? "" : "; lost: " + resolution.lostFields.joined(separator: ", "))
     }
 
-    package static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
+    static func utf8Order(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
 
+    /// The header line: format version, generation, first sequence, creation time.
     package static func headerText(_ header: JournalHeader) -> String {
         let continues = header.continuesGeneration == 0 ? "-" : hex(header.continuesGeneration)
         return "format \(header.majorVersion).\(header.minorVersion), journal \(header.journalID), generation \(hex(header.generation)), "
             + "continues \(continues), first seq \(header.firstSequence), created \(timestamp(header.createdAtMilliseconds))"
     }
 
+    /// The text summary after the records: status, counts, what a salvage could recover.
     package static func textSummary(_ report: JournalScanReport, malformed: Int, unsupported: Int, recordsAfterDamage: Int) -> String {
         var text = ""
         let byType = report.recordsByType.sorted { $0.key < $1.key }.map { "\($0.key.name) \($0.value)" }.joined(separator: ", ")

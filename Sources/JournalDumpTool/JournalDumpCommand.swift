@@ -164,7 +164,7 @@ package struct JournalDumpCommand: Sendable {
     }
 
     /// ISO 8601 in UTC with milliseconds, independent of the machine's time zone.
-    package static func timestamp(_ milliseconds: Int64) -> String {
+    static func timestamp(_ milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")

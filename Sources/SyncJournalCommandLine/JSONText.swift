@@ -78,6 +78,8 @@ package indirect enum JSONText: Sendable, Hashable {
         }
     }
 
+    /// Equal when they serialize the same.
     package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.serialized == rhs.serialized }
+    /// Hashes the serialization.
     package func hash(into hasher: inout Hasher) { hasher.combine(serialized) }
 }
