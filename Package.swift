@@ -2,13 +2,14 @@
 import PackageDescription
 
 // Layers point one way, downward:
-//   tools -> JournalTools -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
+//   tools -> one logic module per tool -> SyncJournalSync -> SyncJournalStore -> SyncJournalCore -> CSyncJournalCRC
 //   SyncJournalStore -> SyncJournalFieldCodec -> SyncJournalCore
 //   SyncJournalSync, SyncJournalStore, SyncJournalFieldCodec -> SyncJournalProtocol
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalProtocol
 //   sync-server -> SyncJournalServer -> SyncJournalWire, SyncJournalFieldCodec, SyncJournalProtocol
 // SyncJournalProtocol depends on nothing: the client, the wire and every server share it.
 //   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin)
+//   every tool -> SyncJournalCommandLine (the shared argument parser)
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
     name: "SyncJournal",
@@ -60,15 +61,25 @@ let package = Package(
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
+        // The argument parser every tool shares: flags, values, positionals, help text, exit 64 on a mistake.
+        .target(name: "SyncJournalCommandLine"),
         // The deterministic sync simulator and its scenario language (issue 6).
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalPlatform"]),
-        // The logic behind the command-line tools, so it is testable in-process.
-        .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
+        // The logic behind each command-line tool, one module per tool, so it is
+        // testable in-process and links only the layers that tool needs.
+        .target(name: "JournalDumpTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalCommandLine"]),
+        .target(name: "JournalSalvageTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "JournalDumpTool", "SyncJournalCommandLine"]),
+        // journal-crash's writer, and the sample and golden journals it writes with `samples`.
+        .target(name: "JournalCrashTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting", "SyncJournalCommandLine"]),
+        // The narrated demo, its two demo servers (in-memory, HTTP) and the push benchmark.
+        .target(name: "SyncDemoTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalCommandLine"]),
+        // The three fuzz targets and their regression runner.
+        .target(name: "JournalFuzzing", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalWire", "JournalDumpTool", "SyncJournalCommandLine"]),
 
         // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
-        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite", "SyncJournalPlatform"]),
+        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalCommandLine", "CSQLite", "SyncJournalPlatform"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench", "SyncJournalPlatform"], path: "tools/journal-bench"),
         // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -78,22 +89,22 @@ let package = Package(
         // It links neither the local store nor the engine: the protocol module has
         // its rules and types, the field codec the encoding of the fields it
         // stores, and Core only the byte reader and writer that codec works on.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
-        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer"], path: "tools/sync-server"),
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
+        .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
 
-        .executableTarget(name: "sync-demo", dependencies: ["JournalTools"], path: "tools/sync-demo"),
-        .executableTarget(name: "journal-dump", dependencies: ["JournalTools"], path: "tools/journal-dump"),
-        .executableTarget(name: "journal-crash", dependencies: ["JournalTools", "SyncJournalPlatform"], path: "tools/journal-crash"),
-        .executableTarget(name: "journal-salvage", dependencies: ["JournalTools"], path: "tools/journal-salvage"),
+        .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),
+        .executableTarget(name: "journal-dump", dependencies: ["JournalDumpTool", "SyncJournalCommandLine"], path: "tools/journal-dump"),
+        .executableTarget(name: "journal-crash", dependencies: ["JournalCrashTool", "SyncJournalCommandLine", "SyncJournalPlatform"], path: "tools/journal-crash"),
+        .executableTarget(name: "journal-salvage", dependencies: ["JournalSalvageTool", "SyncJournalCommandLine"], path: "tools/journal-salvage"),
         .executableTarget(name: "sync-sim", dependencies: ["SyncJournalSimulator"], path: "tools/sync-sim"),
         // Fuzz targets: built normally they replay input files (the regression
         // corpus); tools/fuzz.sh builds them with libFuzzer (-sanitize=fuzzer).
-        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalTools"], path: "tools/fuzz-journal-reader"),
-        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalTools"], path: "tools/fuzz-server-reply"),
-        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalTools"], path: "tools/fuzz-wire-messages"),
+        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-journal-reader"),
+        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
+        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
 
         .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
@@ -105,6 +116,7 @@ let package = Package(
             dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
+        .testTarget(name: "SyncJournalCommandLineTests", dependencies: ["SyncJournalCommandLine"]),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform"]),
@@ -117,7 +129,9 @@ let package = Package(
         .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["SyncJournalPlatform", "JournalTools", "SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
+            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore",
+                           "journal-dump", "journal-crash", "journal-salvage", "sync-demo", "sync-sim", "journal-bench", "sync-server", "sync-load",
+                           "fuzz-journal-reader", "fuzz-server-reply", "fuzz-wire-messages"],
             resources: [.copy("Expected")]
         ),
     ]

@@ -16,13 +16,20 @@ kills=50
 mode=()
 dir=""
 lie=()
+usage() { echo "usage: $0 [--kills N] [--group-commit] [--dir DIR] [--negative-control]"; }
+bad_usage() { echo "$0: $1" >&2; usage >&2; exit 64; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --kills) kills="$2"; shift 2 ;;
+    --kills)
+      [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || bad_usage "--kills needs a whole number"
+      kills="$2"; shift 2 ;;
     --group-commit) mode=(--group-commit); shift ;;
-    --dir) dir="$2"; shift 2 ;;
+    --dir)
+      [[ $# -ge 2 && -n "$2" && "$2" != -* ]] || bad_usage "--dir needs a directory"
+      dir="$2"; shift 2 ;;
     --negative-control) lie=(--ack-ahead 5); shift ;;
-    *) echo "usage: $0 [--kills N] [--group-commit] [--dir DIR]" >&2; exit 64 ;;
+    -h|--help) usage; exit 0 ;;
+    *) bad_usage "unknown argument $1" ;;
   esac
 done
 
@@ -32,8 +39,8 @@ swift build --product journal-crash >/dev/null
 swift build --product journal-dump >/dev/null
 bin="$(swift build --show-bin-path)"
 dir="${dir:-journals/crash-test}"
-rm -rf "$dir"
-mkdir -p "$dir"
+rm -rf -- "$dir"
+mkdir -p -- "$dir"
 journal="$dir/crash.journal"
 
 acked_total=0

@@ -33,25 +33,31 @@ sanitize=fuzzer
 scratch=""
 keep=0
 usage() {
-  echo "usage: $0 [--seconds N] [--target journal-reader|server-reply|wire-messages|all] [--sanitize fuzzer|fuzzer,address] [--scratch-path DIR] [--keep]" >&2
-  exit 64
+  echo "usage: $0 [--seconds N] [--target journal-reader|server-reply|wire-messages|all] [--sanitize fuzzer|fuzzer,address] [--scratch-path DIR] [--keep]"
 }
+bad_usage() { echo "$0: $1" >&2; usage >&2; exit 64; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --seconds) [[ $# -ge 2 && "$2" =~ ^[0-9]+$ && "$2" -gt 0 ]] || usage; seconds="$2"; shift 2 ;;
+    --seconds) [[ $# -ge 2 && "$2" =~ ^[0-9]+$ && "$2" -gt 0 ]] || bad_usage "--seconds needs a whole number above 0"; seconds="$2"; shift 2 ;;
     --target)
-      [[ $# -ge 2 ]] || usage
+      [[ $# -ge 2 ]] || bad_usage "--target needs a target name"
       case "$2" in
         journal-reader|server-reply|wire-messages) targets=("$2") ;;
         all) targets=(journal-reader server-reply wire-messages) ;;
-        *) usage ;;
+        *) bad_usage "unknown target $2" ;;
       esac
       shift 2 ;;
-    --sanitize) [[ $# -ge 2 ]] || usage; sanitize="$2"; shift 2 ;;
-    --scratch-path) [[ $# -ge 2 ]] || usage; scratch="$2"; shift 2 ;;
+    --sanitize)
+      [[ $# -ge 2 ]] || bad_usage "--sanitize needs fuzzer or fuzzer,address"
+      case "$2" in
+        fuzzer|fuzzer,address|address,fuzzer) sanitize="$2" ;;
+        *) bad_usage "--sanitize takes fuzzer or fuzzer,address, not $2" ;;
+      esac
+      shift 2 ;;
+    --scratch-path) [[ $# -ge 2 && -n "$2" ]] || bad_usage "--scratch-path needs a directory"; scratch="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) usage ;;
-    *) usage ;;
+    -h|--help) usage; exit 0 ;;
+    *) bad_usage "unknown argument $1" ;;
   esac
 done
 

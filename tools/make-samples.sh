@@ -9,6 +9,15 @@
 #
 # SWIFT_SCRATCH_PATH, when set, is passed to `swift build --scratch-path`.
 set -euo pipefail
+usage() { echo "usage: $0 [--golden]"; }
+golden=0
+for argument in "$@"; do
+  case "$argument" in
+    -h|--help) usage; exit 0 ;;
+    --golden) golden=1 ;;
+    *) echo "$0: unknown argument $argument" >&2; usage >&2; exit 64 ;;
+  esac
+done
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scratch=()
@@ -27,7 +36,7 @@ names=(samples/healthy samples/torn-tail samples/corrupt-middle samples/store sa
 # A golden file is added once, when its version is defined, and never rewritten
 # (except with --golden, while that version is still being defined).
 for g in "$tmp"/golden/*.journal; do
-  if [[ "${1:-}" == "--golden" || ! -e "journals/golden/$(basename "$g")" ]]; then
+  if [[ $golden -eq 1 || ! -e "journals/golden/$(basename "$g")" ]]; then
     cp "$g" journals/golden/
   fi
 done

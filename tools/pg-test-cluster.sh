@@ -84,9 +84,15 @@ url() {
   conninfo_of "$(cat "$state")"
 }
 
-case "${1:-}" in
+usage() { echo "usage: $0 start|stop|url"; }
+if [ $# -ne 1 ]; then
+  [ $# -eq 0 ] && echo "pg-test-cluster: no command" >&2 || echo "pg-test-cluster: one command only" >&2
+  usage >&2; exit 64
+fi
+case "$1" in
   start) start ;;
   stop) stop ;;
   url) url ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 64 ;;
+  -h|--help) usage ;;
+  *) echo "pg-test-cluster: unknown command $1" >&2; usage >&2; exit 64 ;;
 esac

@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalCommandLine
 
 /// `journal-bench`: each workload with its baselines (the raw
 /// disk, SQLite in WAL mode with an outbox table), run interleaved in
@@ -10,19 +11,25 @@ import SyncJournalPlatform
 /// print(result.output)
 /// ```
 public enum JournalBench {
-    /// The usage text.
-    public static let usage = """
-        usage: journal-bench [--quick] [--json] [--rounds N] [--dir DIR] [--only NAME[,NAME...]]
+    /// The command line: its options and the help text.
+    package static let syntax = CommandSyntax(
+        tool: "journal-bench", synopses: ["[--quick] [--json] [--rounds N] [--dir DIR] [--only NAME[,NAME...]]"],
+        options: [
+            .flag("--quick", help: "2 rounds with small sizes (well under a minute); for CI"),
+            .flag("--json", help: "print one JSON object instead of the table"),
+            .value("--rounds", "N", help: "rounds per workload (default 5; --quick: 2)"),
+            .value("--dir", "DIR", help: """
+                where the files go (default: a temporary directory
+                under the current directory, removed afterwards)
+                """),
+            .value("--only", "NAMES", help: """
+                run only these workloads: durable, group, crash,
+                replay, checkpoint, push
+                """),
+        ])
 
-          --quick        2 rounds with small sizes (well under a minute); for CI
-          --json         print one JSON object instead of the table
-          --rounds N     rounds per workload (default 5; --quick: 2)
-          --dir DIR      where the files go (default: a temporary directory
-                         under the current directory, removed afterwards)
-          --only NAMES   run only these workloads: durable, group, crash,
-                         replay, checkpoint, push
-
-        """
+    /// The help text.
+    public static var usage: String { syntax.help }
 
     /// What one run does: sizes, rounds, output form.
     public struct Configuration: Sendable, Hashable {
@@ -82,35 +89,28 @@ public enum JournalBench {
     }
 
     /// Parses the command line (without the program name).
+    ///
+    /// - Throws: ``UsageError`` naming the mistake; an empty description for `--help`.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Configuration {
-        let quick = arguments.contains("--quick")
-        var configuration = quick ? Configuration.quick : Configuration()
-        var index = 0
-        func value(_ flag: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw UsageError(description: "\(flag) needs a value") }
-            return arguments[index]
+        do throws(CommandLineError) { return try parseCommandLine(arguments) } catch {
+            throw UsageError(description: error == .helpRequested ? "" : error.description)
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--quick": break
-            case "--json": configuration.json = true
-            case "--rounds":
-                let text = try value(argument)
-                guard let rounds = Int(text), rounds >= 1, rounds <= 100 else { throw UsageError(description: "--rounds wants 1 to 100, not \(text)") }
-                configuration.rounds = rounds
-            case "--dir": configuration.directory = try value(argument)
-            case "--only":
-                let names = try value(argument).split(separator: ",").map(String.init)
-                for name in names where !workloadNames.contains(name) {
-                    throw UsageError(description: "unknown workload \(name) (known: \(workloadNames.joined(separator: ", ")))")
-                }
-                configuration.only = Set(names)
-            case "--help", "-h": throw UsageError(description: "")
-            default: throw UsageError(description: "unknown argument \(argument)")
+    }
+
+    /// Parses the command line (without the program name).
+    ///
+    /// - Throws: ``CommandLineError`` for `--help` or a usage mistake.
+    package static func parseCommandLine(_ arguments: [String]) throws(CommandLineError) -> Configuration {
+        let parsed = try syntax.parse(arguments)
+        var configuration = parsed.has("--quick") ? Configuration.quick : Configuration()
+        configuration.json = parsed.has("--json")
+        if let rounds = try parsed.integer("--rounds", in: 1...100) { configuration.rounds = rounds }
+        configuration.directory = parsed.value("--dir")
+        if let names = parsed.list("--only") {
+            for name in names where !workloadNames.contains(name) {
+                throw .invalidValue(option: "--only", value: name, expected: "workloads among \(workloadNames.joined(separator: ", "))")
             }
-            index += 1
+            configuration.only = Set(names)
         }
         return configuration
     }
@@ -131,9 +131,9 @@ public enum JournalBench {
     /// Progress lines go to `progress` as the rounds finish.
     public static func main(_ arguments: [String], progress: @Sendable (String) -> Void = { _ in }) async -> Result {
         let configuration: Configuration
-        do { configuration = try parse(arguments) } catch {
-            let message = error.description.isEmpty ? usage : "journal-bench: \(error.description)\n\(usage)"
-            return Result(output: "", errors: message, status: error.description.isEmpty ? 0 : 64, entries: [])
+        do throws(CommandLineError) { configuration = try parseCommandLine(arguments) } catch {
+            let rejection = syntax.rejection(error)
+            return Result(output: rejection.standardOutput, errors: rejection.standardError, status: rejection.status, entries: [])
         }
         do {
             let entries = try await run(configuration, progress: progress)

@@ -1,4 +1,4 @@
-import JournalTools
+import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
@@ -173,7 +173,7 @@ enum Report {
     /// The JSON report: `{"workloads": [{"name", "figure", "unit",
     /// "value", "baselines": {NAME: value}, "ratios": {NAME: ratio}, "goal", "met"}]}`.
     static func json(_ entries: [Entry]) -> String {
-        // JournalTools' JSON string escaping, so the tools write one JSON dialect.
+        // the shared JSON string escaping, so the tools write one JSON dialect.
         func string(_ text: String) -> String { JSONText.string(text).serialized }
         func number(_ value: Double) -> String {
             guard value.isFinite else { return "null" }

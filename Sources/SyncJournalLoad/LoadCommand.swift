@@ -1,3 +1,5 @@
+import SyncJournalCommandLine
+
 /// The logic of the `sync-load` tool, testable in-process: it returns what to
 /// print and the exit status instead of printing.
 ///
@@ -18,12 +20,10 @@ public enum LoadCommand {
 
     /// Runs the tool with `arguments` (without the program name).
     public static func main(_ arguments: [String]) async -> Result {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return Result(output: LoadConfiguration.usage, errors: "", status: 0)
-        }
         let configuration: LoadConfiguration
-        do { configuration = try LoadConfiguration(arguments: arguments) } catch {
-            return Result(output: "", errors: "sync-load: \(error.description)\n" + LoadConfiguration.usage, status: 64)
+        do throws(CommandLineError) { configuration = try LoadConfiguration.parse(arguments) } catch {
+            let rejection = LoadConfiguration.syntax.rejection(error)
+            return Result(output: rejection.standardOutput, errors: rejection.standardError, status: rejection.status)
         }
         do {
             let report = try await LoadRunner.run(configuration)

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalCommandLine
 
 /// What `sync-load` is asked to do: which server, how many clients, how long,
 /// how big a push, how many pulls per push.
@@ -39,21 +40,34 @@ public struct LoadConfiguration: Sendable, Hashable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// The usage text.
-    public static let usage = """
-        usage: sync-load --server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B]
-                         [--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S]
-          drives a running sync-server with N concurrent HTTP clients for D seconds;
-          each client pushes B new records (a kind of its own), then pulls P times from
-          its cursor; prints pushes/s, mutations/s, pulls/s, rows/s, p50/p99 latency, errors
-          --batch 0: pulls only; a client that reached the end of its kind pulls it again
-          from the start, so with --preload R (rows per client pushed before the clock
-          starts) every pull reads a full page
-          defaults: --token dev-token (sync-server's development token) --clients 8
-                    --seconds 10 --batch 50 --pulls-per-push 1 --pull-limit 500 --timeout 30
-          exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable
+    /// The command line: its options and the help text.
+    package static let syntax = CommandSyntax(
+        tool: "sync-load",
+        synopses: ["--server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B] "
+                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S]"],
+        summary: """
+            drives a running sync-server with N concurrent HTTP clients for D seconds;
+            each client pushes B new records (a kind of its own), then pulls P times from
+            its cursor; prints pushes/s, mutations/s, pulls/s, rows/s, p50/p99 latency, errors
+            --batch 0: pulls only; a client that reached the end of its kind pulls it again
+            from the start, so with --preload R (rows per client pushed before the clock
+            starts) every pull reads a full page
+            """,
+        options: [
+            .value("--server", "URL", help: "the running sync-server (required)"),
+            .value("--token", "TOKEN", help: "the bearer token (default dev-token, sync-server's development token)"),
+            .value("--clients", "N", help: "concurrent clients, 1 to 1000 (default 8)"),
+            .value("--seconds", "D", help: "how long the clients run (default 10)"),
+            .value("--batch", "B", help: "mutations per push, 0 to 10000 (default 50)"),
+            .value("--pulls-per-push", "P", help: "pulls after each push, 0 to 1000 (default 1)"),
+            .value("--pull-limit", "L", help: "the largest page a pull asks for, 1 to 10000 (default 500)"),
+            .value("--preload", "R", help: "rows each client pushes before the clock starts (default 0)"),
+            .value("--timeout", "S", help: "each request's timeout in seconds (default 30)"),
+        ],
+        notes: "exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable")
 
-        """
+    /// The help text.
+    public static var usage: String { syntax.help }
 
     /// Why a command line is not a configuration.
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
@@ -65,54 +79,33 @@ public struct LoadConfiguration: Sendable, Hashable {
     ///
     /// - Throws: ``Problem`` naming the bad or missing argument.
     public init(arguments: [String]) throws(Problem) {
-        var server: URL?
-        var configuration = LoadConfiguration(server: URL(fileURLWithPath: "/"))
-        var index = 0
-        func value(_ flag: String) throws(Problem) -> String {
-            index += 1
-            guard index < arguments.count else { throw Problem(description: "\(flag) needs a value") }
-            return arguments[index]
+        do throws(CommandLineError) { self = try Self.parse(arguments) } catch {
+            throw Problem(description: error == .helpRequested ? "help requested" : error.description)
         }
-        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
-            let text = try value(flag)
-            guard let number = Int(text), range.contains(number) else {
-                throw Problem(description: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-            }
-            return number
-        }
-        func seconds(_ flag: String) throws(Problem) -> Double {
-            let text = try value(flag)
-            guard let number = Double(text), number > 0, number <= 86_400 else {
-                throw Problem(description: "\(flag) needs seconds above 0, not \"\(text)\"")
-            }
-            return number
-        }
-        while index < arguments.count {
-            let flag = arguments[index]
-            switch flag {
-            case "--server":
-                let text = try value(flag)
-                guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                    throw Problem(description: "--server needs an http(s) URL such as http://127.0.0.1:8787, not \"\(text)\"")
-                }
-                server = url
-            case "--token": configuration.token = try value(flag)
-            case "--clients": configuration.clients = try integer(flag, 1...1_000)
-            case "--seconds": configuration.seconds = try seconds(flag)
-            case "--batch": configuration.batchSize = try integer(flag, 0...10_000)
-            case "--pulls-per-push": configuration.pullsPerPush = try integer(flag, 0...1_000)
-            case "--pull-limit": configuration.pullLimit = try integer(flag, 1...10_000)
-            case "--timeout": configuration.timeoutSeconds = try seconds(flag)
-            case "--preload": configuration.preloadRows = try integer(flag, 0...1_000_000)
-            default: throw Problem(description: "unknown argument \"\(flag)\"")
-            }
-            index += 1
-        }
-        guard let server else { throw Problem(description: "--server URL is required") }
+    }
+
+    /// Parses the arguments (without the program name).
+    ///
+    /// - Throws: ``CommandLineError`` for `--help` or a usage mistake.
+    package static func parse(_ arguments: [String]) throws(CommandLineError) -> LoadConfiguration {
+        let parsed = try syntax.parse(arguments)
+        let httpURL = "an http(s) URL such as http://127.0.0.1:8787"
+        guard let server = try parsed.value("--server", expected: httpURL, { text -> URL? in
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
+            return url
+        }) else { throw .invalidCombination("--server URL is required") }
+        var configuration = LoadConfiguration(server: server)
+        if let token = parsed.value("--token") { configuration.token = token }
+        if let clients = try parsed.integer("--clients", in: 1...1_000) { configuration.clients = clients }
+        if let seconds = try parsed.positiveNumber("--seconds", atMost: 86_400) { configuration.seconds = seconds }
+        if let batch = try parsed.integer("--batch", in: 0...10_000) { configuration.batchSize = batch }
+        if let pulls = try parsed.integer("--pulls-per-push", in: 0...1_000) { configuration.pullsPerPush = pulls }
+        if let limit = try parsed.integer("--pull-limit", in: 1...10_000) { configuration.pullLimit = limit }
+        if let timeout = try parsed.positiveNumber("--timeout", atMost: 86_400) { configuration.timeoutSeconds = timeout }
+        if let preload = try parsed.integer("--preload", in: 0...1_000_000) { configuration.preloadRows = preload }
         if configuration.batchSize == 0 && configuration.pullsPerPush == 0 {
-            throw Problem(description: "--batch 0 and --pulls-per-push 0 leave nothing to do")
+            throw .invalidCombination("--batch 0 and --pulls-per-push 0 leave nothing to do")
         }
-        configuration.server = server
-        self = configuration
+        return configuration
     }
 }

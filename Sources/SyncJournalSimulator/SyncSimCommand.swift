@@ -1,5 +1,6 @@
 import SyncJournalPlatform
 import SyncJournalProtocol
+import SyncJournalCommandLine
 import SyncJournalSync
 
 /// The logic of the `sync-sim` tool, testable in-process: it returns what to
@@ -21,44 +22,84 @@ public enum SyncSimCommand {
         public var output: String
         /// Standard error.
         public var errors: String
-        /// 0: all held; 1: a failed expectation, a parse error or a violation; 2: bad usage;
+        /// 0: all held; 1: a failed expectation, a parse error or a violation; 64: bad usage;
         /// 69: `--server` cannot be reached or refuses the token.
         public var status: Int32
     }
 
-    /// The usage text.
-    public static let usage = """
-        usage: sync-sim run FILE...
-               sync-sim --seed S --devices D --steps N [--faults LIST] [--no-shrink]
-               sync-sim --seeds A-B --devices D --steps N [--faults LIST]   (a sweep, then the totals)
-          LIST: comma-separated fault classes (default: all), or none:
-                \(SimulationFault.allCases.map(\.rawValue).joined(separator: ","))
-          --server URL [--token TOKEN]  the devices sync with a running sync-server over HTTP
-                (token default dev-token); faults are injected on the client side, other
-                writers are another client; real time, so a run is not byte-deterministic
+    /// The command line: scenario files, or a seeded random run or sweep.
+    package static let syntax = CommandSyntax(
+        tool: "sync-sim",
+        synopses: ["run FILE...",
+                   "--seed S --devices D --steps N [--faults LIST] [--no-shrink]",
+                   "--seeds A-B --devices D --steps N [--faults LIST]   (a sweep, then the totals)"],
+        summary: """
+            LIST: comma-separated fault classes (default: all), or none:
+                  \(SimulationFault.allCases.map(\.rawValue).joined(separator: ","))
+            """,
+        options: [
+            .value("--seed", "S", help: "the seed of one random run"),
+            .value("--seeds", "A-B", help: "one run per seed from A to B, stopping at the first violation"),
+            .value("--devices", "D", help: "devices, 1 to 26 (default 3)"),
+            .value("--steps", "N", help: "steps before the faults stop (default 200)"),
+            .value("--faults", "LIST", help: "the fault classes injected (default all)"),
+            .flag("--no-shrink", help: "report a violation's trace as it is, unshrunk"),
+            .value("--server", "URL", help: """
+                the devices sync with a running sync-server over HTTP; faults are
+                injected on the client side, other writers are another client; real
+                time, so a run is not byte-deterministic
+                """),
+            .value("--token", "TOKEN", help: "the bearer token for --server (default dev-token)"),
+        ],
+        positionals: .some("FILE"))
 
-        """
+    /// The help text.
+    public static var usage: String { syntax.help }
+
+    /// What a command line asks `sync-sim` to do.
+    enum Invocation {
+        /// Run scenario files.
+        case scenarios([String])
+        /// One seeded random run.
+        case single(SimulationConfiguration)
+        /// One run per seed in the range; the configuration's own seed is the first.
+        case sweep(ClosedRange<UInt64>, SimulationConfiguration)
+    }
+
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws(CommandLineError) -> Invocation {
+        let parsed = try syntax.parse(arguments)
+        if parsed.positionals.first == "run" {
+            guard parsed.given.isEmpty else { throw .invalidCombination("run takes scenario files only, no options") }
+            guard parsed.positionals.count > 1 else { throw .missingArgument("FILE") }
+            return .scenarios(Array(parsed.positionals.dropFirst()))
+        }
+        if let extra = parsed.positionals.first { throw .unexpectedArgument(extra) }
+        if let seeds = try parsed.unsignedRange("--seeds") {
+            if parsed.has("--seed") { throw .invalidCombination("--seed and --seeds both choose seeds; give one") }
+            return .sweep(seeds, try SimulationConfiguration(parsed, seed: seeds.lowerBound))
+        }
+        guard let seed = try parsed.unsigned("--seed") else { throw .invalidCombination("--seed S (or --seeds A-B) is required") }
+        return .single(try SimulationConfiguration(parsed, seed: seed))
+    }
 
     /// Runs the tool with `arguments` (without the program name).
     public static func main(_ arguments: [String]) async -> Result {
-        if arguments.first == "run" {
-            let files = Array(arguments.dropFirst())
-            if files.isEmpty { return Result(output: "", errors: "sync-sim run: no scenario files\n" + usage, status: 2) }
+        let invocation: Invocation
+        do throws(CommandLineError) { invocation = try parse(arguments) } catch {
+            let rejection = syntax.rejection(error)
+            return Result(output: rejection.standardOutput, errors: rejection.standardError, status: rejection.status)
+        }
+        switch invocation {
+        case .scenarios(let files):
             return await runFiles(files)
+        case .sweep(let seeds, let configuration):
+            return await sweep(seeds, configuration)
+        case .single(let configuration):
+            if let problem = await unreachable(configuration) { return problem }
+            let outcome = await Simulation.runWithShrinking(configuration)
+            return Result(output: outcome.report, errors: "", status: outcome.violation == nil ? 0 : 1)
         }
-        if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
-            return Result(output: arguments.isEmpty ? "" : usage, errors: arguments.isEmpty ? usage : "", status: arguments.isEmpty ? 2 : 0)
-        }
-        if let at = arguments.firstIndex(of: "--seeds") {
-            return await sweep(arguments, at: at)
-        }
-        let configuration: SimulationConfiguration
-        do { configuration = try SimulationConfiguration(arguments: arguments) } catch {
-            return Result(output: "", errors: "sync-sim: \(error.description)\n" + usage, status: 2)
-        }
-        if let problem = await unreachable(configuration) { return problem }
-        let outcome = await Simulation.runWithShrinking(configuration)
-        return Result(output: outcome.report, errors: "", status: outcome.violation == nil ? 0 : 1)
     }
 
     /// With `--server`, a one-line error (status 69) when the server cannot be
@@ -80,22 +121,15 @@ public enum SyncSimCommand {
 
     /// `--seeds A-B` in place of `--seed S`: one run per seed (each printing its
     /// line), then a line with the totals; stops at the first violation.
-    static func sweep(_ arguments: [String], at index: Int) async -> Result {
-        guard index + 1 < arguments.count else { return Result(output: "", errors: "sync-sim: --seeds needs a range A-B\n" + usage, status: 2) }
-        let bounds = arguments[index + 1].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else {
-            return Result(output: "", errors: "sync-sim: --seeds must be a range A-B with A <= B, saw \(arguments[index + 1])\n" + usage, status: 2)
-        }
-        var rest = arguments
-        rest.removeSubrange(index...(index + 1))
+    static func sweep(_ seeds: ClosedRange<UInt64>, _ base: SimulationConfiguration) async -> Result {
+        let first = seeds.lowerBound
+        let last = seeds.upperBound
         var output = ""
         var total = SimulationStatistics()
         var runs = 0
-        for seed in first...last {
-            let configuration: SimulationConfiguration
-            do { configuration = try SimulationConfiguration(arguments: ["--seed", String(seed)] + rest) } catch {
-                return Result(output: output, errors: "sync-sim: \(error.description)\n" + usage, status: 2)
-            }
+        for seed in seeds {
+            var configuration = base
+            configuration.seed = seed
             if seed == first, let problem = await unreachable(configuration) { return problem }
             let outcome = await Simulation.runWithShrinking(configuration)
             output += outcome.report

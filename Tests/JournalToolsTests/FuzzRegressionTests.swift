@@ -1,5 +1,7 @@
 import Foundation
-import JournalTools
+import JournalFuzzing
+import JournalDumpTool
+import SyncJournalCommandLine
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalPlatform

@@ -1,4 +1,5 @@
-import JournalTools
+import JournalCrashTool
+import SyncJournalCommandLine
 import SyncJournalPlatform
 
 // Thin entry point. Each line goes out with one write(2) so that `acked`

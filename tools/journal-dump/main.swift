@@ -1,7 +1,8 @@
 import Foundation
-import JournalTools
+import JournalDumpTool
+import SyncJournalCommandLine
 
-// Thin entry point: the command lives in JournalTools so tests run it in-process too.
+// Thin entry point: the command lives in JournalDumpTool so tests run it in-process too.
 let output = ToolOutput(
     standard: { FileHandle.standardOutput.write(Data($0.utf8)) },
     error: { FileHandle.standardError.write(Data($0.utf8)) }

@@ -1,7 +1,8 @@
 import Foundation
-import JournalTools
+import JournalSalvageTool
+import SyncJournalCommandLine
 
-// Thin entry point: the command lives in JournalTools.
+// Thin entry point: the command lives in JournalSalvageTool.
 let output = ToolOutput(
     standard: { FileHandle.standardOutput.write(Data($0.utf8)) },
     error: { FileHandle.standardError.write(Data($0.utf8)) }

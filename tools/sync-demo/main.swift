@@ -1,7 +1,8 @@
 import Foundation
-import JournalTools
+import SyncDemoTool
+import SyncJournalCommandLine
 
-// Thin entry point: the demo lives in JournalTools.
+// Thin entry point: the demo lives in SyncDemoTool.
 let output = ToolOutput(
     standard: { FileHandle.standardOutput.write(Data($0.utf8)) },
     error: { FileHandle.standardError.write(Data($0.utf8)) }

@@ -5,10 +5,13 @@
 //
 // The logic lives in SyncJournalServer (SyncServer, SyncServerCommandLine), testable in-process.
 import Foundation
+import SyncJournalCommandLine
 import SyncJournalServer
 
 func fail(_ error: SyncServerError) -> Never {
-    FileHandle.standardError.write(Data("sync-server: \(error)\n".utf8))
+    // A usage mistake is one line, then the usage lines as a hint.
+    let hint = if case .usage = error { SyncServerCommandLine.syntax.usage + "(sync-server --help for more)\n" } else { "" }
+    FileHandle.standardError.write(Data("sync-server: \(error)\n\(hint)".utf8))
     exit(error.exitStatus)
 }
 
@@ -19,7 +22,7 @@ do throws(SyncServerError) {
     fail(error)
 }
 guard case .run(let options) = invocation else {
-    print(SyncServerCommandLine.usage)
+    FileHandle.standardOutput.write(Data(SyncServerCommandLine.usage.utf8))
     exit(0)
 }
 

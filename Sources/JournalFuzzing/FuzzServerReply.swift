@@ -32,9 +32,9 @@ import SyncJournalTesting
 /// ```swift
 /// try await FuzzServerReply.run(bytes)
 /// ```
-public enum FuzzServerReply {
+package enum FuzzServerReply {
     /// The target's name, as the fuzz script and the regression directory name it.
-    public static let name = "server-reply"
+    package static let name = "server-reply"
 
     static let path = "/fuzz/device.journal"
     static let kinds = ["note", "pin"]
@@ -61,7 +61,7 @@ public enum FuzzServerReply {
     /// With `trace`, each edit, request, reply and outcome is described to it.
     ///
     /// - Throws: ``FuzzFinding`` when an invariant does not hold.
-    public static func run(_ bytes: [UInt8], trace: (@Sendable (String) -> Void)? = nil) async throws(FuzzFinding) {
+    package static func run(_ bytes: [UInt8], trace: (@Sendable (String) -> Void)? = nil) async throws(FuzzFinding) {
         var input = FuzzInput(bytes)
         let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields]
         let policyByte = Int(input.byte())
@@ -423,7 +423,7 @@ extension FuzzServerReply {
     /// scripts that reach every path (the byte layout is in ``run(_:trace:)``
     /// and ``ReplyScript``). Settings byte 15: batch 4, pull limit 4, one
     /// permanent failure quarantines.
-    public static let seeds: [(name: String, bytes: [UInt8])] = [
+    package static let seeds: [(name: String, bytes: [UInt8])] = [
         // Nothing queued; an empty page.
         ("empty", []),
         // create pin/p3, update pin/p1, delete note/n1; all applied; an empty page.

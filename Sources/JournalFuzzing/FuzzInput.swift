@@ -1,29 +1,6 @@
 import SyncJournalProtocol
 import SyncJournalStore
 
-/// A broken promise found by a fuzz target: the input made the code under
-/// test do something it must never do (as opposed to an error it may
-/// report). Fuzzers turn it into a crash, so libFuzzer keeps the input;
-/// the regression tests report it as a failure.
-public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The fuzz target that found it (`journal-reader`, `server-reply`).
-    public var target: String
-    /// The invariant that does not hold, in a few words.
-    public var invariant: String
-    /// What was seen.
-    public var detail: String
-
-    /// A finding of `target`.
-    public init(target: String, invariant: String, detail: String) {
-        self.target = target
-        self.invariant = invariant
-        self.detail = detail
-    }
-
-    /// `TARGET: INVARIANT: DETAIL`.
-    public var description: String { "\(target): \(invariant): \(detail)" }
-}
-
 /// Turns fuzz bytes into structured choices, deterministically: each call
 /// consumes a few bytes and maps them to a value; once the bytes run out,
 /// every call returns its zero choice (so a short input is a complete,
@@ -36,45 +13,45 @@ public struct FuzzFinding: Error, Sendable, Hashable, CustomStringConvertible {
 /// input.byte()           // 0x41
 /// input.byte()           // 0 (exhausted)
 /// ```
-public struct FuzzInput: Sendable {
+package struct FuzzInput: Sendable {
     /// The bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The next byte to read.
-    public private(set) var position = 0
+    package private(set) var position = 0
 
     /// Reads `bytes` from the start.
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Whether every byte has been read.
-    public var isExhausted: Bool { position >= bytes.count }
+    package var isExhausted: Bool { position >= bytes.count }
 
     /// The next byte, 0 once the input is exhausted.
-    public mutating func byte() -> UInt8 {
+    package mutating func byte() -> UInt8 {
         guard position < bytes.count else { return 0 }
         defer { position += 1 }
         return bytes[position]
     }
 
     /// The next `count` bytes (zeros past the end).
-    public mutating func bytes(_ count: Int) -> [UInt8] {
+    package mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in byte() }
     }
 
     /// Bit 0 of the next byte.
-    public mutating func bool() -> Bool { byte() & 1 == 1 }
+    package mutating func bool() -> Bool { byte() & 1 == 1 }
 
     /// A value in `0 ..< bound` (`bound` between 1 and 256) from one byte.
-    public mutating func int(below bound: Int) -> Int {
+    package mutating func int(below bound: Int) -> Int {
         precondition(bound >= 1 && bound <= 256)
         return Int(byte()) % bound
     }
 
     /// An element of `choices` (not empty) chosen by one byte.
-    public mutating func pick<T>(_ choices: [T]) -> T { choices[int(below: choices.count)] }
+    package mutating func pick<T>(_ choices: [T]) -> T { choices[int(below: choices.count)] }
 
     /// A stamp: mostly small and non-negative (so replies are plausible),
     /// sometimes negative, extreme or any 64-bit value.
-    public mutating func int64() -> Int64 {
+    package mutating func int64() -> Int64 {
         let selector = byte()
         switch selector % 8 {
         case 0, 1, 2, 3: return Int64(selector >> 3) * 10 + Int64(byte())
@@ -89,7 +66,7 @@ public struct FuzzInput: Sendable {
 
     /// A string: usually one of `vocabulary`, sometimes empty or up to 80
     /// raw bytes (decoded as UTF-8 with repair, so any bytes make a string).
-    public mutating func string(_ vocabulary: [String]) -> String {
+    package mutating func string(_ vocabulary: [String]) -> String {
         let selector = byte()
         switch selector % 8 {
         case 6:
@@ -101,7 +78,7 @@ public struct FuzzInput: Sendable {
     }
 
     /// A field value of any of the seven types.
-    public mutating func fieldValue() -> FieldValue {
+    package mutating func fieldValue() -> FieldValue {
         switch byte() % 7 {
         case 0: return .null
         case 1: return .bool(bool())
@@ -120,7 +97,7 @@ public struct FuzzInput: Sendable {
 
     /// Up to `maximum` fields with names from a small vocabulary (the
     /// empty name among them, which no row may hold).
-    public mutating func fields(maximum: Int = 3) -> [String: FieldValue] {
+    package mutating func fields(maximum: Int = 3) -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
         for _ in 0..<int(below: maximum + 1) {
             fields[string(["name", "tags", "lat", "visited"])] = fieldValue()

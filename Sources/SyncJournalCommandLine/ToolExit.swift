@@ -1,5 +1,5 @@
 /// Exit statuses shared by the tools (BSD `sysexits` numbering where one fits).
-public enum ToolExit: Int32, Sendable {
+package enum ToolExit: Int32, Sendable {
     /// Success: the journal is clean.
     case ok = 0
     /// Damage found (torn tail or corrupt), or a check failed.
@@ -8,7 +8,7 @@ public enum ToolExit: Int32, Sendable {
     /// understand (a record type it may not skip, a reserved field or header
     /// flag that is not zero): read-only here, written by a newer version.
     case unsupported = 3
-    /// The command line is wrong.
+    /// The command line is wrong (`EX_USAGE`).
     case usage = 64
     /// The file is not a journal this tool can read (bad magic or unknown major version).
     case notAJournal = 65
@@ -16,18 +16,4 @@ public enum ToolExit: Int32, Sendable {
     case cannotOpen = 66
     /// A server the tool needs cannot be reached or refuses it.
     case unavailable = 69
-}
-
-/// Where a tool writes its output; tests capture it in memory.
-public struct ToolOutput: Sendable {
-    /// Writes one chunk to standard output.
-    public var standard: @Sendable (String) -> Void
-    /// Writes one chunk to standard error.
-    public var error: @Sendable (String) -> Void
-
-    /// An output with the given sinks.
-    public init(standard: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
-        self.standard = standard
-        self.error = error
-    }
 }

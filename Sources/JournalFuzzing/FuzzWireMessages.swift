@@ -17,9 +17,9 @@ import SyncJournalWire
 /// ```swift
 /// try FuzzWireMessages.run([2] + Array(#"{"results": []}"#.utf8))
 /// ```
-public enum FuzzWireMessages {
+package enum FuzzWireMessages {
     /// The target's name, as the fuzz script and the regression directory name it.
-    public static let name = "wire-messages"
+    package static let name = "wire-messages"
 
     static func finding(_ invariant: String, _ detail: String) -> FuzzFinding {
         FuzzFinding(target: name, invariant: invariant, detail: detail)
@@ -31,7 +31,7 @@ public enum FuzzWireMessages {
     /// Runs one input.
     ///
     /// - Throws: ``FuzzFinding`` when an invariant does not hold.
-    public static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
+    package static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
         guard let selector = bytes.first else { return }
         let body = bytes.dropFirst()
         let decoder = decoders[Int(selector) % decoders.count]
@@ -62,7 +62,7 @@ public enum FuzzWireMessages {
 
     /// Hand-made seeds: a valid body of each message (PROTOCOL.md's shapes,
     /// every field value type), behind its selector byte.
-    public static var seeds: [(name: String, bytes: [UInt8])] {
+    package static var seeds: [(name: String, bytes: [UInt8])] {
         let id = OperationID(bytes: Array(1...16))!
         let fields: [String: FieldValue] = ["title": .string("Crux é"), "grade": .int(-7), "height": .double(12.5),
                                             "nan": .double(.nan), "raw": .bytes([0, 1, 255]), "tags": .stringSet(["a", "b"]),

@@ -3,6 +3,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
+import SyncJournalCommandLine
 
 /// `sync-demo --push-benchmark N`: gives the device N server rows, queues an
 /// update of each through the store API,

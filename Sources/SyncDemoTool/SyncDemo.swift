@@ -4,6 +4,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
+import SyncJournalCommandLine
 
 /// The demo's state: the server, two devices, and the checks so far.
 /// The steps run one after another; the class is never shared between tasks.

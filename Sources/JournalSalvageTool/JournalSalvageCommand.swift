@@ -1,3 +1,5 @@
+import JournalDumpTool
+import SyncJournalCommandLine
 import SyncJournalCore
 
 /// `journal-salvage SOURCE DEST [--keep-after-damage]`: the explicit way out
@@ -6,30 +8,28 @@ import SyncJournalCore
 /// `salvaged`) and never modifies SOURCE. When SOURCE's header is damaged,
 /// its records are read under a header rebuilt from them, and a `header:`
 /// line between the other two says so.
-public enum JournalSalvageCommand {
-    /// The usage text.
-    public static let usage = """
-        usage: journal-salvage SOURCE DEST [--keep-after-damage]
-          copies the valid prefix of SOURCE into the new journal DEST; SOURCE is not modified
-          --keep-after-damage  also copy valid records found after the damage, wrapped as `salvaged`
-        exit status: 0 copied, 1 failed, 64 usage error, 65 SOURCE is not a journal, 66 cannot open or write
+package enum JournalSalvageCommand {
+    /// The command line: a flag and the two paths.
+    package static let syntax = CommandSyntax(
+        tool: "journal-salvage", synopses: ["SOURCE DEST [--keep-after-damage]"],
+        summary: "copies the valid prefix of SOURCE into the new journal DEST; SOURCE is not modified",
+        options: [
+            .flag("--keep-after-damage", help: "also copy valid records found after the damage, wrapped as `salvaged`"),
+        ],
+        positionals: .exactly("SOURCE", "DEST"),
+        notes: "exit status: 0 copied, 1 failed, 64 usage error, 65 SOURCE is not a journal, 66 cannot open or write")
 
-        """
+    /// The help text.
+    package static var usage: String { syntax.help }
 
     /// Runs the command and returns its exit status.
-    public static func run(arguments: [String], output: ToolOutput) async -> Int32 {
-        var keep = false
-        var paths: [String] = []
-        for argument in arguments {
-            if argument == "--keep-after-damage" { keep = true } else if argument.hasPrefix("-") {
-                output.error(usage)
-                return ToolExit.usage.rawValue
-            } else { paths.append(argument) }
+    package static func run(arguments: [String], output: ToolOutput) async -> Int32 {
+        let parsed: ParsedCommandLine
+        do throws(CommandLineError) { parsed = try syntax.parse(arguments) } catch {
+            return syntax.reject(error, to: output)
         }
-        guard paths.count == 2 else {
-            output.error(usage)
-            return ToolExit.usage.rawValue
-        }
+        let keep = parsed.has("--keep-after-damage")
+        let paths = parsed.positionals
         do {
             let result = try await JournalSalvage.salvage(from: paths[0], to: paths[1], includeRecordsAfterDamage: keep)
             if result.headerRebuilt {

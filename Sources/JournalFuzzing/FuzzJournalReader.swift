@@ -1,4 +1,6 @@
+import JournalDumpTool
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
 
@@ -26,9 +28,9 @@ import SyncJournalTesting
 /// try FuzzJournalReader.run(bytes)               // the synchronous part
 /// try await FuzzJournalReader.runStore(bytes)    // opening, checkpointing, reopening a store on it
 /// ```
-public enum FuzzJournalReader {
+package enum FuzzJournalReader {
     /// The target's name, as the fuzz script and the regression directory name it.
-    public static let name = "journal-reader"
+    package static let name = "journal-reader"
 
     static let directory = "/fuzz"
     static let path = "/fuzz/input.journal"
@@ -36,14 +38,14 @@ public enum FuzzJournalReader {
     /// The synchronous checks on `bytes` and on their checksum-fixed variant.
     ///
     /// - Throws: ``FuzzFinding`` when an invariant does not hold.
-    public static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
+    package static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
         try check(bytes)
         let fixed = withChecksumsFixed(bytes)
         if fixed != bytes { try check(fixed) }
     }
 
     /// Everything: ``run(_:)``, then ``runStore(_:)`` on both variants.
-    public static func runAll(_ bytes: [UInt8]) async throws(FuzzFinding) {
+    package static func runAll(_ bytes: [UInt8]) async throws(FuzzFinding) {
         try run(bytes)
         try await runStore(bytes)
         let fixed = withChecksumsFixed(bytes)
@@ -58,7 +60,7 @@ public enum FuzzJournalReader {
     /// recomputed, so the bytes behind them are what gets tested. Framing
     /// follows the header length and each record's length field; it stops at
     /// the first length that does not fit.
-    public static func withChecksumsFixed(_ bytes: [UInt8]) -> [UInt8] {
+    package static func withChecksumsFixed(_ bytes: [UInt8]) -> [UInt8] {
         var bytes = bytes
         guard bytes.count >= 16 else { return bytes }
         let headerLength = Int(readUInt32(bytes, at: 12))
@@ -341,7 +343,7 @@ public enum FuzzJournalReader {
     /// it holds what replay rebuilds, checkpoints it, and reopens it.
     ///
     /// - Throws: ``FuzzFinding`` when an invariant does not hold.
-    public static func runStore(_ bytes: [UInt8]) async throws(FuzzFinding) {
+    package static func runStore(_ bytes: [UInt8]) async throws(FuzzFinding) {
         let disk = disk(holding: bytes)
         let report = try? JournalReader(path: path, system: disk).scan()
         let replayed = try? Replayer.replay(path: path, system: disk)

@@ -1,6 +1,7 @@
 import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalCommandLine
 
 /// Renders field values for people (`journal-dump` text) and for machines (JSON).
 enum FieldSummary {

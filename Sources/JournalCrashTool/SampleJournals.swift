@@ -7,17 +7,17 @@ import SyncJournalTesting
 /// The sample and golden journals under `journals/`, made deterministically
 /// (fixed ids, generations and clocks) by `journal-crash samples DIR`, so the
 /// same command reproduces them byte for byte.
-public enum SampleJournals {
+package enum SampleJournals {
     /// A file the generator writes, relative to the output directory.
-    public struct File: Sendable, Hashable {
+    package struct File: Sendable, Hashable {
         /// Path relative to the output directory, e.g. `samples/healthy.journal`.
-        public var relativePath: String
+        package var relativePath: String
         /// What it shows.
-        public var purpose: String
+        package var purpose: String
     }
 
     /// Everything ``write(into:)`` produces.
-    public static let files: [File] = [
+    package static let files: [File] = [
         File(relativePath: "samples/healthy.journal", purpose: "a clean journal of pin and note edits"),
         File(relativePath: "samples/torn-tail.journal", purpose: "the healthy journal plus the first 40 bytes of one more record: a crash mid-append"),
         File(relativePath: "samples/corrupt-middle.journal", purpose: "the healthy journal with one payload bit of record 3 flipped"),
@@ -293,7 +293,7 @@ public enum SampleJournals {
 
     /// Writes every sample and golden file under `directory` (which is
     /// created if needed), replacing earlier copies.
-    public static func write(into directory: String) async throws {
+    package static func write(into directory: String) async throws {
         let manager = FileManager.default
         for sub in ["samples", "golden"] {
             try manager.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)

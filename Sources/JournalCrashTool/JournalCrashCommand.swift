@@ -1,7 +1,9 @@
 import Foundation
 import SyncJournalPlatform
 import SyncJournalCore
+import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalCommandLine
 
 /// `journal-crash`: a writer for crash tests, and the sample generator.
 ///
@@ -9,75 +11,83 @@ import SyncJournalStore
 ///   operation records (creating PATH, or continuing it after recovery) and
 ///   prints `acked SEQ` on its own line, flushed, once each record is durable.
 /// - `journal-crash samples DIR` writes the sample and golden journals under DIR.
-public enum JournalCrashCommand {
-    /// The usage text.
-    public static let usage = """
-        usage: journal-crash write PATH --records N [--group-commit [--writers W] | --bulk] [--ack-ahead K]
-               journal-crash samples DIR
+package enum JournalCrashCommand {
+    /// The command line: a subcommand, its path, and the writer's options.
+    package static let syntax = CommandSyntax(
+        tool: "journal-crash",
+        synopses: ["write PATH --records N [--group-commit [--writers W] | --bulk] [--ack-ahead K]", "samples DIR"],
+        summary: """
+            write: appends N operation records to PATH (creating it, or continuing it after
+              recovery) and prints `acked SEQ`, flushed, once each record is durable
+            samples: writes the sample and golden journals under DIR
+            """,
+        options: [
+            .value("--records", "N", help: "records to append (write)"),
+            .flag("--group-commit", help: "append from concurrent writers, one sync per group"),
+            .value("--writers", "W", help: "concurrent writers with --group-commit (default 16)"),
+            .flag("--bulk", help: "append without syncing, one sync at the end"),
+            .value("--ack-ahead", "K", help: "a negative control: print `acked` K ahead of what is durable"),
+        ],
+        positionals: CommandPositionals(names: ["COMMAND", "PATH"], minimum: 1, maximum: 2))
 
-        """
+    /// The help text.
+    package static var usage: String { syntax.help }
 
-    /// Runs the command and returns its exit status.
-    public static func run(arguments: [String], output: ToolOutput) async -> Int32 {
-        guard let command = arguments.first else {
-            output.error(usage)
-            return ToolExit.usage.rawValue
-        }
+    /// What a command line asks `journal-crash` to do.
+    enum Invocation: Equatable {
+        /// Append records to a journal.
+        case write(path: String, records: Int, mode: JournalWriter.Mode, writers: Int, ackAhead: Int)
+        /// Write the sample journals under a directory.
+        case samples(directory: String)
+    }
+
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws(CommandLineError) -> Invocation {
+        let parsed = try syntax.parse(arguments)
+        let command = parsed.positionals[0]
         switch command {
         case "write":
-            var path: String?
-            var records: Int?
-            var groupCommit = false
-            var bulk = false
-            var ackAhead = 0
-            var writers = 16
-            var rest = arguments.dropFirst()[...]
-            while let argument = rest.popFirst() {
-                switch argument {
-                case "--records":
-                    guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else { return usageError(output) }
-                    records = value
-                case "--writers":
-                    guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { return usageError(output) }
-                    writers = value
-                case "--group-commit": groupCommit = true
-                case "--bulk": bulk = true
-                case "--ack-ahead":
-                    guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else { return usageError(output) }
-                    ackAhead = value
-                default:
-                    if argument.hasPrefix("-") || path != nil { return usageError(output) }
-                    path = argument
-                }
-            }
-            guard let path, let records, !(groupCommit && bulk) else { return usageError(output) }
+            guard parsed.positionals.count == 2 else { throw .missingArgument("PATH") }
+            guard let records = try parsed.integer("--records", atLeast: 0) else { throw .invalidCombination("write needs --records N") }
+            let writers = try parsed.integer("--writers", atLeast: 1) ?? 16
+            let ackAhead = try parsed.integer("--ack-ahead", atLeast: 0) ?? 0
+            let groupCommit = parsed.has("--group-commit")
+            let bulk = parsed.has("--bulk")
+            if groupCommit && bulk { throw .invalidCombination("--group-commit and --bulk are two different writers; give one") }
             let mode: JournalWriter.Mode = bulk ? .bulk : (groupCommit ? .groupCommit : .durable)
-            return await write(path: path, records: records, mode: mode, writers: writers, ackAhead: ackAhead, output: output)
+            return .write(path: parsed.positionals[1], records: records, mode: mode, writers: writers, ackAhead: ackAhead)
         case "samples":
-            guard arguments.count == 2 else { return usageError(output) }
+            guard parsed.positionals.count == 2 else { throw .missingArgument("DIR") }
+            guard parsed.given.isEmpty else { throw .invalidCombination("samples takes no options") }
+            return .samples(directory: parsed.positionals[1])
+        default:
+            throw .unexpectedArgument(command)
+        }
+    }
+
+    /// Runs the command and returns its exit status.
+    package static func run(arguments: [String], output: ToolOutput) async -> Int32 {
+        let invocation: Invocation
+        do throws(CommandLineError) { invocation = try parse(arguments) } catch {
+            return syntax.reject(error, to: output)
+        }
+        switch invocation {
+        case .write(let path, let records, let mode, let writers, let ackAhead):
+            return await write(path: path, records: records, mode: mode, writers: writers, ackAhead: ackAhead, output: output)
+        case .samples(let directory):
             do {
-                try await SampleJournals.write(into: arguments[1])
-                for file in SampleJournals.files { output.standard("wrote \(arguments[1])/\(file.relativePath): \(file.purpose)\n") }
+                try await SampleJournals.write(into: directory)
+                for file in SampleJournals.files { output.standard("wrote \(directory)/\(file.relativePath): \(file.purpose)\n") }
                 return ToolExit.ok.rawValue
             } catch {
                 output.error("journal-crash: \(error)\n")
                 return ToolExit.damage.rawValue
             }
-        case "--help", "-h":
-            output.standard(usage)
-            return ToolExit.ok.rawValue
-        default:
-            return usageError(output)
         }
     }
 
-    private static func usageError(_ output: ToolOutput) -> Int32 {
-        output.error(usage)
-        return ToolExit.usage.rawValue
-    }
-
     /// The operation written as record number `n`: about 200 bytes, like a real edit.
-    public static func crashOperation(_ n: Int) -> JournalOperation {
+    package static func crashOperation(_ n: Int) -> JournalOperation {
         JournalOperation(id: .random(), kind: .create, entity: "crash", recordID: "r\(n)",
                          fields: ["n": .int(Int64(n)), "note": .string(String(repeating: "edit \(n) ", count: 12).prefix(120).description)],
                          queuedAt: Int64(Date().timeIntervalSince1970 * 1000))
@@ -148,11 +158,4 @@ public enum JournalCrashCommand {
         }
         return ToolExit.ok.rawValue
     }
-}
-
-/// A value shared by concurrent tasks under a lock.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }

@@ -1,6 +1,6 @@
 /// A JSON value with object keys kept in the order they were added, so tool
 /// output is stable and diffable.
-public indirect enum JSONText: Sendable, Hashable {
+package indirect enum JSONText: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -19,7 +19,7 @@ public indirect enum JSONText: Sendable, Hashable {
     case object([(String, JSONText)])
 
     /// The compact serialization (no spaces), one line.
-    public var serialized: String {
+    package var serialized: String {
         var out = ""
         write(to: &out)
         return out
@@ -78,6 +78,8 @@ public indirect enum JSONText: Sendable, Hashable {
         }
     }
 
-    public static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.serialized == rhs.serialized }
-    public func hash(into hasher: inout Hasher) { hasher.combine(serialized) }
+    /// Equal when they serialize the same.
+    package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.serialized == rhs.serialized }
+    /// Hashes the serialization.
+    package func hash(into hasher: inout Hasher) { hasher.combine(serialized) }
 }

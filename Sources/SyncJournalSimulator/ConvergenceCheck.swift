@@ -1,0 +1,78 @@
+import Foundation
+import SyncJournalCore
+import SyncJournalProtocol
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalTesting
+
+/// The convergence invariant: once faults stop and every device syncs twice,
+/// every device shows what the server holds and every outbox is empty; the
+/// converged state also survives a restart.
+extension SimulationRun {
+    func finish() async {
+        for (index, device) in devices.enumerated() {
+            if device.isDown {
+                do { try await device.restart() } catch {
+                    fail(.convergence, "\(name(index)) could not reopen its journal: \(error)")
+                    return
+                }
+            }
+            while device.isHolding { _ = try? await device.release() }
+            await device.setOnline(true)
+        }
+        for kind in Simulation.kinds { for id in Simulation.pool[kind]! { await server.clearRecordFaults(kind: kind, id: id) } }
+        for device in devices {
+            guard let store = device.store else { continue }
+            for entry in (try? await store.quarantinedOperations()) ?? [] { try? await store.retryQuarantined(entry.id) }
+        }
+        for round in 1...2 {
+            for (index, device) in devices.enumerated() {
+                await clock.advance(by: 3_600_000)
+                statistics.syncs += 1
+                let outcome = try? await device.sync()
+                guard case .ok? = outcome else {
+                    fail(.convergence, "\(name(index))'s sync in final round \(round) ended \(outcome.map { "\($0)" } ?? "without an outcome")")
+                    return
+                }
+            }
+        }
+        await checkInvariants()
+        if violation != nil { return }
+        for (index, device) in devices.enumerated() {
+            guard let store = device.store else { continue }
+            statistics.invariantChecks += 1
+            let queued = (try? await store.pendingOperations()) ?? []
+            if !queued.isEmpty {
+                fail(.convergence, "\(name(index))'s outbox still holds \(queued.count) operation(s) after two syncs without faults: "
+                    + queued.map(ScenarioRunner.describe).joined(separator: ", "))
+                return
+            }
+            for kind in Simulation.kinds {
+                statistics.invariantChecks += 1
+                let local = ((try? await store.records(kind)) ?? []).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                let remote: [String]
+                do throws(TransportError) {
+                    remote = try await server.rows(kind: kind).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                } catch {
+                    fail(.server, "pulling the server's \(kind)s failed: \(error)")
+                    return
+                }
+                if local != remote {
+                    fail(.convergence, "\(name(index)) shows \(kind)s [\(local.joined(separator: "; "))] but the server holds [\(remote.joined(separator: "; "))]")
+                    return
+                }
+            }
+            // The converged state survives a restart: replay equals state.
+            let before = await state(of: index)
+            do { try await device.restart() } catch {
+                fail(.replayEqualsState, "\(name(index)) could not reopen its journal at the end: \(error)")
+                return
+            }
+            statistics.invariantChecks += 1
+            if let before, let reopened = await state(of: index), reopened != before {
+                fail(.replayEqualsState, "\(name(index))'s journal replays to a different state at the end: " + difference(before, reopened))
+                return
+            }
+        }
+    }
+}

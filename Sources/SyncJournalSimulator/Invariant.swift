@@ -1,0 +1,26 @@
+/// An invariant the simulator checks after every step and at the end. Its raw
+/// value is the name printed in reports (`nothing-lost: …`).
+public enum Invariant: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Every edit the store acknowledged is still queued, was applied by the
+    /// server, or is surfaced as a conflict or rejection (or was cancelled
+    /// locally before it ever left the device).
+    case nothingLost = "nothing-lost"
+    /// A record a device deleted does not show again without a later create
+    /// or a conflict to explain it; a row the server deleted is not live again
+    /// without a later create.
+    case noResurrection = "no-resurrection"
+    /// The server never applies one operation twice.
+    case noDoubleApply = "no-double-apply"
+    /// A reopened journal replays to the state before the crash (inside an
+    /// edit's write: before or after that edit), and a store stays readable.
+    case replayEqualsState = "replay-equals-state"
+    /// Once faults stop and every device syncs twice, every device shows what
+    /// the server holds and every outbox is empty.
+    case convergence
+    /// Not an invariant of the code under test: with `--server`, the harness
+    /// could not read the server's state or write to it as another writer.
+    case server
+
+    /// The printed name.
+    public var description: String { rawValue }
+}

@@ -1,0 +1,45 @@
+import SyncJournalProtocol
+import SyncJournalStore
+import SyncJournalSync
+
+/// The no-resurrection invariant: a record a device deleted does not show
+/// again there unless a later create (by anyone) brings it back or a conflict
+/// explains it; a row the server deleted is not live again without a later create.
+extension SimulationRun {
+    /// On one device: its user's deletions stay deleted.
+    func checkNoResurrection(device: Int, state: StoreState) async {
+        let surfaced = Set(state.conflicts.map(\.id))
+        for key in deletions[device].keys.sorted() {
+            let deletion = deletions[device][key]!
+            statistics.invariantChecks += 1
+            guard state.visibleFields(of: key) != nil else { continue }
+            if surfaced.contains(deletion.operationID) { continue }
+            if state.outbox[deletion.operationID]?.quarantined == true { continue }
+            let creates = await log.creates(of: key)
+            if creates.contains(where: { $0.device != name(device) && $0.sequence > deletion.sequence }) { continue }
+            fail(.noResurrection, "\(name(device)) shows \(key.kind) \(key.id) again, which its user deleted at step \(deletion.step), "
+                + "and no later create or conflict explains it")
+            return
+        }
+    }
+
+    /// On the server: a row whose last change was a delete is not live again.
+    func checkNoResurrectionOnServer() async {
+        for kind in Simulation.kinds {
+            for id in Simulation.pool[kind]! {
+                let key = RecordKey(kind: kind, id: id)
+                statistics.invariantChecks += 1
+                let live: Bool
+                do throws(TransportError) { live = try await server.row(kind: kind, id: id) != nil } catch {
+                    fail(.server, "reading \(kind) \(id) from the server failed: \(error)")
+                    return
+                }
+                guard live else { continue }
+                let (created, deleted) = await log.lastChanges(of: key)
+                if let deleted, deleted > (created ?? Int.min) {
+                    fail(.noResurrection, "the server holds \(kind) \(id) live although its last change was a delete and nothing created it since")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SyncJournalCommandLine
+
+/// How a random run is set up (`sync-sim --seed S --devices D --steps N [--faults LIST]`).
+public struct SimulationConfiguration: Sendable, Hashable {
+    /// The seed of every random choice.
+    public var seed: UInt64
+    /// Devices (1 to 26), all of user u1.
+    public var devices: Int
+    /// Steps before the faults stop and every device syncs twice.
+    public var steps: Int
+    /// The fault classes injected.
+    public var faults: Set<SimulationFault>
+    /// Whether a violation's trace is shrunk.
+    public var shrink: Bool
+    /// The most runs shrinking may take.
+    public var shrinkBudget: Int
+    /// A running `sync-server` to run the devices against (`nil`: the in-memory reference server).
+    public var server: URL?
+    /// The bearer token for ``server``.
+    public var token: String = "dev-token"
+
+    /// A configuration; every fault class by default.
+    public init(seed: UInt64, devices: Int = 3, steps: Int = 200, faults: Set<SimulationFault> = Set(SimulationFault.allCases),
+                shrink: Bool = true, shrinkBudget: Int = 300) {
+        self.seed = seed
+        self.devices = devices
+        self.steps = steps
+        self.faults = faults
+        self.shrink = shrink
+        self.shrinkBudget = shrinkBudget
+    }
+
+    /// Why the command line is not a configuration.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// Parses `--seed S --devices D --steps N [--faults LIST] [--no-shrink] [--server URL [--token TOKEN]]`.
+    ///
+    /// - Throws: ``Problem`` naming the bad or missing argument.
+    public init(arguments: [String]) throws(Problem) {
+        do throws(CommandLineError) {
+            let parsed = try SyncSimCommand.syntax.parse(arguments)
+            if let extra = parsed.positionals.first { throw .unexpectedArgument(extra) }
+            guard let seed = try parsed.unsigned("--seed") else { throw .invalidCombination("--seed is required") }
+            try self.init(parsed, seed: seed)
+        } catch {
+            throw Problem(description: error == .helpRequested ? "help requested" : error.description)
+        }
+    }
+
+    /// The configuration a parsed `sync-sim` command line asks for, with `seed`
+    /// (a sweep gives each run its own).
+    ///
+    /// - Throws: ``CommandLineError`` naming a bad value.
+    init(_ parsed: ParsedCommandLine, seed: UInt64) throws(CommandLineError) {
+        let knownFaults = SimulationFault.allCases.map(\.rawValue).joined(separator: ",")
+        let faults = try parsed.value("--faults", expected: "fault classes among \(knownFaults), all, or none") { text -> Set<SimulationFault>? in
+            if text == "none" { return [] }
+            if text == "all" { return Set(SimulationFault.allCases) }
+            var faults: Set<SimulationFault> = []
+            for name in text.split(separator: ",") {
+                guard let fault = SimulationFault(rawValue: String(name)) else { return nil }
+                faults.insert(fault)
+            }
+            return faults
+        }
+        self.init(seed: seed,
+                  devices: try parsed.integer("--devices", in: 1...26) ?? 3,
+                  steps: try parsed.integer("--steps", atLeast: 0) ?? 200,
+                  faults: faults ?? Set(SimulationFault.allCases),
+                  shrink: !parsed.has("--no-shrink"))
+        server = try parsed.value("--server", expected: "an http(s) URL such as http://127.0.0.1:8787") { text -> URL? in
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
+            return url
+        }
+        token = try parsed.nonEmptyValue("--token") ?? "dev-token"
+    }
+}

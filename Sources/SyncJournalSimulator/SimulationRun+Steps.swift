@@ -1,0 +1,232 @@
+import Foundation
+import SyncJournalCore
+import SyncJournalProtocol
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalTesting
+
+/// Performing steps: edits, syncs with their faults, other writers, crashes.
+extension SimulationRun {
+    func perform(_ action: SimulationAction) async {
+        switch action {
+        case .edit(let device, let edit):
+            _ = await makeEdit(device: device, edit)
+        case .sync(let device, let fault):
+            await sync(device: device, fault: fault)
+        case .online(let device, let online):
+            await devices[device].setOnline(online)
+        case .writerWrite(let kind, let id, let fields):
+            do throws(TransportError) {
+                if try await server.write(kind: kind, id: id, fields: fields) {
+                    await log.noteWriter(RecordKey(kind: kind, id: id), created: true, sequence: counter.next())
+                }
+            } catch {
+                fail(.server, "the other writer's write of \(kind) \(id) failed: \(error)")
+            }
+        case .writerUpdate(let kind, let id, let fields):
+            do throws(TransportError) { try await server.update(kind: kind, id: id, changes: fields) } catch {
+                fail(.server, "the other writer's update of \(kind) \(id) failed: \(error)")
+            }
+        case .writerDelete(let kind, let id):
+            do throws(TransportError) {
+                if try await server.delete(kind: kind, id: id) {
+                    await log.noteWriter(RecordKey(kind: kind, id: id), created: false, sequence: counter.next())
+                }
+            } catch {
+                fail(.server, "the other writer's delete of \(kind) \(id) failed: \(error)")
+            }
+        case .recordFault(let kind, let id, let permanent, let times):
+            await server.setRecordFault(kind: kind, id: id, permanent: permanent, times: times)
+        case .clearRecordFault(let kind, let id):
+            await server.clearRecordFaults(kind: kind, id: id)
+        case .crash(let device, let powerSeed):
+            let before = await state(of: device)
+            await devices[device].crash(powerSeed.map { .random(seed: $0) } ?? .processCrash)
+            await restartAndCompare(device: device, expected: before, what: powerSeed == nil ? "a process crash at rest" : "a power cut at rest")
+        case .crashMidRequest(let device, let choice, let powerSeed):
+            await crashMidRequest(device: device, choice: choice, powerSeed: powerSeed)
+        case .inFlightEdit(let device, let choice, let loseReply):
+            await inFlightEdit(device: device, choice: choice, loseReply: loseReply)
+        case .checkpoint(let device):
+            do { try await devices[device].store?.checkpoint() } catch {
+                fail(.replayEqualsState, "\(name(device))'s checkpoint failed on a healthy disk: \(error)")
+            }
+        case .crashMidCheckpoint(let device, let calls, let powerSeed):
+            let before = await state(of: device)
+            devices[device].disk.freeze(afterCalls: calls)
+            try? await devices[device].store?.checkpoint()
+            await devices[device].crash(.random(seed: powerSeed))
+            statistics.crashesMidCheckpoint += 1
+            await restartAndCompare(device: device, expected: before, what: "a power cut inside a checkpoint")
+        case .crashMidWrite(let device, let calls, let edit, let powerSeed):
+            let before = await state(of: device)
+            devices[device].disk.freeze(afterCalls: calls)
+            let acknowledged = await makeEdit(device: device, edit)
+            let after = acknowledged ? await state(of: device) : nil
+            await devices[device].crash(.random(seed: powerSeed))
+            statistics.crashesMidWrite += 1
+            if let after {
+                await restartAndCompare(device: device, expected: after, what: "a power cut after an acknowledged edit")
+            } else {
+                statistics.crashes += 1
+                do { try await devices[device].restart() } catch {
+                    fail(.replayEqualsState, "\(name(device)) could not reopen its journal after a power cut inside an edit: \(error)")
+                    return
+                }
+                guard let reopened = await state(of: device), let before else { return }
+                statistics.invariantChecks += 1
+                if reopened != before {
+                    if reopened.snapshot == before.snapshot && reopened.cursors == before.cursors && reopened.conflicts == before.conflicts {
+                        // The interrupted edit survived: the app was told it failed, which is allowed.
+                        account(device: device, edit: edit, before: before, after: reopened, returnedID: nil, interrupted: true)
+                    } else {
+                        fail(.replayEqualsState, "after a power cut inside \(name(device))'s \(edit.text), the journal replays to neither "
+                            + "the state before nor after it: " + difference(before, reopened))
+                    }
+                }
+            }
+        }
+    }
+
+    func state(of device: Int) async -> StoreState? {
+        try? await devices[device].store?.currentState()
+    }
+
+    func sync(device: Int, fault: SyncFault) async {
+        statistics.syncs += 1
+        let simulated = devices[device]
+        do {
+            switch fault {
+            case .none: try await simulated.sync()
+            case .loseRequest: _ = try await simulated.sync(injecting: .loseRequest, on: .any)
+            case .loseReply: _ = try await simulated.sync(injecting: .loseReply, on: .push)
+            case .duplicate: _ = try await simulated.sync(injecting: .duplicate, on: .push)
+            case .transient: _ = try await simulated.sync(injecting: .transient(reason: "503 (simulated)", retryAfterMilliseconds: 1_000), on: .any)
+            case .permanent: _ = try await simulated.sync(injecting: .permanent(reason: "401 (simulated)"), on: .any)
+            }
+        } catch {
+            fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
+        }
+    }
+
+    /// The in-flight operations' records, and an edit of one of them chosen by `choice`.
+    func inFlightChoice(device: Int, choice: UInt64) async -> SimulationEdit? {
+        guard let store = devices[device].store, let queued = try? await store.pendingOperations() else { return nil }
+        var keys: [RecordKey] = []
+        for entry in queued where await store.isInFlight(entry.id) { if !keys.contains(entry.key) { keys.append(entry.key) } }
+        guard !keys.isEmpty else { return nil }
+        var random = SeededGenerator(seed: choice)
+        let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+        let visible = ((try? await store.record(key.kind, id: key.id)) ?? nil) != nil
+        if !visible { return .create(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["name": .string("Again")] : ["text": .string("again")]) }
+        if Int.random(in: 0..<100, using: &random) < 65 { return .delete(kind: key.kind, id: key.id) }
+        return .update(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["rating": .int(Int64.random(in: 1...5, using: &random))]
+                                                                              : ["done": .bool(true)])
+    }
+
+    func inFlightEdit(device: Int, choice: UInt64, loseReply: Bool) async {
+        let simulated = devices[device]
+        statistics.syncs += 1
+        let ended: SyncOutcome?
+        do { ended = try await simulated.syncHoldingPush() } catch {
+            fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
+            return
+        }
+        guard ended == nil else { return }
+        if let edit = await inFlightChoice(device: device, choice: choice) { _ = await makeEdit(device: device, edit) }
+        _ = try? await simulated.release(deliverReply: !loseReply)
+    }
+
+    func crashMidRequest(device: Int, choice: UInt64?, powerSeed: UInt64) async {
+        let simulated = devices[device]
+        statistics.syncs += 1
+        var ended: SyncOutcome?
+        do {
+            ended = try await simulated.syncHoldingPush()
+            if ended != nil { ended = try await simulated.sync(.hold) }
+        } catch {
+            fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
+            return
+        }
+        if ended == nil, let choice, let edit = await inFlightChoice(device: device, choice: choice) {
+            _ = await makeEdit(device: device, edit)
+        }
+        let before = await state(of: device)
+        await simulated.crash(.random(seed: powerSeed))
+        if ended == nil { statistics.crashesMidRequest += 1 }
+        await restartAndCompare(device: device, expected: before, what: ended == nil ? "a power cut while a request was held" : "a power cut at rest")
+    }
+
+    /// Makes one edit if it applies; records it in the ledger when the store acknowledges it.
+    func makeEdit(device: Int, _ edit: SimulationEdit) async -> Bool {
+        guard let store = devices[device].store, let before = try? await store.currentState() else { return false }
+        let key = edit.key
+        let visible = before.visibleFields(of: key) != nil
+        var returnedID: OperationID?
+        do {
+            switch edit {
+            case .create(let kind, let id, let fields):
+                guard !visible else { return false }
+                try await store.create(kind, id: id, fields: fields)
+            case .update(let kind, let id, let fields):
+                guard visible else { return false }
+                returnedID = try await store.update(kind, id: id, changes: fields)
+            case .delete(let kind, let id):
+                guard visible else { return false }
+                returnedID = try await store.delete(kind, id: id)
+            }
+        } catch {
+            return false
+        }
+        statistics.operations += 1
+        guard let after = try? await store.currentState() else { return true }
+        account(device: device, edit: edit, before: before, after: after, returnedID: returnedID, interrupted: false)
+        return true
+    }
+
+    /// Records what an edit did to the outbox: its operation (open, merged
+    /// into an earlier one, or cancelled with it), the operations it
+    /// cancelled, and, for a delete, that the record must not come back.
+    /// `interrupted`: the store said the edit failed, but it survived a crash.
+    func account(device: Int, edit: SimulationEdit, before: StoreState, after: StoreState, returnedID: OperationID?, interrupted: Bool) {
+        let sequence = counter.next()
+        let key = edit.key
+        let beforeIDs = Set(before.outbox.operations.map(\.id))
+        let afterIDs = Set(after.outbox.operations.map(\.id))
+        let newID = returnedID ?? after.outbox.operations.first { !beforeIDs.contains($0.id) }?.id
+        let removed = before.outbox.operations.filter { !afterIDs.contains($0.id) }
+        for entry in removed where ledger[entry.id] != nil {
+            ledger[entry.id]!.state = .cancelled(sent: entry.sent)
+        }
+        let changedVisibility = (before.visibleFields(of: key) != nil) != (after.visibleFields(of: key) != nil)
+        let madeSomething = newID != nil || !removed.isEmpty || after.outbox.operations != before.outbox.operations
+        if interrupted && !madeSomething && !changedVisibility { return }
+        let label = "\(name(device)) \(edit.text) (step \(currentStep)\(interrupted ? ", reported failed, survived the crash" : ""))"
+        var newState: LedgerEntry.State?
+        if let newID {
+            var state = LedgerEntry.State.open
+            if !afterIDs.contains(newID) {
+                // Merged into an earlier queued operation (its content changed), or cancelled with it.
+                let merged = before.outbox.operations.first { afterIDs.contains($0.id) && after.outbox[$0.id]?.operation != $0.operation && $0.key == key }
+                state = merged.map { .coalesced(into: $0.id) } ?? .cancelled(sent: false)
+            }
+            newState = state
+            ledger[newID] = LedgerEntry(device: device, text: label, step: currentStep, state: state)
+            openIDs[device].append(newID)
+        } else if !interrupted {
+            fail(.nothingLost, "\(label) was acknowledged but left no trace in the outbox")
+            return
+        }
+        switch edit {
+        case .create, .update:
+            // The user sees the record and edits it: a deletion before this one is settled.
+            deletions[device][key] = nil
+        case .delete:
+            // A delete cancelled together with a create that never left the device deleted only a local record.
+            let cancelled: Bool
+            if case .cancelled? = newState { cancelled = true } else { cancelled = newID == nil }
+            let withUnsentCreate = cancelled && removed.contains { $0.key == key && $0.operation.kind == .create && !$0.sent }
+            if !withUnsentCreate, let newID { deletions[device][key] = Deletion(operationID: newID, sequence: sequence, step: currentStep) }
+        }
+    }
+}

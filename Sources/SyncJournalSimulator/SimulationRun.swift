@@ -1,0 +1,123 @@
+import Foundation
+import SyncJournalCore
+import SyncJournalProtocol
+import SyncJournalStore
+import SyncJournalSync
+import SyncJournalTesting
+
+/// One run: the devices, the server, the ledger of acknowledged edits, and the checks.
+final class SimulationRun {
+    struct Result {
+        var violation: SimulationViolation?
+        var trace: [SimulationStep]
+        var statistics: SimulationStatistics
+        /// How the server is named in the report (empty for the in-memory one).
+        var serverSummary = ""
+    }
+
+    /// An edit the store acknowledged, and what became of it.
+    struct LedgerEntry {
+        enum State: Equatable {
+            /// Still to be accounted for at each check.
+            case open
+            /// Merged into another queued operation by compaction: that one's fate is its fate.
+            case coalesced(into: OperationID)
+            /// Removed from the queue by a later edit; `sent`: it was marked as possibly on the server then.
+            case cancelled(sent: Bool)
+            /// Applied by the server or surfaced as a conflict or rejection.
+            case settled
+        }
+        var device: Int
+        var text: String
+        var step: Int
+        var state: State
+    }
+
+    /// A record the device's user deleted: it must not show again without a reason.
+    struct Deletion {
+        var operationID: OperationID
+        var sequence: Int
+        var step: Int
+    }
+
+    let configuration: SimulationConfiguration
+    let server: any SimulationServer
+    let clock = ManualClock()
+    let log = ServerLog()
+    let counter = EventCounter()
+    var devices: [SimulatedDevice] = []
+    var generator: SeededGenerator
+    var statistics = SimulationStatistics()
+    var ledger: [OperationID: LedgerEntry] = [:]
+    /// Per device, the ledger entries still to account for at each check, in the order they were made.
+    var openIDs: [[OperationID]] = []
+    var deletions: [[RecordKey: Deletion]] = []
+    var currentStep = 0
+    var violation: SimulationViolation?
+
+    init(configuration: SimulationConfiguration) {
+        self.configuration = configuration
+        generator = SeededGenerator(seed: configuration.seed)
+        if let url = configuration.server {
+            server = HTTPSimulationServer(baseURL: url, token: configuration.token)
+        } else {
+            server = ReferenceSimulationServer()
+        }
+    }
+
+    static func execute(_ configuration: SimulationConfiguration, replay: [SimulationStep]?) async -> Result {
+        let run = SimulationRun(configuration: configuration)
+        var result = await run.run(replay: replay)
+        result.serverSummary = run.server.summary
+        return result
+    }
+
+    /// Records the first violation of the run; later ones are consequences.
+    func fail(_ invariant: Invariant, _ detail: String) {
+        if violation == nil { violation = SimulationViolation(step: currentStep, invariant: invariant, detail: detail) }
+    }
+
+    func name(_ device: Int) -> String { SimulationStep.deviceName(device) }
+
+    // MARK: The run
+
+    func run(replay: [SimulationStep]?) async -> Result {
+        var setup = SeededGenerator(seed: configuration.seed ^ 0x5EED_5EED_5EED_5EED)
+        let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields]
+        for index in 0..<configuration.devices {
+            let perKind = Dictionary(uniqueKeysWithValues: Simulation.kinds.map { ($0, policies[Int.random(in: 0..<3, using: &setup)]) })
+            do {
+                let device = try await SimulatedDevice(
+                    name: name(index), user: "u1", server: server, clock: clock, kinds: Simulation.kinds,
+                    checkpointThreshold: 0, jitterSeed: setup.next(), log: log, sequence: counter,
+                    batchSize: Int.random(in: 1...4, using: &setup), pullLimit: Int.random(in: 2...5, using: &setup), policies: perKind)
+                devices.append(device)
+            } catch {
+                fail(.replayEqualsState, "\(name(index)) could not open an empty journal: \(error)")
+                return Result(violation: violation, trace: [], statistics: statistics)
+            }
+            deletions.append([:])
+            openIDs.append([])
+        }
+        var trace: [SimulationStep] = []
+        let total = replay?.count ?? configuration.steps
+        for index in 0..<total {
+            currentStep = index + 1
+            let step: SimulationStep
+            if let replay { step = replay[index] } else { step = await generate() }
+            trace.append(step)
+            statistics.steps += 1
+            if step.advance > 0 { await clock.advance(by: step.advance) }
+            if step.tick > 0 { await server.tick(step.tick) }
+            await perform(step.action)
+            if violation == nil { await checkInvariants() }
+            if violation != nil { return Result(violation: violation, trace: trace, statistics: statistics) }
+        }
+        currentStep = total + 1
+        await finish()
+        var conflicts = 0
+        for device in devices { conflicts += ((try? await device.store?.conflicts())?.count) ?? 0 }
+        statistics.conflicts = conflicts
+        return Result(violation: violation, trace: trace, statistics: statistics)
+    }
+}

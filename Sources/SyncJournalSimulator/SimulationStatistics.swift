@@ -1,0 +1,21 @@
+/// What one run counted.
+public struct SimulationStatistics: Sendable, Hashable {
+    /// Steps run.
+    public var steps = 0
+    /// Local edits the store acknowledged.
+    public var operations = 0
+    /// Syncs run.
+    public var syncs = 0
+    /// Crashes of every kind.
+    public var crashes = 0
+    /// Crashes while a request was held.
+    public var crashesMidRequest = 0
+    /// Crashes inside a checkpoint.
+    public var crashesMidCheckpoint = 0
+    /// Crashes inside an edit's write.
+    public var crashesMidWrite = 0
+    /// Conflicts surfaced on all devices.
+    public var conflicts = 0
+    /// Individual invariant checks evaluated.
+    public var invariantChecks = 0
+}
