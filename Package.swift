@@ -94,10 +94,10 @@ let package = Package(
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["sync-server", "sync-demo", "sync-sim", "sync-load"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
+            dependencies: ["JournalTools", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting", "journal-dump", "journal-crash", "journal-salvage", "sync-demo"],
             resources: [.copy("Expected")]
         ),
     ]

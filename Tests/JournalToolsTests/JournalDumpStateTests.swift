@@ -1,6 +1,7 @@
 import Foundation
 import SyncJournalCore
 import SyncJournalStore
+import SyncJournalTesting
 import Testing
 
 
@@ -87,8 +88,8 @@ struct JournalDumpStateTests {
 
     @Test("journal-dump --state --json shows the outbox a LocalStore holds: ids, ops, sent flags, attempts, last errors, in order (issue 3, done when)")
     func stateMatchesTheStore() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("store.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("store.journal")
         let store = try await LocalStore.open(path: path)
         try await Self.writeHistory(store)
         let pending = try await store.pendingOperations()
@@ -117,8 +118,8 @@ struct JournalDumpStateTests {
 
     @Test("journal-dump --state says when replay cannot rebuild a state, and exits 1")
     func stateOfAnIncompleteCheckpoint() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("cut.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("cut.journal")
         // The checkpoint sample without its end part (and what follows it).
         let bytes = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal"))
         let records = try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal").path).readAll().records

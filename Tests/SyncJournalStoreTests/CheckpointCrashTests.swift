@@ -123,18 +123,18 @@ private struct FixedClock: TimeSource {
 
 /// A fresh directory for one journal, removed when the value goes away.
 private final class CheckpointScratch {
-    let directory: String
+    let temporary: TemporaryDirectory
+    /// The journal's path.
     let path: String
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-crash-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        path = directory + "/store.journal"
+        temporary = try TemporaryDirectory(prefix: "checkpoint-crash")
+        path = temporary.file("store.journal")
     }
     var bytes: [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
     var leftovers: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0 != "store.journal" && $0 != "store.journal.lock" }.sorted()
+        ((try? temporary.entries()) ?? []).filter { $0 != "store.journal" && $0 != "store.journal.lock" }.sorted()
     }
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { temporary.remove() }
 }
 
 @Suite("Checkpoints and crashes (issue 3, rule 6)")

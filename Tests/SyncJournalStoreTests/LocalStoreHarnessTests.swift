@@ -19,32 +19,14 @@ enum StoreRulesKit {
     /// The time every fixed clock reports; it must never show up as a base.
     static let clockTime: Int64 = 4_242_424_242
 
-    /// A directory of its own under `/tmp` for one test.
-    struct Scratch: Sendable {
-        let directory: String
-
-        init() throws {
-            var template = Array("/tmp/store-rules-XXXXXX".utf8CString)
-            let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-            guard made != nil else { throw CocoaError(.fileWriteUnknown) }
-            directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-
-        /// The store's journal.
-        var journal: String { directory + "/store.journal" }
-
-        func file(_ name: String) -> String { directory + "/" + name }
-
-        func remove() { try? FileManager.default.removeItem(atPath: directory) }
-    }
+    /// A test's own directory; its journal is ``TemporaryDirectory/journal``.
+    typealias Scratch = TemporaryDirectory
 
     /// Runs `body` with a fresh scratch directory, removed afterwards whether
     /// `body` returns or throws.
     static func withScratch<T>(isolation: isolated (any Actor)? = #isolation,
                               _ body: (Scratch) async throws -> T) async throws -> T {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        return try await body(scratch)
+        try await withTemporaryDirectory(prefix: "store-rules", isolation: isolation, body)
     }
 
     /// A clock that always reports ``clockTime``.
@@ -184,3 +166,7 @@ final class StoreRulesSignallingClock: TimeSource, Sendable {
     }
 }
 
+extension TemporaryDirectory {
+    /// The store's journal in this directory.
+    var journal: String { file("store.journal") }
+}

@@ -170,7 +170,7 @@ private struct HistoryRun {
     let seed: UInt64
     let steps: Int
     var rng: SeededGenerator
-    let directory: String
+    let directory: TemporaryDirectory
     let path: String
     let archive: ReplacedFileArchive
     let options: LocalStore.Options
@@ -190,13 +190,12 @@ private struct HistoryRun {
 
     static func make(seed: UInt64, steps: Int) async throws -> HistoryRun {
         var rng = SeededGenerator(seed: seed)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-property-\(seed)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/store.journal"
+        let directory = try TemporaryDirectory(prefix: "replay-property-\(seed)")
+        let path = directory.file("store.journal")
         let archive = ReplacedFileArchive()
         // Small thresholds checkpoint often; 0 leaves only the explicit ones.
         let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
-        // Issue 5: a conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
+        // A conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
         let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields, .custom(replayCustomResolver)]
         let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
                                          makeRecordID: { "generated" },
@@ -208,7 +207,13 @@ private struct HistoryRun {
                                          // preallocation the file holds only records (the zero
                                          // tail has tests of its own: PreallocationTests, PowerLossTests).
                                          preallocationBytes: 0)
-        let store = try await LocalStore.open(path: path, options: options)
+        let store: LocalStore
+        do {
+            store = try await LocalStore.open(path: path, options: options)
+        } catch {
+            directory.remove()
+            throw error
+        }
         return HistoryRun(seed: seed, steps: steps, rng: rng, directory: directory, path: path, archive: archive,
                           options: options, store: store)
     }
@@ -627,7 +632,7 @@ private struct HistoryRun {
     /// otherwise it cuts at every record boundary and tries one random state per write.
     mutating func checkPrefixes(everyByte: Bool) throws {
         tally.generations = generations.count
-        let copy = directory + "/prefix.journal"
+        let copy = directory.file("prefix.journal")
         for (index, generation) in generations.enumerated() {
             let bytes = generation.bytes
             #expect(generation.observations.last?.length == bytes.count, "seed \(seed): generation \(index) ends unobserved")
@@ -769,7 +774,7 @@ private struct HistoryRun {
     }
 
     func removeFiles() {
-        try? FileManager.default.removeItem(atPath: directory)
+        directory.remove()
     }
 }
 

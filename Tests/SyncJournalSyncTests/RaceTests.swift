@@ -11,9 +11,9 @@ import Testing
 struct RaceTests {
     @Test("seed 000: records cleared offline while another writer adds one: the new one survives, the deleted ones are gone")
     func offlineClearKeepsNewRecordFromAnotherWriter() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         try await phone.store.create("pin", id: "cafe", fields: ["name": .string("Cafe")])
         try await phone.store.create("pin", id: "museum", fields: ["name": .string("Museum")])
         #expect(await phone.sync() == .ok(pushed: 2, pulled: 2, conflicts: 0))
@@ -43,9 +43,9 @@ struct RaceTests {
 
     @Test("seed 000 with a crash between the offline clear and the sync: the deletes survive on disk and the new record survives")
     func offlineClearSurvivesACrash() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("phone.journal")
+        let path = dir.file("phone.journal")
         let phone = try await Device.open(path, server: server)
         try await phone.store.create("pin", id: "cafe", fields: [:])
         #expect(await phone.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -64,10 +64,10 @@ struct RaceTests {
 
     @Test("seed 003: a create deleted while its request is in flight: the delete stays queued and follows; no resurrection")
     func createDeletedWhileInFlight() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: ["litres": .double(42.5)])
         let create = try #require(try await phone.store.pendingOperations().first)
 
@@ -100,9 +100,9 @@ struct RaceTests {
 
     @Test("seed 003 offline: a create deleted before it was ever sent vanishes and nothing reaches the server")
     func createDeletedBeforeSendingVanishes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: [:])
         try await phone.store.delete("pin", id: "fuel")
         #expect(try await phone.store.pendingOperations().isEmpty)
@@ -112,9 +112,9 @@ struct RaceTests {
 
     @Test("seed 003 offline: a create made offline, a sync that found no connection, then a delete: both vanish, nothing reaches the server")
     func createDeletedAfterOfflineSyncVanishes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         await phone.faulty.setOffline(true)
         try await phone.store.create("pin", id: "fuel", fields: [:])
         #expect(await phone.sync() == .skipped(.offline))
@@ -131,9 +131,9 @@ struct RaceTests {
 
     @Test("seed 003 with a crash: create held, deleted, the server applies but the reply is lost, restart: no row anywhere")
     func createDeletedWhileInFlightThenCrash() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("phone.journal")
+        let path = dir.file("phone.journal")
         let phone = try await Device.open(path, server: server)
         try await phone.store.create("pin", id: "fuel", fields: ["litres": .double(42.5)])
 
@@ -158,16 +158,16 @@ struct RaceTests {
         #expect(await server.appliedMutations == 2, "the create once, the delete once")
         try await restarted.store.close()
 
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         #expect(await tablet.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await tablet.store.records("pin").isEmpty)
     }
 
     @Test("retirement: a held pull reply delivered to a retired store writes nothing; the new store keeps its delete")
     func retiredStoreIgnoresLateReply() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("pins.journal")
+        let path = dir.file("pins.journal")
         let old = try await Device.open(path, server: server)
         try await old.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await old.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -201,9 +201,9 @@ struct RaceTests {
 
     @Test("retirement during a held push: the late reply writes nothing; the new store resends and gets the first result")
     func retiredStoreIgnoresLatePushReply() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("pins.journal")
+        let path = dir.file("pins.journal")
         let old = try await Device.open(path, server: server)
         try await old.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
 
@@ -230,9 +230,9 @@ struct RaceTests {
 
     @Test("a retired store's engine refuses to sync")
     func retiredStoreRefusesToSync() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: [:])
         await device.store.retire()
         #expect(await device.sync().errorMessage?.contains("retired") == true)
