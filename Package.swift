@@ -44,19 +44,19 @@ let package = Package(
         // Test support apps can use too: fault-injecting system calls and
         // transport, the in-memory reference server.
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync"]),
-        // The deterministic sync simulator and its scenario language (issue 6).
+        // The deterministic sync simulator and its scenario language.
         .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
         // The logic behind the command-line tools, so it is testable in-process.
         .target(name: "JournalTools", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire"]),
 
-        // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
+        // The system SQLite: journal-bench's baseline and sync-server's storage.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
         .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "JournalTools", "CSQLite"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench"], path: "tools/journal-bench"),
-        // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
+        // The system libpq: sync-server's PostgreSQL storage.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite and PostgreSQL storage (issue 8).
+        // The HTTP sync server: HTTP/1.1 on Glibc sockets, routing, SQLite and PostgreSQL storage.
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalWire", "CSQLite", "CLibPQ"]),

@@ -10,7 +10,7 @@ fileprivate func reopenAfterDump(path: String, options: LocalStore.Options) asyn
     try await LocalStore.open(path: path, options: options)
 }
 
-/// `journal-dump --state` (issue 3): the state replay rebuilds, shown from a
+/// `journal-dump --state`: the state replay rebuilds, shown from a
 /// journal a real `LocalStore` wrote, must match the store's own view.
 @Suite("journal-dump --state, the binary")
 struct JournalDumpStateTests {
@@ -86,7 +86,7 @@ struct JournalDumpStateTests {
         #expect((state["rejections"] as? [Any])?.count == (try await store.rejections()).count)
     }
 
-    @Test("journal-dump --state --json shows the outbox a LocalStore holds: ids, ops, sent flags, attempts, last errors, in order (issue 3, done when)")
+    @Test("journal-dump --state --json shows the outbox a LocalStore holds: ids, ops, sent flags, attempts, last errors, in order")
     func stateMatchesTheStore() async throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let path = directory.file("store.journal")

@@ -12,7 +12,7 @@ struct SyncDemoBinaryTests {
         #expect(result.standardOutput.contains("checks held."))
         #expect(!result.standardOutput.contains("✗"))
         for step in 1...10 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
-        // One conflict resolved by each policy (issue 5's "done when").
+        // One conflict resolved by each policy.
         for policy in ["server wins (the default policy)", "Client wins", "Merge fields", "Custom"] {
             #expect(result.standardOutput.contains(policy), "policy \(policy) not shown")
         }

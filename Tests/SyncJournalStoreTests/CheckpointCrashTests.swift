@@ -5,7 +5,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 6 (checkpoints): sync the old journal, write the next
+// Checkpoints: sync the old journal, write the next
 // generation's file holding the state, fsync it, rename it into place, fsync
 // the directory. A crash injected at every step leaves either the old journal
 // or the new one, complete, never neither and never a mix; replay of either
@@ -137,7 +137,7 @@ private final class CheckpointScratch {
     deinit { temporary.remove() }
 }
 
-@Suite("Checkpoints and crashes (issue 3, rule 6)")
+@Suite("Checkpoints and crashes")
 struct CheckpointCrashTests {
     static func options(_ system: any SystemCalls, threshold: Int = 0) -> LocalStore.Options {
         LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: threshold)
@@ -219,7 +219,7 @@ struct CheckpointCrashTests {
 
     // MARK: Every step of a checkpoint
 
-    @Test("rule 6: a checkpoint's system calls, counted: open, write, fsync, rename, directory fsync")
+    @Test("checkpoints: a checkpoint's system calls, counted: open, write, fsync, rename, directory fsync")
     func countTheCalls() async throws {
         let calls = try await Self.checkpointCalls()
         #expect(calls.count >= 5)
@@ -245,7 +245,7 @@ struct CheckpointCrashTests {
         return calls
     }
 
-    @Test("rule 6: a failure injected at every system call of a checkpoint leaves the old journal or the new one, complete; the store keeps working or is failed; reopening gives the state before the checkpoint")
+    @Test("checkpoints: a failure injected at every system call of a checkpoint leaves the old journal or the new one, complete; the store keeps working or is failed; reopening gives the state before the checkpoint")
     func failureAtEveryStep() async throws {
         let calls = try await Self.checkpointCalls()
         var outcomes: [String] = []
@@ -326,7 +326,7 @@ struct CheckpointCrashTests {
         return failure == nil ? outcome + " (no error)" : outcome + " (\(status == .ready ? "ready" : "failed"))"
     }
 
-    @Test("rule 6: a crash before every system call of a checkpoint (and after the last) leaves the old or the new journal, and replay of what is left gives the state before the checkpoint")
+    @Test("checkpoints: a crash before every system call of a checkpoint (and after the last) leaves the old or the new journal, and replay of what is left gives the state before the checkpoint")
     func crashAtEveryStep() async throws {
         let calls = try await Self.checkpointCalls()
         var found: [Found] = []
@@ -367,7 +367,7 @@ struct CheckpointCrashTests {
 
     // MARK: Automatic checkpoints
 
-    @Test("rule 6: past checkpointThreshold dead records the store checkpoints by itself: the file stays small and the state the same")
+    @Test("checkpoints: past checkpointThreshold dead records the store checkpoints by itself: the file stays small and the state the same")
     func automaticCheckpoint() async throws {
         let small = try CheckpointScratch()
         let large = try CheckpointScratch()
@@ -415,7 +415,7 @@ struct CheckpointCrashTests {
 
     // MARK: Sequence numbers
 
-    @Test("rule 6: a checkpoint continues the sequence numbers without a gap and names the generation it replaces")
+    @Test("checkpoints: a checkpoint continues the sequence numbers without a gap and names the generation it replaces")
     func sequenceNumbersContinue() async throws {
         let scratch = try CheckpointScratch()
         var store = try await LocalStore.open(path: scratch.path, options: Self.options(PosixSystemCalls()))
@@ -488,7 +488,7 @@ struct CheckpointCrashTests {
         return (status, state)
     }
 
-    @Test("rule 6: a journal whose checkpoint has parts but no end part (or an end that does not add up) opens the store as unreadable, not as a smaller state")
+    @Test("checkpoints: a journal whose checkpoint has parts but no end part (or an end that does not add up) opens the store as unreadable, not as a smaller state")
     func incompleteCheckpointIsUnreadable() async throws {
         let state = try await Self.stateForCrafting()
         let parts = state.checkpointParts()
@@ -524,7 +524,7 @@ struct CheckpointCrashTests {
         #expect(afterState?.visibleFields(of: RecordKey(kind: "pin", id: "late")) == [:])
     }
 
-    @Test("rule 6: a file that continues a generation but holds no complete checkpoint part (a header alone, or a torn first part) opens as unreadable, not as an empty state")
+    @Test("checkpoints: a file that continues a generation but holds no complete checkpoint part (a header alone, or a torn first part) opens as unreadable, not as an empty state")
     func checkpointWithoutAnyPart() async throws {
         let state = try await Self.stateForCrafting()
         let parts = state.checkpointParts()

@@ -2,7 +2,7 @@ import SyncJournalCore
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 4: the compactor's rules, straight through `Compactor.steps`
+// The compactor's rules, straight through `Compactor.steps`
 // (the pure function the store journals the result of).
 
 @Suite("Compactor rules (Compactor.steps)")

@@ -3,7 +3,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 1 (and seed 000, "Disk before screen"): every edit is
+// Disk before screen: every edit is
 // journaled durably before the view changes; a failed append throws and
 // changes neither the view nor the outbox.
 

@@ -11,8 +11,8 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Shared fixtures of the LocalStore*Tests and Compactor*Tests files (issue 3's
-// store rules). Everything lives under `StoreRulesKit` so that it cannot
+// Shared fixtures of the LocalStore*Tests and Compactor*Tests files (the
+// store's rules). Everything lives under `StoreRulesKit` so that it cannot
 // collide with helpers other test files of this target declare.
 
 enum StoreRulesKit {

@@ -5,7 +5,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 5 (replay): for random histories of edits and sync outcomes,
+// Replay: for random histories of edits and sync outcomes,
 // the state rebuilt from every prefix of the journal equals the live state at
 // that point.
 //
@@ -123,7 +123,7 @@ private struct PrefixTally {
     var unobservedBoundaries = 0
     /// Cuts before the first complete part of a checkpoint file.
     var headerOnlyCheckpointCuts = 0
-    /// Issue 5: conflicts resolved per strategy (`server-wins`, …), failures per kind,
+    /// Conflicts resolved per strategy (`server-wins`, …), failures per kind,
     /// quarantines and what the app did with them, conflicts dismissed or
     /// resolved by the app, calls after which a base row was kept, resyncs.
     var conflictStrategies: [String: Int] = [:]
@@ -314,7 +314,7 @@ private struct HistoryRun {
     mutating func step() async throws {
         let state = try await store.currentState()
         // 0..<100: edits, hand-overs, outcomes, pulls, refused calls, checkpoints, reopens;
-        // 100..<124 (issue 5): quarantine and conflict handling by the app, pulls over queued edits, resyncs.
+        // 100..<124: quarantine and conflict handling by the app, pulls over queued edits, resyncs.
         let roll = Int.random(in: 0..<124, using: &rng)
         let kind = pick(Self.kinds)
         let id = pick(Self.ids)
@@ -778,7 +778,7 @@ private struct HistoryRun {
     }
 }
 
-@Suite("Replay of every journal prefix (issue 3, rule 5)")
+@Suite("Replay of every journal prefix")
 struct ReplayPropertyTests {
     /// Shards of histories, so the two cores share the work.
     static let shards = 0..<8
@@ -797,7 +797,7 @@ struct ReplayPropertyTests {
         return total
     }
 
-    @Test("rule 5: replay of every record-boundary prefix, and of one power-loss state of each call's write, equals the live state",
+    @Test("replay: replay of every record-boundary prefix, and of one power-loss state of each call's write, equals the live state",
           arguments: shards)
     func everyBoundaryPrefix(shard: Int) async throws {
         let seeds = (0..<Self.historiesPerShard).map { UInt64(1_000 + shard * Self.historiesPerShard + $0) }
@@ -809,7 +809,7 @@ struct ReplayPropertyTests {
         #expect(tally.insideCheckpointPrefixes > 0)
         #expect(tally.headerOnlyCheckpointCuts > 0)
         #expect(tally.batchReplies > 0)
-        // Issue 5: every policy, every failure kind, quarantines and what the app does with them, base rows, resyncs.
+        // Every policy, every failure kind, quarantines and what the app does with them, base rows, resyncs.
         #expect(Set(tally.conflictStrategies.keys) == ["server-wins", "client-wins", "merge-fields", "custom"] as Set,
                 "\(tally.conflictStrategies)")
         #expect(tally.replacements > 0)
@@ -821,7 +821,7 @@ struct ReplayPropertyTests {
         print("replay property, shard \(shard): \(tally)")
     }
 
-    @Test("rule 5: replay of the journal cut at every byte offset equals the live state at the record boundary before the cut",
+    @Test("replay: replay of the journal cut at every byte offset equals the live state at the record boundary before the cut",
           arguments: 0..<4)
     func everyBytePrefix(shard: Int) async throws {
         let seeds = (0..<6).map { UInt64(90_000 + shard * 6 + $0) }

@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, conflicts: one test per policy and per conflict shape, end to end
+/// Conflicts: one test per policy and per conflict shape, end to end
 /// (LocalStore + SyncEngine + ReferenceServer as the other writer). Each
 /// checks the ConflictRecord surfaced, the record shown after resolution,
 /// what the server ends with, that the app is told (outcome(of:) and

@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-// Helpers of the conflict, outcome and resync tests (issue 5). Everything is
+// Helpers of the conflict, outcome and resync tests. Everything is
 // driven end to end: a LocalStore on a journal file, a SyncEngine, and the
 // in-memory ReferenceServer as the other writer. Races are staged with
 // FaultInjectingTransport holds, never with sleeps.

@@ -4,7 +4,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, end to end with the engine's own scheduler on a virtual clock:
+/// Failures end to end with the engine's own scheduler on a virtual clock:
 /// "not now" is not "no", no poison pill, a too-large batch splits.
 @Suite("Failures end to end: 503 storms, poison pills, quarantine, too-large batches")
 struct FailureHandlingTests {

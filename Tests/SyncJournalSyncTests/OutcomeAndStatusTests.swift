@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, "awaiting and inspecting": `LocalStore.outcome(of:)` waits until
+/// Awaiting and inspecting: `LocalStore.outcome(of:)` waits until
 /// an operation is acknowledged, conflicted, quarantined or cancelled (each
 /// staged with held requests, never sleeps), and `outboxStatus()` on the store
 /// and on the engine lists every operation's state, attempts, next attempt

@@ -4,9 +4,10 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// The tests seed 002 lists (covered there, and the ones it says are missing),
-/// against the reference server and through the engine.
-@Suite("Sync protocol: the tests of seed 002")
+/// The pull and push protocol's own cases (cursor ties, tombstones, paging,
+/// stale bases, malformed cursors), against the reference server and through
+/// the engine.
+@Suite("Sync protocol: cursors, tombstones, pages and bases")
 struct ProtocolSeedTests {
     @Test("a pull replayed with the returned cursors yields nothing new")
     func pullReplayedWithReturnedCursorsYieldsNothingNew() async throws {

@@ -4,12 +4,12 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// The races of seeds 000 (offline clear vs. a new pin from another writer)
-/// and 003 (a create deleted while its request is in flight), and a store
-/// retired while a request is open.
-@Suite("Sync engine: races of seeds 000 and 003, retirement")
+/// The races of an offline clear vs. a new pin from another writer, of a
+/// create deleted while its request is in flight, and of a store retired
+/// while a request is open.
+@Suite("Sync engine: offline clear, in-flight delete, retirement")
 struct RaceTests {
-    @Test("seed 000: records cleared offline while another writer adds one: the new one survives, the deleted ones are gone")
+    @Test("records cleared offline while another writer adds one: the new one survives, the deleted ones are gone")
     func offlineClearKeepsNewRecordFromAnotherWriter() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
@@ -41,7 +41,7 @@ struct RaceTests {
         #expect(sent.allSatisfy { $0.op == .delete })
     }
 
-    @Test("seed 000 with a crash between the offline clear and the sync: the deletes survive on disk and the new record survives")
+    @Test("an offline clear with a crash between the clear and the sync: the deletes survive on disk and the new record survives")
     func offlineClearSurvivesACrash() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
@@ -62,7 +62,7 @@ struct RaceTests {
         try await restarted.store.close()
     }
 
-    @Test("seed 003: a create deleted while its request is in flight: the delete stays queued and follows; no resurrection")
+    @Test("a create deleted while its request is in flight: the delete stays queued and follows; no resurrection")
     func createDeletedWhileInFlight() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
@@ -98,7 +98,7 @@ struct RaceTests {
         #expect(await tablet.recorder.pulledRows.allSatisfy(\.isTombstone))
     }
 
-    @Test("seed 003 offline: a create deleted before it was ever sent vanishes and nothing reaches the server")
+    @Test("offline: a create deleted before it was ever sent vanishes and nothing reaches the server")
     func createDeletedBeforeSendingVanishes() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
@@ -110,7 +110,7 @@ struct RaceTests {
         #expect(await server.pushes == 0)
     }
 
-    @Test("seed 003 offline: a create made offline, a sync that found no connection, then a delete: both vanish, nothing reaches the server")
+    @Test("offline: a create made offline, a sync that found no connection, then a delete: both vanish, nothing reaches the server")
     func createDeletedAfterOfflineSyncVanishes() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
@@ -129,7 +129,7 @@ struct RaceTests {
         #expect(await server.appliedMutations == 0)
     }
 
-    @Test("seed 003 with a crash: create held, deleted, the server applies but the reply is lost, restart: no row anywhere")
+    @Test("a create deleted in flight, with a crash: create held, deleted, the server applies but the reply is lost, restart: no row anywhere")
     func createDeletedWhileInFlightThenCrash() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()

@@ -4,7 +4,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Servers without exactly-once delivery (seed 003): a table that answers
+/// Servers without exactly-once delivery: a table that answers
 /// `duplicate` and `noMatch` instead of remembering operation ids. The engine
 /// reads the row back to tell success, conflict and loss apart.
 @Suite("Servers without exactly-once: confirming by reading back")

@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, resync: a pull cursor older than the server's tombstone horizon
+/// Resync: a pull cursor older than the server's tombstone horizon
 /// fails with `cursorExpired`; the engine re-pulls that kind from the start,
 /// replaces its snapshot, and keeps every pending local edit on top.
 @Suite("Resync after the tombstone horizon")

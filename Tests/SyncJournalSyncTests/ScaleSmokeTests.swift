@@ -4,8 +4,8 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// A cheap scale smoke test (the 100,000-operation measurement of issue 4 is
-/// a separate, manual run).
+/// A cheap scale smoke test (the 100,000-operation measurement is a
+/// separate, manual run: `sync-demo --push-benchmark`).
 @Suite("Sync engine: scale smoke")
 struct ScaleSmokeTests {
     @Test("2,000 queued operations push in batches to the reference server and the outbox ends empty")

@@ -6,7 +6,8 @@ import SyncJournalTesting
 import Testing
 
 /// Every per-mutation outcome and every transport error class reaches the
-/// store the way issue 4 says.
+/// store as the engine's contract says: acknowledged, conflicted, failed or
+/// left as it was.
 @Suite("Sync engine: mutation outcomes and transport errors")
 struct WireOutcomeTests {
     static let key = RecordKey(kind: "pin", id: "p1")
@@ -232,7 +233,7 @@ struct WireOutcomeTests {
         #expect(try await store.pendingOperations().allSatisfy { $0.attempts == 0 })
         #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Mine")])
         #expect(try await store.record("pin", id: "p2")?.fields == ["name": .string("Museum")])
-        // Issue 4: "skipped(offline) … nothing changes". The sent marker must
+        // Offline is a skipped sync and nothing changes. The sent marker must
         // be durable before a request may leave, so the engine journals it,
         // learns the request never left, and journals its withdrawal: the
         // state (sent flags included) is exactly as before; the journal holds
