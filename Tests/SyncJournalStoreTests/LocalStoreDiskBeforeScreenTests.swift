@@ -70,7 +70,7 @@ struct LocalStoreDiskBeforeScreenTests {
             // the file holds exactly what it held before.
             #expect(try await Observed(store) == before)
             #expect(try await store.record("pin", id: "new") == nil)
-            #expect(try await store.status == .ready)
+            #expect(await store.status == .ready)
 
             // A failed write is not final: the same edit succeeds afterwards and survives a reopen.
             try await edit.run(on: store)
