@@ -10,6 +10,8 @@ usage: tools/check-warnings.sh [--help]
 
 Runs `swift build --build-tests` and prints every compiler warning whose file
 lies under Sources/ or tools/. The build is the one `swift test` then reuses.
+The compiler warns only about files it compiles, so an incremental build
+checks what changed; a clean clone (as in CI) checks everything.
 
 Exit status: 0 the build succeeded without such warnings; 1 it warned (the
 warnings are printed) or the build failed; 64 usage error.
