@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
         // The argument parser every tool shares: flags, values, positionals, help text, exit 64 on a mistake.
         .target(name: "SyncJournalCommandLine"),
-        // The deterministic sync simulator and its scenario language (issue 6).
+        // The deterministic sync simulator and its scenario language.
         .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
         // The logic behind each command-line tool, one module per tool, so it is
         // testable in-process and links only the layers that tool needs.
@@ -76,14 +76,14 @@ let package = Package(
         // The three fuzz targets and their regression runner.
         .target(name: "JournalFuzzing", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalWire", "JournalDumpTool", "SyncJournalCommandLine"]),
 
-        // The system SQLite: journal-bench's baseline (issue 7) and sync-server's storage (issue 8).
+        // The system SQLite: journal-bench's baseline and sync-server's storage.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
         .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalCommandLine", "CSQLite", "SyncJournalPlatform"]),
         .executableTarget(name: "journal-bench", dependencies: ["JournalBench", "SyncJournalPlatform"], path: "tools/journal-bench"),
-        // The system libpq: sync-server's PostgreSQL storage (issue 8, part 3).
+        // The system libpq: sync-server's PostgreSQL storage.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // The HTTP sync server: HTTP/1.1 on POSIX sockets (through SyncJournalPlatform), routing, SQLite and PostgreSQL storage (issue 8).
+        // The HTTP sync server: HTTP/1.1 on POSIX sockets (through SyncJournalPlatform), routing, SQLite and PostgreSQL storage.
         // PostgreSQL lives in this module, not a separate one: sync-server is its only user and
         // must link libpq anyway to offer --postgres, and StorageError names its error type.
         // It links neither the local store nor the engine: the protocol module has
@@ -126,10 +126,10 @@ let package = Package(
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore",
+            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
                            "journal-dump", "journal-crash", "journal-salvage", "sync-demo", "sync-sim", "journal-bench", "sync-server", "sync-load",
                            "fuzz-journal-reader", "fuzz-server-reply", "fuzz-wire-messages"],
             resources: [.copy("Expected")]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL cluster for the tests (issue 8, part 3).
+# A throwaway PostgreSQL cluster for the tests of sync-server's PostgreSQL storage.
 #
 #   tools/pg-test-cluster.sh start   # initdb + pg_ctl start in a temporary directory; prints the conninfo
 #   tools/pg-test-cluster.sh url     # prints the running cluster's conninfo

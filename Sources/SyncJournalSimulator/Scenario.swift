@@ -31,7 +31,7 @@ import SyncJournalStore
 /// expect A status ok|unreadable|retired
 /// ```
 ///
-/// Extensions beyond the list (each documented in `Scenarios/README.md`):
+/// Extensions (each documented in `Scenarios/README.md`):
 /// `A sync lose-request`, `A sync duplicate`, `wait MS` (the devices' virtual
 /// clock), `server mode exactly-once|postgrest`, `server reject KIND ID`,
 /// `server fail KIND ID N`, `server clear KIND ID`, `expect A outcome retry`,

@@ -5,6 +5,7 @@ import SyncJournalCommandLine
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalPlatform
+import SyncJournalTesting
 import Testing
 
 /// The fuzz targets' regression corpus, run in plain `swift test`: every
@@ -99,8 +100,8 @@ struct FuzzRegressionTests {
                       ("acknowledgement-row-of-another-record.journal", UInt64(11))])
     func inconsistentRecordIsRefused(_ name: String, _ sequence: UInt64) async throws {
         let input = FuzzJournalReader.withChecksumsFixed(try Self.bytes("journals/fuzz-regressions/journal-reader/" + name))
-        let directory = try TemporaryDirectory()
-        let path = directory.path("found.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("found.journal")
         try Data(input).write(to: URL(fileURLWithPath: path))
         do {
             _ = try Replayer.replay(path: path)
@@ -136,8 +137,8 @@ struct FuzzRegressionTests {
         let largest = JournalHeader(journalID: .random(), generation: 7, firstSequence: JournalFormat.maximumFirstSequence, createdAtMilliseconds: 0)
         #expect(try JournalHeader.decode(largest.encoded()).firstSequence == JournalFormat.maximumFirstSequence)
 
-        let directory = try TemporaryDirectory()
-        let path = directory.path("found.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("found.journal")
         try Data(input).write(to: URL(fileURLWithPath: path))
         #expect(try JournalReader(path: path).scan().status.damageOffset == 0)
         let store = try await LocalStore.open(path: path)
@@ -185,8 +186,8 @@ struct FuzzRegressionTests {
         let outer = RecordFrame.encode(type: .operation, generation: header.generation, sequence: 7, horizon: end,
                                        payload: Array(repeating: 0x2E, count: 40) + inner + Array(repeating: 0x2E, count: 1200))
         let input = healthy + outer.prefix(40 + 40 + inner.count + 100)
-        let directory = try TemporaryDirectory()
-        let path = directory.path("torn.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("torn.journal")
         try Data(input).write(to: URL(fileURLWithPath: path))
         let reader = JournalReader(path: path)
         guard case .tornTail(let offset, .incompletePayload) = try reader.scan().status else {
@@ -256,8 +257,8 @@ struct FuzzRegressionTests {
         #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--bogus"], output: output.tool) == 64)
         #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["/nonexistent/input"], output: output.tool) == 66)
 
-        let directory = try TemporaryDirectory()
-        let seedDirectory = directory.path("seeds")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let seedDirectory = directory.file("seeds")
         #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--make-seeds", seedDirectory, seedDirectory], output: output.tool) == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: seedDirectory).count == FuzzServerReply.seeds.count)
     }

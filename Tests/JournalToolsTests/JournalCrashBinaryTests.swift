@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTesting
 import Testing
 
 @Suite("journal-crash, the binary")
@@ -11,8 +12,8 @@ struct JournalCrashBinaryTests {
 
     @Test("write prints acked for every record and a second run continues with the next sequence number")
     func writeAndContinue() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("crash.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("crash.journal")
         let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
@@ -34,8 +35,8 @@ struct JournalCrashBinaryTests {
 
     @Test("write continues a journal with a torn tail after cutting it off, and refuses a corrupt or unsupported one without changing it")
     func writeRecoversOrRefuses() throws {
-        let directory = try TemporaryDirectory()
-        let torn = directory.path("torn.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let torn = directory.file("torn.journal")
         try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
         let resumed = try ToolRunner.run("journal-crash", ["write", torn, "--records", "3"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
@@ -45,7 +46,7 @@ struct JournalCrashBinaryTests {
         #expect(FileManager.default.fileExists(atPath: torn + ".torn-814"))
         #expect(try ToolRunner.run("journal-dump", ["--verify", torn]).status == 0)
 
-        let corrupt = directory.path("corrupt.journal")
+        let corrupt = directory.file("corrupt.journal")
         try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/corrupt-middle.journal").path, toPath: corrupt)
         let before = try Data(contentsOf: URL(fileURLWithPath: corrupt))
         let refused = try ToolRunner.run("journal-crash", ["write", corrupt, "--records", "3"])
@@ -55,7 +56,7 @@ struct JournalCrashBinaryTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt)) == before)
 
         // A journal a newer version wrote is read-only: refused (exit 3), never cut or appended to.
-        let newer = directory.path("newer.journal")
+        let newer = directory.file("newer.journal")
         try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/unknown-type.journal").path, toPath: newer)
         let intact = try Data(contentsOf: URL(fileURLWithPath: newer))
         let readOnly = try ToolRunner.run("journal-crash", ["write", newer, "--records", "3"])

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalTesting
 import Testing
 
 /// One expected run of the `journal-dump` binary: a sample, a mode, an exit status.
@@ -116,8 +117,8 @@ struct JournalDumpBinaryTests {
         let v2 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v2-all-types.journal"])
         let lines = v2.standardOutput.split(separator: "\n").dropLast()
         #expect(lines.allSatisfy { $0.contains(",\"horizon\":") }, "\(v2.standardOutput)")
-        let directory = try TemporaryDirectory()
-        let bulk = directory.path("bulk.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let bulk = directory.file("bulk.journal")
         let written = try ToolRunner.run("journal-crash", ["write", bulk, "--records", "3", "--bulk"])
         #expect(written.status == 0, "\(written.standardError)")
         let closing = try ToolRunner.run("journal-dump", ["--json", bulk]).standardOutput.split(separator: "\n").dropLast().last
@@ -132,12 +133,12 @@ struct JournalDumpBinaryTests {
 
     @Test("a record of the reserved type 0x0102 is not understood: the journal is unsupported there, exit 3, and no state is rebuilt")
     func reservedCursorsRecord() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let healthy = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
         let header = try #require(try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal").path).header())
         let record = RecordFrame.encode(type: RecordType(rawValue: 0x0102), generation: header.generation, sequence: 7,
                                         horizon: Int64(healthy.count), payload: [0])
-        let path = directory.path("cursors.journal")
+        let path = directory.file("cursors.journal")
         try (healthy + record).write(to: URL(fileURLWithPath: path))
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let json = try ToolRunner.run("journal-dump", ["--json", "--state", path])
@@ -166,7 +167,7 @@ struct JournalDumpBinaryTests {
 
     @Test("the documented command reproduces the samples and golden files byte for byte")
     func samplesAreReproducible() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let result = try ToolRunner.run("journal-crash", ["samples", directory.url.path])
         #expect(result.status == 0, "\(result.standardError)")
         for relative in ["samples/healthy.journal", "samples/torn-tail.journal", "samples/corrupt-middle.journal",
@@ -185,15 +186,15 @@ struct JournalDumpBinaryTests {
 
     @Test("usage errors exit 64, a file that is not a journal 65, a missing file 66")
     func exitStatuses() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         try Data("just some text, not a journal\n".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
-        #expect(FileManager.default.createFile(atPath: directory.path("empty.journal"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: directory.file("empty.journal"), contents: Data()))
         #expect(try ToolRunner.run("journal-dump", []).status == 64)
         #expect(try ToolRunner.run("journal-dump", ["--bogus", "x"]).status == 64)
         #expect(try ToolRunner.run("journal-dump", ["a", "b"]).status == 64)
-        #expect(try ToolRunner.run("journal-dump", [directory.path("notes.txt")]).status == 65)
-        #expect(try ToolRunner.run("journal-dump", [directory.path("empty.journal")]).status == 65)
-        let missing = try ToolRunner.run("journal-dump", [directory.path("missing.journal")])
+        #expect(try ToolRunner.run("journal-dump", [directory.file("notes.txt")]).status == 65)
+        #expect(try ToolRunner.run("journal-dump", [directory.file("empty.journal")]).status == 65)
+        let missing = try ToolRunner.run("journal-dump", [directory.file("missing.journal")])
         #expect(missing.status == 66)
         #expect(missing.standardError.contains("missing.journal"))
         #expect(try ToolRunner.run("journal-dump", [directory.url.path]).status == 66)
@@ -201,12 +202,12 @@ struct JournalDumpBinaryTests {
 
     @Test("journal-dump reports an unknown major version as not readable (65), naming the version; a flipped version bit is damage")
     func unknownMajorVersion() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         var bytes = [UInt8](try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal")))
         bytes[8] = 3  // major version 3, under a checksum that verifies: a future format
         let checksum = CRC32C.mask(CRC32C.checksum(bytes[0..<76]))
         for i in 0..<4 { bytes[76 + i] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * i)) }
-        let path = directory.path("v3.journal")
+        let path = directory.file("v3.journal")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let result = try ToolRunner.run("journal-dump", [path])
         #expect(result.status == 65)
@@ -222,10 +223,10 @@ struct JournalDumpBinaryTests {
 
     @Test("journal-dump never modifies the file it reads, even a damaged one")
     func dumpIsReadOnly() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         for name in ["torn-tail", "corrupt-middle", "power-cut-batch", "reserved-field", "damaged-header"] {
             let source = ToolRunner.packageRoot.appendingPathComponent("journals/samples/\(name).journal")
-            let path = directory.path("\(name).journal")
+            let path = directory.file("\(name).journal")
             try FileManager.default.copyItem(atPath: source.path, toPath: path)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             _ = try ToolRunner.run("journal-dump", [path])
@@ -238,14 +239,14 @@ struct JournalDumpBinaryTests {
 
     @Test("every truncation of the healthy sample is reported as clean (at a record boundary) or torn-tail, never corrupt")
     func everyTruncationOfTheHealthySample() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let full = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
         let boundaries: Set<Int> = [80, 224, 351, 463, 541, 733, 814]
         // Every offset would mean ~730 process launches; step through every offset of the last record and
         // every boundary, which covers each kind of cut. (In-process tests cover every offset of every record.)
         let offsets = Array(80...full.count).filter { $0 >= 733 || boundaries.contains($0) || $0 % 17 == 0 }
         for length in offsets {
-            let path = directory.path("cut-\(length).journal")
+            let path = directory.file("cut-\(length).journal")
             try full.prefix(length).write(to: URL(fileURLWithPath: path))
             let result = try ToolRunner.run("journal-dump", ["--verify", path])
             if boundaries.contains(length) {

@@ -2,6 +2,7 @@ import Foundation
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTesting
 import Testing
 
 
@@ -10,7 +11,7 @@ fileprivate func reopenAfterDump(path: String, options: LocalStore.Options) asyn
     try await LocalStore.open(path: path, options: options)
 }
 
-/// `journal-dump --state` (issue 3): the state replay rebuilds, shown from a
+/// `journal-dump --state`: the state replay rebuilds, shown from a
 /// journal a real `LocalStore` wrote, must match the store's own view.
 @Suite("journal-dump --state, the binary")
 struct JournalDumpStateTests {
@@ -86,10 +87,10 @@ struct JournalDumpStateTests {
         #expect((state["rejections"] as? [Any])?.count == (try await store.rejections()).count)
     }
 
-    @Test("journal-dump --state --json shows the outbox a LocalStore holds: ids, ops, sent flags, attempts, last errors, in order (issue 3, done when)")
+    @Test("journal-dump --state --json shows the outbox a LocalStore holds: ids, ops, sent flags, attempts, last errors, in order")
     func stateMatchesTheStore() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("store.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("store.journal")
         let store = try await LocalStore.open(path: path)
         try await Self.writeHistory(store)
         let pending = try await store.pendingOperations()
@@ -118,8 +119,8 @@ struct JournalDumpStateTests {
 
     @Test("journal-dump --state says when replay cannot rebuild a state, and exits 1")
     func stateOfAnIncompleteCheckpoint() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("cut.journal")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let path = directory.file("cut.journal")
         // The checkpoint sample without its end part (and what follows it).
         let bytes = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal"))
         let records = try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal").path).readAll().records

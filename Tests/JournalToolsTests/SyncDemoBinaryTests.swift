@@ -1,22 +1,23 @@
 import Foundation
+import SyncJournalTesting
 import Testing
 
 @Suite("sync-demo, the binary")
 struct SyncDemoBinaryTests {
     @Test("sync-demo runs every step, every check holds, it exits 0 and leaves readable journals")
     func demoPasses() throws {
-        let directory = try TemporaryDirectory()
-        let result = try ToolRunner.run("sync-demo", ["--dir", directory.path("demo")])
+        let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
+        let result = try ToolRunner.run("sync-demo", ["--dir", directory.file("demo")])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("checks held."))
         #expect(!result.standardOutput.contains("✗"))
         for step in 1...10 { #expect(result.standardOutput.contains("\n\(step). "), "step \(step) missing") }
-        // One conflict resolved by each policy (issue 5's "done when").
+        // One conflict resolved by each policy.
         for policy in ["server wins (the default policy)", "Client wins", "Merge fields", "Custom"] {
             #expect(result.standardOutput.contains(policy), "policy \(policy) not shown")
         }
         for device in ["A", "B"] {
-            let dump = try ToolRunner.run("journal-dump", ["--verify", directory.path("demo/device-\(device).journal")])
+            let dump = try ToolRunner.run("journal-dump", ["--verify", directory.file("demo/device-\(device).journal")])
             #expect(dump.status == 0, "device \(device): \(dump.standardOutput)")
         }
     }

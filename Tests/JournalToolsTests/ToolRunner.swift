@@ -56,14 +56,3 @@ final class Captured: @unchecked Sendable {
     func set(_ value: Data) { lock.lock(); stored = value; lock.unlock() }
     var value: Data { lock.lock(); defer { lock.unlock() }; return stored }
 }
-
-/// A temporary directory removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-tools-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}

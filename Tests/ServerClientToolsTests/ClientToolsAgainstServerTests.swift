@@ -1,15 +1,16 @@
 import Foundation
+import SyncJournalTesting
 import Testing
 
 @Suite("sync-demo, sync-sim and sync-load against a running sync-server binary")
 struct ClientToolsAgainstServerTests {
     @Test("sync-server with no users starts in development mode and says so; sync-demo --server passes every check, twice on one database")
     func demoAgainstServer() throws {
-        let scratch = try ScratchDirectory()
-        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         #expect(server.readyLine.contains("DEVELOPMENT MODE"), "\(server.readyLine)")
         for run in 1...2 {
-            let result = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo\(run)"), "--server", server.url], in: scratch.url)
+            let result = try BuiltTool.run("sync-demo", ["--dir", scratch.file("demo\(run)"), "--server", server.url], in: scratch.url)
             #expect(result.status == 0, "run \(run): \(result.standardOutput)\(result.standardError)")
             #expect(result.standardOutput.contains("All 28 checks held."), "run \(run): \(result.standardOutput)")
             #expect(!result.standardOutput.contains("✗"))
@@ -20,22 +21,22 @@ struct ClientToolsAgainstServerTests {
 
     @Test("sync-demo --server with nothing listening prints one line and exits 69; a refused token exits 69 too")
     func demoWithoutServer() throws {
-        let scratch = try ScratchDirectory()
-        let nothing = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo"), "--server", "http://127.0.0.1:1"], in: scratch.url)
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let nothing = try BuiltTool.run("sync-demo", ["--dir", scratch.file("demo"), "--server", "http://127.0.0.1:1"], in: scratch.url)
         #expect(nothing.status == 69)
         #expect(nothing.standardOutput.isEmpty)
         #expect(nothing.standardError.hasPrefix("sync-demo: cannot reach sync-server at http://127.0.0.1:1"))
         #expect(nothing.standardError.split(separator: "\n").count == 1, "\(nothing.standardError)")
-        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
-        let refused = try BuiltTool.run("sync-demo", ["--dir", scratch.path("demo"), "--server", server.url, "--token", "wrong"], in: scratch.url)
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
+        let refused = try BuiltTool.run("sync-demo", ["--dir", scratch.file("demo"), "--server", server.url, "--token", "wrong"], in: scratch.url)
         #expect(refused.status == 69)
         #expect(refused.standardError.contains("401"), "\(refused.standardError)")
     }
 
     @Test("sync-sim --server: a short run with every client-side fault ends with no violation, converged, and says it is not byte-deterministic")
     func simulatorAgainstServer() throws {
-        let scratch = try ScratchDirectory()
-        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         for seed in ["1", "2"] {
             let result = try BuiltTool.run("sync-sim", ["--seed", seed, "--devices", "3", "--steps", "60", "--server", server.url], in: scratch.url)
             #expect(result.status == 0, "seed \(seed): \(result.standardOutput)\(result.standardError)")
@@ -46,8 +47,8 @@ struct ClientToolsAgainstServerTests {
 
     @Test("sync-load: a one-second run against sync-server reports pushes and pulls and no errors")
     func loadSmoke() throws {
-        let scratch = try ScratchDirectory()
-        let server = try RunningSyncServer(database: scratch.path("server.sqlite"))
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         let result = try BuiltTool.run("sync-load", ["--server", server.url, "--clients", "2", "--seconds", "1", "--batch", "10"], in: scratch.url)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         func count(_ label: String) -> Int? {
@@ -61,7 +62,7 @@ struct ClientToolsAgainstServerTests {
 
     @Test("sync-load with nothing listening prints one line and exits 69")
     func loadWithoutServer() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
         let result = try BuiltTool.run("sync-load", ["--server", "http://127.0.0.1:1", "--seconds", "1"], in: scratch.url)
         #expect(result.status == 69)
         #expect(result.standardError.hasPrefix("sync-load: cannot reach http://127.0.0.1:1"))

@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalTesting
 import Testing
 
 @Suite("Damage classification")

@@ -3,7 +3,7 @@ import SyncJournalPlatform
 import SyncJournalTesting
 import Testing
 
-// Issue 7: the writer extends the journal with zeros ahead of its appends, so
+// The writer extends the journal with zeros ahead of its appends, so
 // a durable append overwrites allocated space and its fdatasync has no size
 // change to flush. Readers take the zeros for the clean end.
 

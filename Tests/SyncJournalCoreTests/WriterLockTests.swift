@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalTesting
 import Testing
 
 @Suite("Single writer")

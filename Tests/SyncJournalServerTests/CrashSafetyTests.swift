@@ -6,13 +6,14 @@ import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalWire
+import SyncJournalTesting
 
 @Suite("sync-server binary: crash safety and command line")
 struct CrashSafetyTests {
     @Test("after SIGKILL mid-stream, every acknowledged push is there, each unacknowledged one is all or nothing, and a resend gets the remembered result")
     func killAndRestart() throws {
-        let directory = try TemporaryDirectory()
-        let database = directory.path("crash.sqlite")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
+        let database = directory.file("crash.sqlite")
         let arguments = ["--port", "0", "--db", database, "--user", "t-alice:alice"]
         let first = try ServerProcess(arguments)
         #expect(first.readyLine == "sync-server listening on http://127.0.0.1:\(first.port) (sqlite \(database))")
@@ -81,7 +82,7 @@ struct CrashSafetyTests {
             process.waitUntilExit()
             return process.terminationStatus
         }
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
         #expect(try run(["--help"]) == 0)
         #expect(try run(["--bogus"]) == 64)
         #expect(try run(["--port", "70000"]) == 64)
@@ -89,17 +90,17 @@ struct CrashSafetyTests {
         #expect(try run(["--user", "no-colon"]) == 64)
         #expect(try run(["--max-batch", "0"]) == 64)
         #expect(try run(["--tombstone-retention-days", "0"]) == 64)
-        #expect(try run(["--users", directory.path("missing.txt")]) == 66)
-        let running = try ServerProcess(["--port", "0", "--db", directory.path("a.sqlite")])
-        #expect(try run(["--port", String(running.port), "--db", directory.path("b.sqlite")]) == 69)
-        #expect(try run(["--port", "0", "--db", directory.path("no/such/dir/c.sqlite")]) == 73)
+        #expect(try run(["--users", directory.file("missing.txt")]) == 66)
+        let running = try ServerProcess(["--port", "0", "--db", directory.file("a.sqlite")])
+        #expect(try run(["--port", String(running.port), "--db", directory.file("b.sqlite")]) == 69)
+        #expect(try run(["--port", "0", "--db", directory.file("no/such/dir/c.sqlite")]) == 73)
         #expect(running.stop(.interrupt) == 0, "SIGINT stops it cleanly too")
     }
 
     @Test("the command line reads a users file with comments, and --user adds to it")
     func usersFile() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("users.txt")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
+        let path = directory.file("users.txt")
         try "# tokens\n\nt-alice alice\n  t-bob\tbob  \n".write(toFile: path, atomically: true, encoding: .utf8)
         guard case .run(let options) = try SyncServerCommandLine.parse(["--users", path, "--user", "t-carol:carol", "--port", "0",
                                                                                 "--tombstone-retention-days", "30", "--max-batch", "50", "--max-body", "4096"]) else {

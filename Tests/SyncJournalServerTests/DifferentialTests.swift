@@ -57,8 +57,8 @@ struct DifferentialTests {
     @Test("random mutation sequences (two users, resends, stale bases) give the ReferenceServer's outcomes and rows, modulo stamps",
           arguments: 1...12)
     func sameOutcomes(seed: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let storage = try SQLiteStorage(path: directory.path("sync.sqlite"))
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
+        let storage = try SQLiteStorage(path: directory.file("sync.sqlite"))
         let reference = ReferenceServer()
         var random = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
         var referenceSide = Side()

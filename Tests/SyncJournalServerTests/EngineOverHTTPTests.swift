@@ -77,10 +77,10 @@ struct EngineOverHTTPTests {
 
     @Test("a device keeps syncing after the server restarts on the same database")
     func serverRestart() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
         var options = SyncServerOptions()
         options.port = 0
-        options.databasePath = directory.path("restart.sqlite")
+        options.databasePath = directory.file("restart.sqlite")
         try options.users.add(token: "t-alice", user: "alice")
         let first = try SyncServer(options: options)
         try first.start()

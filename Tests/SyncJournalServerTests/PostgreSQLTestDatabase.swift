@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalTesting
 import SyncJournalServer
 import Testing
 
@@ -61,7 +62,10 @@ enum PostgreSQLTestDatabase {
         guard FileManager.default.isExecutableFile(atPath: script) else {
             return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and \(script) is missing"))
         }
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("syncjournal-pg-tests-\(SystemProcess.id)-\(UUID().uuidString)").path
+        guard let directory = try? TemporaryDirectory(prefix: "syncjournal-pg-tests") else {
+            return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and no temporary directory could be made for a cluster"))
+        }
+        let base = directory.file("cluster")
         let state = base + ".state"
         // system(), not Process: the server pg_ctl leaves running inherits the
         // shell's descriptors, and output goes to files, so nothing waits on a pipe.
@@ -71,10 +75,12 @@ enum PostgreSQLTestDatabase {
         try? FileManager.default.removeItem(atPath: base + ".out")
         try? FileManager.default.removeItem(atPath: base + ".err")
         guard status == 0, let line = output.split(separator: "\n").last, !line.isEmpty else {
+            directory.remove()
             return .failure(Unavailable(description: "SYNCJOURNAL_TEST_POSTGRES is not set and tools/pg-test-cluster.sh start failed (status \(status)): "
                                         + failure.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
-        ownClusterStopCommand = "PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) stop >/dev/null 2>&1"
+        // The stop command also removes the directory that held the cluster's state file.
+        ownClusterStopCommand = "PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) stop >/dev/null 2>&1; rm -rf \(quoted(directory.path))"
         atexit {
             guard let command = PostgreSQLTestDatabase.ownClusterStopCommand else { return }
             _ = system(command)

@@ -3,14 +3,15 @@ import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTesting
 import SyncJournalWire
 
 @Suite("storage failures become typed errors and JSON replies, never a crash")
 struct StorageFailureTests {
     @Test("a database locked past the busy timeout is StorageError.unavailable naming SQLITE_BUSY, and nothing is applied")
     func busy() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("busy.sqlite")
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
+        let path = directory.file("busy.sqlite")
         let storage = try SQLiteStorage(path: path, busyTimeoutMilliseconds: 50)
         let holder = try SQLiteDatabase(path: path)
         try holder.execute("begin immediate")
@@ -44,8 +45,8 @@ struct StorageFailureTests {
 
     @Test("a failing statement carries the SQLite code, message, context and file")
     func typedSQLiteError() throws {
-        let directory = try TemporaryDirectory()
-        let database = try SQLiteDatabase(path: directory.path("x.sqlite"))
+        let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
+        let database = try SQLiteDatabase(path: directory.file("x.sqlite"))
         #expect {
             try database.execute("select * from no_such_table")
         } throws: { error in

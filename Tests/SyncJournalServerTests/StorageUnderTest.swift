@@ -1,4 +1,5 @@
 import SyncJournalServer
+import SyncJournalTesting
 
 /// A fresh, empty storage of one backend with a hand-set clock: a SQLite
 /// file in a temporary directory, or a PostgreSQL schema of its own.
@@ -13,10 +14,10 @@ final class StorageUnderTest {
         self.backend = backend
         switch backend {
         case .sqlite:
-            let directory = try TemporaryDirectory()
+            let directory = try TemporaryDirectory(prefix: "syncjournal-server")
             self.directory = directory
             schema = nil
-            storage = try SQLiteStorage(path: directory.path("sync.sqlite"), clock: clock.reading)
+            storage = try SQLiteStorage(path: directory.file("sync.sqlite"), clock: clock.reading)
         case .postgres:
             let schema = try PostgreSQLTestSchema()
             self.schema = schema
@@ -27,10 +28,13 @@ final class StorageUnderTest {
 
     /// A second storage on the same database (a reopened file, a new pool).
     func reopen() throws -> any SyncStorage {
-        if let directory { return try SQLiteStorage(path: directory.path("sync.sqlite"), clock: clock.reading) }
+        if let directory { return try SQLiteStorage(path: directory.file("sync.sqlite"), clock: clock.reading) }
         guard let schema else { throw StorageError.badRequest("no database") }
         return try PostgreSQLStorage(connection: schema.connection, clock: clock.reading)
     }
 
-    deinit { storage.closeConnections() }
+    deinit {
+        storage.closeConnections()
+        directory?.remove()
+    }
 }

@@ -3,6 +3,7 @@ import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTesting
 import SyncJournalWire
 
 /// An in-process `sync-server` on a free port over a temporary database,
@@ -12,10 +13,10 @@ final class SyncServerFixture {
     let server: SyncServer
 
     init(maximumBatchSize: Int = 3, maximumBodyBytes: Int = 16_384) throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryDirectory(prefix: "syncjournal-server")
         var options = SyncServerOptions()
         options.port = 0
-        options.databasePath = directory.path("sync.sqlite")
+        options.databasePath = directory.file("sync.sqlite")
         options.maximumBatchSize = maximumBatchSize
         options.maximumBodyBytes = maximumBodyBytes
         try options.users.add(token: "t-alice", user: "alice")
@@ -24,7 +25,10 @@ final class SyncServerFixture {
         try server.start()
     }
 
-    deinit { server.shutdown() }
+    deinit {
+        server.shutdown()
+        directory.remove()
+    }
 
     var port: Int { server.port }
 

@@ -21,12 +21,13 @@ enum ScenarioFiles {
     }
 }
 
-@Suite("Scenario files: every race of the seeds, run as a test")
+@Suite("Scenario files: every staged race, run as a test")
 struct ScenarioFileTests {
-    @Test("the seeds' races all have scenario files")
-    func everySeedHasScenarios() {
-        for seed in ["000", "001", "002", "003"] {
-            #expect(ScenarioFiles.names.contains { $0.hasPrefix(seed + "-") }, "no scenario for seed \(seed)")
+    @Test("every group of races (offline removal, repetition and order, pulling, sent versus pending) has scenario files")
+    func everyRaceGroupHasScenarios() {
+        // The groups are the file-name prefixes listed in Scenarios/README.md.
+        for group in ["000", "001", "002", "003"] {
+            #expect(ScenarioFiles.names.contains { $0.hasPrefix(group + "-") }, "no scenario in group \(group)")
         }
         #expect(ScenarioFiles.names.count >= 20)
     }

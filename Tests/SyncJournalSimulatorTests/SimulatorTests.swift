@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalSimulator
+import SyncJournalTesting
 import Testing
 
 @Suite("sync-sim: seeded random runs hold every invariant and repeat byte for byte")
@@ -69,8 +70,9 @@ struct SyncSimBinaryTests {
         #expect(ok.status == 0, "\(ok.standardOutput)")
         #expect(ok.standardOutput.hasSuffix("all 3 scenario(s) passed\n"))
 
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-\(UUID().uuidString).scenario")
-        defer { try? FileManager.default.removeItem(at: temporary) }
+        let scratch = try TemporaryDirectory(prefix: "sync-sim")
+        defer { scratch.remove() }
+        let temporary = scratch.url.appendingPathComponent("failing.scenario")
         try "device A\nA create pin p1 n=1\nexpect server has pin p1\n".write(to: temporary, atomically: true, encoding: .utf8)
         let failed = try SimRunner.run(["run", temporary.path])
         #expect(failed.status == 1)
@@ -108,14 +110,12 @@ enum SimRunner {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-out-\(UUID().uuidString)")
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sync-sim-err-\(UUID().uuidString)")
+        let scratch = try TemporaryDirectory(prefix: "sync-sim-output")
+        defer { scratch.remove() }
+        let output = scratch.url.appendingPathComponent("stdout")
+        let errors = scratch.url.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: output)
-            try? FileManager.default.removeItem(at: errors)
-        }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()

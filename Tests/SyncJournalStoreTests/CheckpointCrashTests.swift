@@ -6,7 +6,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 6 (checkpoints): sync the old journal, write the next
+// Checkpoints: sync the old journal, write the next
 // generation's file holding the state, fsync it, rename it into place, fsync
 // the directory. A crash injected at every step leaves either the old journal
 // or the new one, complete, never neither and never a mix; replay of either
@@ -124,21 +124,21 @@ private struct FixedClock: TimeSource {
 
 /// A fresh directory for one journal, removed when the value goes away.
 private final class CheckpointScratch {
-    let directory: String
+    let temporary: TemporaryDirectory
+    /// The journal's path.
     let path: String
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-crash-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        path = directory + "/store.journal"
+        temporary = try TemporaryDirectory(prefix: "checkpoint-crash")
+        path = temporary.file("store.journal")
     }
     var bytes: [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
     var leftovers: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0 != "store.journal" && $0 != "store.journal.lock" }.sorted()
+        ((try? temporary.entries()) ?? []).filter { $0 != "store.journal" && $0 != "store.journal.lock" }.sorted()
     }
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { temporary.remove() }
 }
 
-@Suite("Checkpoints and crashes (issue 3, rule 6)")
+@Suite("Checkpoints and crashes")
 struct CheckpointCrashTests {
     static func options(_ system: any SystemCalls, threshold: Int = 0) -> LocalStore.Options {
         LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: threshold)
@@ -220,7 +220,7 @@ struct CheckpointCrashTests {
 
     // MARK: Every step of a checkpoint
 
-    @Test("rule 6: a checkpoint's system calls, counted: open, write, fsync, rename, directory fsync")
+    @Test("checkpoints: a checkpoint's system calls, counted: open, write, fsync, rename, directory fsync")
     func countTheCalls() async throws {
         let calls = try await Self.checkpointCalls()
         #expect(calls.count >= 5)
@@ -246,7 +246,7 @@ struct CheckpointCrashTests {
         return calls
     }
 
-    @Test("rule 6: a failure injected at every system call of a checkpoint leaves the old journal or the new one, complete; the store keeps working or is failed; reopening gives the state before the checkpoint")
+    @Test("checkpoints: a failure injected at every system call of a checkpoint leaves the old journal or the new one, complete; the store keeps working or is failed; reopening gives the state before the checkpoint")
     func failureAtEveryStep() async throws {
         let calls = try await Self.checkpointCalls()
         var outcomes: [String] = []
@@ -327,7 +327,7 @@ struct CheckpointCrashTests {
         return failure == nil ? outcome + " (no error)" : outcome + " (\(status == .ready ? "ready" : "failed"))"
     }
 
-    @Test("rule 6: a crash before every system call of a checkpoint (and after the last) leaves the old or the new journal, and replay of what is left gives the state before the checkpoint")
+    @Test("checkpoints: a crash before every system call of a checkpoint (and after the last) leaves the old or the new journal, and replay of what is left gives the state before the checkpoint")
     func crashAtEveryStep() async throws {
         let calls = try await Self.checkpointCalls()
         var found: [Found] = []
@@ -368,7 +368,7 @@ struct CheckpointCrashTests {
 
     // MARK: Automatic checkpoints
 
-    @Test("rule 6: past checkpointThreshold dead records the store checkpoints by itself: the file stays small and the state the same")
+    @Test("checkpoints: past checkpointThreshold dead records the store checkpoints by itself: the file stays small and the state the same")
     func automaticCheckpoint() async throws {
         let small = try CheckpointScratch()
         let large = try CheckpointScratch()
@@ -416,7 +416,7 @@ struct CheckpointCrashTests {
 
     // MARK: Sequence numbers
 
-    @Test("rule 6: a checkpoint continues the sequence numbers without a gap and names the generation it replaces")
+    @Test("checkpoints: a checkpoint continues the sequence numbers without a gap and names the generation it replaces")
     func sequenceNumbersContinue() async throws {
         let scratch = try CheckpointScratch()
         var store = try await LocalStore.open(path: scratch.path, options: Self.options(PosixSystemCalls()))
@@ -489,7 +489,7 @@ struct CheckpointCrashTests {
         return (status, state)
     }
 
-    @Test("rule 6: a journal whose checkpoint has parts but no end part (or an end that does not add up) opens the store as unreadable, not as a smaller state")
+    @Test("checkpoints: a journal whose checkpoint has parts but no end part (or an end that does not add up) opens the store as unreadable, not as a smaller state")
     func incompleteCheckpointIsUnreadable() async throws {
         let state = try await Self.stateForCrafting()
         let parts = state.checkpointParts()
@@ -525,7 +525,7 @@ struct CheckpointCrashTests {
         #expect(afterState?.visibleFields(of: RecordKey(kind: "pin", id: "late")) == [:])
     }
 
-    @Test("rule 6: a file that continues a generation but holds no complete checkpoint part (a header alone, or a torn first part) opens as unreadable, not as an empty state")
+    @Test("checkpoints: a file that continues a generation but holds no complete checkpoint part (a header alone, or a torn first part) opens as unreadable, not as an empty state")
     func checkpointWithoutAnyPart() async throws {
         let state = try await Self.stateForCrafting()
         let parts = state.checkpointParts()

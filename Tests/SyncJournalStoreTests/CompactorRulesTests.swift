@@ -3,7 +3,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 4: the compactor's rules, straight through `Compactor.steps`
+// The compactor's rules, straight through `Compactor.steps`
 // (the pure function the store journals the result of).
 
 @Suite("Compactor rules (Compactor.steps)")

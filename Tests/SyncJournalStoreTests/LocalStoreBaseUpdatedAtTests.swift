@@ -3,10 +3,10 @@ import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 2 (and seed 003, "Die tatsächlich bearbeitete Version
-// aktualisieren"): baseUpdatedAt is the server stamp of the copy the device
-// had before its first local edit; a local time never becomes a base; a record
-// created here has no base until the server confirms it.
+// The base is the version actually edited: baseUpdatedAt is the server stamp
+// of the copy the device had before its first local edit; a local time never
+// becomes a base; a record created here has no base until the server
+// confirms it.
 
 @Suite("LocalStore: baseUpdatedAt")
 struct LocalStoreBaseUpdatedAtTests {

@@ -3,7 +3,7 @@ import SyncJournalCore
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 4 (and seed 003): the compactor's rules through the store's
+// The compactor's rules through the store's
 // API, with a request held open and with a crash while a request was open.
 // Every decision is journaled, so replay reaches the same queue.
 

@@ -5,7 +5,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 1 (and seed 000, "Disk before screen"): every edit is
+// Disk before screen: every edit is
 // journaled durably before the view changes; a failed append throws and
 // changes neither the view nor the outbox.
 
@@ -72,7 +72,7 @@ struct LocalStoreDiskBeforeScreenTests {
             // the file holds exactly what it held before.
             #expect(try await Observed(store) == before)
             #expect(try await store.record("pin", id: "new") == nil)
-            #expect(try await store.status == .ready)
+            #expect(await store.status == .ready)
 
             // A failed write is not final: the same edit succeeds afterwards and survives a reopen.
             try await edit.run(on: store)

@@ -7,37 +7,22 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Shared fixtures of the LocalStore*Tests and Compactor*Tests files (issue 3's
-// store rules). Everything lives under `StoreRulesKit` so that it cannot
+// Shared fixtures of the LocalStore*Tests and Compactor*Tests files (the
+// store's rules). Everything lives under `StoreRulesKit` so that it cannot
 // collide with helpers other test files of this target declare.
 
 enum StoreRulesKit {
     /// The time every fixed clock reports; it must never show up as a base.
     static let clockTime: Int64 = 4_242_424_242
 
-    /// A directory of its own under `/tmp` for one test.
-    struct Scratch: Sendable {
-        let directory: String
-
-        init() throws {
-            directory = try SystemPath.makeTemporaryDirectory(template: "/tmp/store-rules-XXXXXX")
-        }
-
-        /// The store's journal.
-        var journal: String { directory + "/store.journal" }
-
-        func file(_ name: String) -> String { directory + "/" + name }
-
-        func remove() { try? FileManager.default.removeItem(atPath: directory) }
-    }
+    /// A test's own directory; its journal is ``TemporaryDirectory/journal``.
+    typealias Scratch = TemporaryDirectory
 
     /// Runs `body` with a fresh scratch directory, removed afterwards whether
     /// `body` returns or throws.
     static func withScratch<T>(isolation: isolated (any Actor)? = #isolation,
                               _ body: (Scratch) async throws -> T) async throws -> T {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        return try await body(scratch)
+        try await withTemporaryDirectory(prefix: "store-rules", isolation: isolation, body)
     }
 
     /// A clock that always reports ``clockTime``.
@@ -177,3 +162,7 @@ final class StoreRulesSignallingClock: TimeSource, Sendable {
     }
 }
 
+extension TemporaryDirectory {
+    /// The store's journal in this directory.
+    var journal: String { file("store.journal") }
+}

@@ -5,8 +5,8 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 7 (and seed 000, "A broken file gets the same respect" and
-// "A store can be retired"): an unreadable journal is never overwritten, a
+// The store's lifecycle (a broken file gets the same respect as a healthy one;
+// a store can be retired): an unreadable journal is never overwritten, a
 // torn tail is repaired, one store per journal, and a retired store never
 // writes again, so a late reply cannot overwrite a store reopened on the file.
 
@@ -155,7 +155,7 @@ struct LocalStoreLifecycleTests {
     // MARK: Retirement
 
     /// A request the "transport" holds open until the test replies: the
-    /// suspended fetch of seed 000's regression test.
+    /// suspended fetch of a store that is retired while a request is open.
     actor HeldRequest {
         private var waiting: CheckedContinuation<[ServerRow], Never>?
         private let started: AsyncStream<Void>

@@ -3,7 +3,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 1 (reads): record()/records() return the last server
+// Reads: record()/records() return the last server
 // snapshot with the pending operations applied on top; deleted records are hidden.
 
 @Suite("LocalStore: reads")

@@ -4,10 +4,9 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 3 (and seed 003, "Wartend ist nicht dasselbe wie bereits
-// gesendet"): the set of operations in flight is memory only; before an
-// operation is first handed to a transport the journal records durably that
-// it may have reached the server.
+// Pending is not the same as sent: the set of operations in flight is memory
+// only; before an operation is first handed to a transport the journal
+// records durably that it may have reached the server.
 
 @Suite("LocalStore: in flight vs sent")
 struct LocalStoreSendingTests {
@@ -124,7 +123,7 @@ struct LocalStoreSendingTests {
         }
     }
 
-    // Seed 003's resurrection, one step earlier: the engine took the create from
+    // The in-flight resurrection, one step earlier: the engine took the create from
     // operationsReadyToSend, the user deleted the record before the engine
     // called beginSending. The unsent create and the delete vanished together
     // (correct), but beginSending then returns normally: the engine cannot tell

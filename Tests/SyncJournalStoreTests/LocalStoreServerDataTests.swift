@@ -3,8 +3,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 8 (and seed 000, receive(_:acknowledging:) "validates first"):
-// server data is validated before it is kept; a bad page throws a typed error
+// Server data is validated before it is kept; a bad page throws a typed error
 // and leaves the old snapshot and cursors as they were.
 
 @Suite("LocalStore: server data validated before it is kept")

@@ -4,7 +4,7 @@ import SyncJournalProtocol
 import SyncJournalStore
 import Testing
 
-// Issue 3, rule 1 (input validation): create/update/delete validate their
+// Input validation: create/update/delete validate their
 // input and throw a typed error before anything is journaled.
 
 @Suite("LocalStore: input validation")

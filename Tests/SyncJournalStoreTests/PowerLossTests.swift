@@ -6,7 +6,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 6, item 1: simulated power loss. A workload runs on a SimulatedDisk
+// Simulated power loss. A workload runs on a SimulatedDisk
 // that freezes after k system calls (nothing more reaches the disk, every
 // later call fails), then the power is cut: unsynced bytes are kept, lost or
 // torn at any byte, unsynced directory changes (a checkpoint's rename) may be

@@ -6,7 +6,7 @@ import SyncJournalStore
 import SyncJournalTesting
 import Testing
 
-// Issue 3, rule 5 (replay): for random histories of edits and sync outcomes,
+// Replay: for random histories of edits and sync outcomes,
 // the state rebuilt from every prefix of the journal equals the live state at
 // that point.
 //
@@ -124,7 +124,7 @@ private struct PrefixTally {
     var unobservedBoundaries = 0
     /// Cuts before the first complete part of a checkpoint file.
     var headerOnlyCheckpointCuts = 0
-    /// Issue 5: conflicts resolved per strategy (`server-wins`, …), failures per kind,
+    /// Conflicts resolved per strategy (`server-wins`, …), failures per kind,
     /// quarantines and what the app did with them, conflicts dismissed or
     /// resolved by the app, calls after which a base row was kept, resyncs.
     var conflictStrategies: [String: Int] = [:]
@@ -171,7 +171,7 @@ private struct HistoryRun {
     let seed: UInt64
     let steps: Int
     var rng: SeededGenerator
-    let directory: String
+    let directory: TemporaryDirectory
     let path: String
     let archive: ReplacedFileArchive
     let options: LocalStore.Options
@@ -191,13 +191,12 @@ private struct HistoryRun {
 
     static func make(seed: UInt64, steps: Int) async throws -> HistoryRun {
         var rng = SeededGenerator(seed: seed)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-property-\(seed)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/store.journal"
+        let directory = try TemporaryDirectory(prefix: "replay-property-\(seed)")
+        let path = directory.file("store.journal")
         let archive = ReplacedFileArchive()
         // Small thresholds checkpoint often; 0 leaves only the explicit ones.
         let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
-        // Issue 5: a conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
+        // A conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
         let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields, .custom(replayCustomResolver)]
         let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
                                          makeRecordID: { "generated" },
@@ -209,7 +208,13 @@ private struct HistoryRun {
                                          // preallocation the file holds only records (the zero
                                          // tail has tests of its own: PreallocationTests, PowerLossTests).
                                          preallocationBytes: 0)
-        let store = try await LocalStore.open(path: path, options: options)
+        let store: LocalStore
+        do {
+            store = try await LocalStore.open(path: path, options: options)
+        } catch {
+            directory.remove()
+            throw error
+        }
         return HistoryRun(seed: seed, steps: steps, rng: rng, directory: directory, path: path, archive: archive,
                           options: options, store: store)
     }
@@ -310,7 +315,7 @@ private struct HistoryRun {
     mutating func step() async throws {
         let state = try await store.currentState()
         // 0..<100: edits, hand-overs, outcomes, pulls, refused calls, checkpoints, reopens;
-        // 100..<124 (issue 5): quarantine and conflict handling by the app, pulls over queued edits, resyncs.
+        // 100..<124: quarantine and conflict handling by the app, pulls over queued edits, resyncs.
         let roll = Int.random(in: 0..<124, using: &rng)
         let kind = pick(Self.kinds)
         let id = pick(Self.ids)
@@ -628,7 +633,7 @@ private struct HistoryRun {
     /// otherwise it cuts at every record boundary and tries one random state per write.
     mutating func checkPrefixes(everyByte: Bool) throws {
         tally.generations = generations.count
-        let copy = directory + "/prefix.journal"
+        let copy = directory.file("prefix.journal")
         for (index, generation) in generations.enumerated() {
             let bytes = generation.bytes
             #expect(generation.observations.last?.length == bytes.count, "seed \(seed): generation \(index) ends unobserved")
@@ -770,11 +775,11 @@ private struct HistoryRun {
     }
 
     func removeFiles() {
-        try? FileManager.default.removeItem(atPath: directory)
+        directory.remove()
     }
 }
 
-@Suite("Replay of every journal prefix (issue 3, rule 5)")
+@Suite("Replay of every journal prefix")
 struct ReplayPropertyTests {
     /// Shards of histories, so the two cores share the work.
     static let shards = 0..<8
@@ -793,7 +798,7 @@ struct ReplayPropertyTests {
         return total
     }
 
-    @Test("rule 5: replay of every record-boundary prefix, and of one power-loss state of each call's write, equals the live state",
+    @Test("replay: replay of every record-boundary prefix, and of one power-loss state of each call's write, equals the live state",
           arguments: shards)
     func everyBoundaryPrefix(shard: Int) async throws {
         let seeds = (0..<Self.historiesPerShard).map { UInt64(1_000 + shard * Self.historiesPerShard + $0) }
@@ -805,7 +810,7 @@ struct ReplayPropertyTests {
         #expect(tally.insideCheckpointPrefixes > 0)
         #expect(tally.headerOnlyCheckpointCuts > 0)
         #expect(tally.batchReplies > 0)
-        // Issue 5: every policy, every failure kind, quarantines and what the app does with them, base rows, resyncs.
+        // Every policy, every failure kind, quarantines and what the app does with them, base rows, resyncs.
         #expect(Set(tally.conflictStrategies.keys) == ["server-wins", "client-wins", "merge-fields", "custom"] as Set,
                 "\(tally.conflictStrategies)")
         #expect(tally.replacements > 0)
@@ -817,7 +822,7 @@ struct ReplayPropertyTests {
         print("replay property, shard \(shard): \(tally)")
     }
 
-    @Test("rule 5: replay of the journal cut at every byte offset equals the live state at the record boundary before the cut",
+    @Test("replay: replay of the journal cut at every byte offset equals the live state at the record boundary before the cut",
           arguments: 0..<4)
     func everyBytePrefix(shard: Int) async throws {
         let seeds = (0..<6).map { UInt64(90_000 + shard * 6 + $0) }

@@ -6,7 +6,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, conflicts: one test per policy and per conflict shape, end to end
+/// Conflicts: one test per policy and per conflict shape, end to end
 /// (LocalStore + SyncEngine + ReferenceServer as the other writer). Each
 /// checks the ConflictRecord surfaced, the record shown after resolution,
 /// what the server ends with, that the app is told (outcome(of:) and
@@ -19,7 +19,7 @@ struct ConflictPolicyTests {
 
     @Test("server wins (default), update/update: the server's copy stays, every local field is reported lost, the app is told, replay agrees")
     func serverWinsBothUpdated() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         let changes = await scene.store.changes()
@@ -49,7 +49,7 @@ struct ConflictPolicyTests {
 
     @Test("client wins, update/update: the local change is requeued on the server's stamp, shown over the server's copy, and applied by the server")
     func clientWinsBothUpdated() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs"), "note": .string("theirs")]))
         let changes = await scene.store.changes()
@@ -98,7 +98,7 @@ struct ConflictPolicyTests {
 
     @Test("client wins, delete/update: the delete is requeued on the server's stamp and the server deletes the row")
     func clientWinsDeletedButUpdatedOnServer() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         let op = try await scene.store.delete("pin", id: "p1")
@@ -124,7 +124,7 @@ struct ConflictPolicyTests {
 
     @Test("client wins, update/delete: the record is re-created as the device showed it (a create without a base)")
     func clientWinsUpdatedButDeletedOnServer() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
         let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -154,7 +154,7 @@ struct ConflictPolicyTests {
 
     @Test("merge fields, update/update: fields the server did not change merge, string sets unite, an overlapping scalar keeps the server's value and is reported lost")
     func mergeFieldsBothUpdated() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: [
             "name": .string("Theirs"), "tags": .stringSet(["food", "spanish"]),
@@ -194,7 +194,7 @@ struct ConflictPolicyTests {
 
     @Test("merge fields, set union: two writers adding to a set both keep their elements; a set that adds nothing new requeues nothing")
     func mergeFieldsSetUnion() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields],
                                                  fields: ["tags": .stringSet(["food"]), "labels": .stringSet(["a"])])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: [
@@ -222,7 +222,7 @@ struct ConflictPolicyTests {
 
     @Test("merge fields, set union only: when the union is the server's set, nothing is requeued or pushed again")
     func mergeFieldsUnionEqualToServerRequeuesNothing() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["tags": .stringSet(["food", "spanish", "late-night"])]))
         let op = try await scene.store.update("pin", id: "p1", changes: ["tags": .stringSet(["food", "late-night"])])
@@ -239,7 +239,7 @@ struct ConflictPolicyTests {
 
     @Test("merge fields uses the base the device edited even after a pull moved the snapshot on: a field only the device changed is not lost")
     func mergeFieldsKeepsBaseAcrossPull() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         // A sync whose pull is held: the device edits p1 while its old copy is the base, then the pull lands.
@@ -270,7 +270,7 @@ struct ConflictPolicyTests {
     func mergeFieldsOnDeleteShapesActsAsServerWins() async throws {
         // delete/update: the record comes back with the server's copy.
         do {
-            let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+            let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
             var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
             let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
             let op = try await scene.store.delete("pin", id: "p1")
@@ -285,7 +285,7 @@ struct ConflictPolicyTests {
         }
         // update/delete: it stays deleted and the local fields are reported lost.
         do {
-            let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+            let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
             var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
             #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
             let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -304,7 +304,7 @@ struct ConflictPolicyTests {
 
     @Test("custom resolver returning a record: it is given base, local and server copies, and the record it returns is what the server ends with")
     func customKeepsRecord() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let given = SharedSlot<ConflictInput>()
         let policy = ConflictPolicy.custom { input in
             given.set(input)
@@ -342,7 +342,7 @@ struct ConflictPolicyTests {
 
     @Test("custom resolver returning a delete: the delete is queued on the server's copy and the server deletes the row")
     func customReturnsDelete() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let calls = SharedLog<ConflictShape>()
         let policy = ConflictPolicy.custom { input in
             calls.append(input.shape)
@@ -371,7 +371,7 @@ struct ConflictPolicyTests {
 
     @Test("custom resolver keeping a record the server deleted re-creates it")
     func customKeepsDeletedRecord() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let policy = ConflictPolicy.custom { input in input.local.map { .keep($0) } ?? .acceptServer }
         var scene = try await ConflictScene.make(dir, policies: ["pin": policy])
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
@@ -392,7 +392,7 @@ struct ConflictPolicyTests {
 
     @Test("default for delete/update (server wins): the record comes back with the server's copy, nothing is lost but the delete, the app is told")
     func defaultDeletedButUpdatedOnServer() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         let changes = await scene.store.changes()
@@ -416,7 +416,7 @@ struct ConflictPolicyTests {
 
     @Test("default for update/delete (server wins): the record stays deleted, the local fields are reported lost, the app is told")
     func defaultUpdatedButDeletedOnServer() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
         let changes = await scene.store.changes()
@@ -440,11 +440,11 @@ struct ConflictPolicyTests {
 
     @Test("policies are chosen per kind: in one sync a pin (client wins) is requeued and a note (default) keeps the server's copy")
     func policiesArePerKind() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Cafe")])
         await server.write(user: "u1", kind: "note", id: "n1", fields: ["text": .string("hello")])
-        let device = try await Device.open(dir.path("device.journal"), server: server, kinds: ["note", "pin"],
+        let device = try await Device.open(dir.file("device.journal"), server: server, kinds: ["note", "pin"],
                                            conflictPolicies: ["pin": .clientWins])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 2, conflicts: 0))
         await server.tick(10)
@@ -466,7 +466,7 @@ struct ConflictPolicyTests {
 
     @Test("resolveConflict keep, later: a record the server deleted is re-created as a create and the server gets it; the conflict leaves the list")
     func resolveConflictKeepAfterServerDelete() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
         try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -491,7 +491,7 @@ struct ConflictPolicyTests {
 
     @Test("resolveConflict delete, later: after server wins brought the record back, the app deletes it on the server's stamp")
     func resolveConflictDeleteAfterServerWins() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         try await scene.store.delete("pin", id: "p1")
@@ -513,7 +513,7 @@ struct ConflictPolicyTests {
 
     @Test("resolveConflict acceptServer only dismisses: nothing is queued and the view keeps the server's copy")
     func resolveConflictAcceptServerOnlyDismisses() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -530,7 +530,7 @@ struct ConflictPolicyTests {
 
     @Test("dismissConflict: the conflict leaves the list (also after a reopen) and its resolution stands; an unknown or dismissed conflict cannot be dismissed or resolved")
     func dismissConflictKeepsResolution() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")])
         let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])

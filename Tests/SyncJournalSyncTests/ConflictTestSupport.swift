@@ -6,7 +6,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-// Helpers of the conflict, outcome and resync tests (issue 5). Everything is
+// Helpers of the conflict, outcome and resync tests. Everything is
 // driven end to end: a LocalStore on a journal file, a SyncEngine, and the
 // in-memory ReferenceServer as the other writer. Races are staged with
 // FaultInjectingTransport holds, never with sleeps.
@@ -21,18 +21,18 @@ let conflictBaseFields: [String: FieldValue] = [
 /// A server holding pin p1 (owned by u1) and a device that has pulled it:
 /// the device's snapshot holds p1 at `base.updatedAt`, and nothing is queued.
 struct ConflictScene {
-    let dir: ScratchDirectory
+    let dir: TemporaryDirectory
     let server: ReferenceServer
     var device: Device
     let policies: [String: ConflictPolicy]
     /// p1 as the device pulled it: the base of its next edit.
     let base: ServerRow
 
-    static func make(_ dir: ScratchDirectory, policies: [String: ConflictPolicy] = [:],
+    static func make(_ dir: TemporaryDirectory, policies: [String: ConflictPolicy] = [:],
                      fields: [String: FieldValue] = conflictBaseFields) async throws -> ConflictScene {
         let server = ReferenceServer()
         let base = await server.write(user: "u1", kind: "pin", id: "p1", fields: fields)
-        let device = try await Device.open(dir.path("device.journal"), server: server, conflictPolicies: policies)
+        let device = try await Device.open(dir.file("device.journal"), server: server, conflictPolicies: policies)
         let first = await device.sync()
         #expect(first == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await device.store.currentState().snapshot[RecordKey(kind: "pin", id: "p1")] == base)

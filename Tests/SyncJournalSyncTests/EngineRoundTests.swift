@@ -10,9 +10,9 @@ import Testing
 struct EngineRoundTests {
     @Test("one sync at a time: a second sync() while one runs waits and returns the same outcome")
     func secondSyncWaitsAndSharesTheOutcome() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
 
         await device.faulty.holdNextRequest(.push)
@@ -45,9 +45,9 @@ struct EngineRoundTests {
 
     @Test("a sync after the shared one has finished is a new sync")
     func syncAfterTheSharedOneIsNew() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
@@ -56,9 +56,9 @@ struct EngineRoundTests {
 
     @Test("push before pull: with local edits and server changes, the push goes first")
     func pushBeforePull() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "mine", fields: ["name": .string("Cafe")])
         await server.write(user: "u1", kind: "pin", id: "theirs", fields: ["name": .string("Tapas bar")])
 
@@ -69,9 +69,9 @@ struct EngineRoundTests {
 
     @Test("push before pull even when the push fails: no pull follows a failed push")
     func failedPushStopsBeforePull() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "mine", fields: ["name": .string("Cafe")])
         await server.write(user: "u1", kind: "pin", id: "theirs", fields: ["name": .string("Tapas bar")])
         await device.faulty.inject(.loseRequest, on: .push)
@@ -83,9 +83,9 @@ struct EngineRoundTests {
 
     @Test("batches: pushes go in batches of at most 3, only sent operations are acknowledged, and edits made during a held push go in a later round of the same sync")
     func batchesAcknowledgeOnlyWhatWasSent() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server, batchSize: 3)
+        let device = try await Device.open(dir.file("a.journal"), server: server, batchSize: 3)
         let store = device.store
         for index in 0..<10 {
             try await store.create("pin", id: "r\(index)", fields: ["n": .int(Int64(index))])
@@ -133,9 +133,9 @@ struct EngineRoundTests {
 
     @Test("bases move with our own writes: a second update queued behind an in-flight one takes the new stamp and applies")
     func basesMoveWithOurOwnWrites() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         let store = device.store
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -174,9 +174,9 @@ struct EngineRoundTests {
 
     @Test("a delete queued behind an in-flight update takes the update's new stamp and applies")
     func deleteBehindInFlightUpdateTakesNewBase() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
 

@@ -6,27 +6,25 @@ import Testing
 
 @Suite("Sync engine, basic flows")
 struct EngineSmokeTests {
-    static func temporaryPath(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("engine-smoke-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent(name).path
-    }
-
     @Test("two devices converge through the reference server")
     func twoDevicesConverge() async throws {
-        let server = ReferenceServer()
-        let a = try await LocalStore.open(path: try Self.temporaryPath("a.journal"))
-        let b = try await LocalStore.open(path: try Self.temporaryPath("b.journal"))
-        let engineA = SyncEngine(store: a, transport: server.transport(user: "u1"), options: .init(kinds: ["pin"]))
-        let engineB = SyncEngine(store: b, transport: server.transport(user: "u1"), options: .init(kinds: ["pin"]))
-        try await a.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        #expect(await engineA.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
-        #expect(await engineB.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
-        #expect(try await b.record("pin", id: "p1")?.fields == ["name": .string("Cafe")])
-        try await b.update("pin", id: "p1", changes: ["name": .string("Café")])
-        #expect(await engineB.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
-        #expect(await engineA.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
-        #expect(try await a.record("pin", id: "p1")?.fields == ["name": .string("Café")])
-        #expect(try await a.pendingOperations().isEmpty)
+        try await withTemporaryDirectory(prefix: "engine-smoke") { directory in
+            let server = ReferenceServer()
+            let a = try await LocalStore.open(path: directory.file("a.journal"))
+            let b = try await LocalStore.open(path: directory.file("b.journal"))
+            let engineA = SyncEngine(store: a, transport: server.transport(user: "u1"), options: .init(kinds: ["pin"]))
+            let engineB = SyncEngine(store: b, transport: server.transport(user: "u1"), options: .init(kinds: ["pin"]))
+            try await a.create("pin", id: "p1", fields: ["name": .string("Cafe")])
+            #expect(await engineA.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
+            #expect(await engineB.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
+            #expect(try await b.record("pin", id: "p1")?.fields == ["name": .string("Cafe")])
+            try await b.update("pin", id: "p1", changes: ["name": .string("Café")])
+            #expect(await engineB.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
+            #expect(await engineA.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
+            #expect(try await a.record("pin", id: "p1")?.fields == ["name": .string("Café")])
+            #expect(try await a.pendingOperations().isEmpty)
+            try await a.close()
+            try await b.close()
+        }
     }
 }

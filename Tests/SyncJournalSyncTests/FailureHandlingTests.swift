@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, end to end with the engine's own scheduler on a virtual clock:
+/// Failures end to end with the engine's own scheduler on a virtual clock:
 /// "not now" is not "no", no poison pill, a too-large batch splits.
 @Suite("Failures end to end: 503 storms, poison pills, quarantine, too-large batches")
 struct FailureHandlingTests {
@@ -16,11 +16,11 @@ struct FailureHandlingTests {
     @Test("a storm of 20 failed pushes (503, with or without retry-after) then recovery: every edit reaches the server exactly once, nothing is quarantined or charged, attempts count up, the backoff resets",
           arguments: [nil, 2_000] as [Int64?])
     func stormThenRecoveryLosesNothing(retryAfter: Int64?) async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         var settings = FailureRig.Settings()
         settings.retryPolicy = Self.policy
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         await rig.faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: retryAfter), on: .push, times: 20)
         for index in 0..<5 { try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
 
@@ -93,12 +93,12 @@ struct FailureHandlingTests {
     // MARK: No poison pill
 
     /// A device that has p1 synced (on the server and in its snapshot).
-    static func deviceWithSyncedP1(_ dir: ScratchDirectory, server: ReferenceServer, maximumPermanentFailures: Int)
+    static func deviceWithSyncedP1(_ dir: TemporaryDirectory, server: ReferenceServer, maximumPermanentFailures: Int)
         async throws -> (FailureRig, ServerRow) {
         var settings = FailureRig.Settings()
         settings.retryPolicy = Self.policy
         settings.maximumPermanentFailures = maximumPermanentFailures
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
         try #require(try await rig.store.pendingOperations().isEmpty)
@@ -107,7 +107,7 @@ struct FailureHandlingTests {
 
     @Test("a permanently failing record does not delay another record: that one is acknowledged in the same sync; the failing one is retried on its own backoff, quarantined at the configured limit, the view returns to the server's copy, and later edits of it wait while other records flow")
     func poisonPillDoesNotBlockOtherRecords() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let (rig, serverCopy) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 4)
         await server.rejectPermanently(kind: "pin", id: "p1", reason: "422 check constraint")
@@ -164,7 +164,7 @@ struct FailureHandlingTests {
 
     @Test("an operation the app retries from quarantine (after the server's trouble is lifted) keeps its release across a restart and is then acknowledged with the edits queued behind it")
     func retriedQuarantineSurvivesReopenAndSucceeds() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 2)
         await server.rejectPermanently(kind: "pin", id: "p1")
@@ -195,7 +195,7 @@ struct FailureHandlingTests {
 
     @Test("an operation the app retries from quarantine goes out at the next attempt, not after a backoff left over from before")
     func retriedQuarantineIsSentAtTheNextAttempt() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 3)
         await server.rejectPermanently(kind: "pin", id: "p1")
@@ -215,7 +215,7 @@ struct FailureHandlingTests {
 
     @Test("an operation the app discards from quarantine is gone after a restart, never reaches the server, and the edits queued behind it then flow")
     func discardedQuarantineSurvivesReopen() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let (rig, serverCopy) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 1)
         await server.rejectPermanently(kind: "pin", id: "p1")
@@ -249,9 +249,9 @@ struct FailureHandlingTests {
 
     @Test("a batch the server refuses as too large is split: 11 operations with a server limit of 4 all arrive, each once, in pushes of at most 4")
     func tooLargeBatchSplits() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(maximumBatchSize: 4)
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server)
         for index in 0..<11 { try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
 
         await rig.clock.advance(by: RetryPolicy().editCoalescingMilliseconds)
@@ -269,12 +269,12 @@ struct FailureHandlingTests {
 
     @Test("a single operation refused as too large is a permanent failure of that operation only: the rest of its batch is applied")
     func singleTooLargeOperationFailsAlone() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         var settings = FailureRig.Settings()
         settings.retryPolicy = Self.policy
         settings.wrap = { ByteLimitedTransport(base: $0, maximumBytes: 5_000) }
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         for index in 0..<3 { try await rig.store.create("pin", id: "small\(index)", fields: ["name": .string("s\(index)")]) }
         let big = try await rig.store.create("pin", id: "big", fields: ["name": .string(String(repeating: "x", count: 6_000))])
         for index in 3..<6 { try await rig.store.create("pin", id: "small\(index)", fields: ["name": .string("s\(index)")]) }

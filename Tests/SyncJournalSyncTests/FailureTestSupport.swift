@@ -5,7 +5,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-// Helpers of the failure, scheduler and read-back tests (issue 5). Time is a
+// Helpers of the failure, scheduler and read-back tests. Time is a
 // ManualClock: nothing sleeps, and `advance` returns once the syncs the
 // engine's timers started have finished.
 

@@ -10,9 +10,9 @@ import Testing
 struct LostReplyTests {
     @Test("a lost push reply: retry later, the operation stays queued (sent), the resend is applied exactly once and acknowledged")
     func lostReplyThenResendAppliesOnce() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operationID = try #require(try await device.store.pendingOperations().first).id
         await device.faulty.inject(.loseReply, on: .push)
@@ -39,9 +39,9 @@ struct LostReplyTests {
 
     @Test("a lost update reply: the resend does not conflict with the server's own result")
     func lostUpdateReplyResendDoesNotConflict() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["n": .int(1)])
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         try await device.store.update("pin", id: "p1", changes: ["n": .int(2)])
@@ -57,9 +57,9 @@ struct LostReplyTests {
 
     @Test("duplicate delivery applies once")
     func duplicateDeliveryAppliesOnce() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         try await device.store.create("pin", id: "p2", fields: ["name": .string("Museum")])
         await device.faulty.inject(.duplicate, on: .push)
@@ -75,9 +75,9 @@ struct LostReplyTests {
 
     @Test("a lost request (never reached the server) is resent and applied once")
     func lostRequestIsResent() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: [:])
         await device.faulty.inject(.loseRequest, on: .push)
         #expect(await device.sync().isRetryLater)
@@ -88,9 +88,9 @@ struct LostReplyTests {
 
     @Test("a lost reply followed by a crash and a resend: the reopened device's operation is acknowledged and applied once")
     func lostReplyThenCrashThenResend() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("a.journal")
+        let path = dir.file("a.journal")
         let device = try await Device.open(path, server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operationID = try #require(try await device.store.pendingOperations().first).id
@@ -122,9 +122,9 @@ struct LostReplyTests {
 
     @Test("a held push whose reply is lost, then a crash: the resend is applied once")
     func heldPushReplyLostThenCrash() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("a.journal")
+        let path = dir.file("a.journal")
         let device = try await Device.open(path, server: server)
         for index in 0..<3 { try await device.store.create("pin", id: "p\(index)", fields: [:]) }
         await device.faulty.holdNextRequest(.push)

@@ -6,7 +6,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, "awaiting and inspecting": `LocalStore.outcome(of:)` waits until
+/// Awaiting and inspecting: `LocalStore.outcome(of:)` waits until
 /// an operation is acknowledged, conflicted, quarantined or cancelled (each
 /// staged with held requests, never sleeps), and `outboxStatus()` on the store
 /// and on the engine lists every operation's state, attempts, next attempt
@@ -41,9 +41,9 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome(of:) waits while the push is held and returns acknowledged with the server's row once it is released")
     func outcomeAcknowledged() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("device.journal"), server: server)
+        let device = try await Device.open(dir.file("device.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let op = try #require(try await device.store.pendingOperations().first).id
 
@@ -67,7 +67,7 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome(of:) waits while the push is held and returns conflicted with the ConflictRecord; a requeued replacement is awaited in turn")
     func outcomeConflicted() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")])
         let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -101,10 +101,10 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome(of:) stays suspended through permanent failures below the limit and returns quarantined at the third, with attempts and last error")
     func outcomeQuarantinedAfterPermanentFailures() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let clock = ManualClock()
-        let device = try await Device.open(dir.path("device.journal"), server: server, syncClock: clock)
+        let device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock)
         await server.rejectPermanently(kind: "pin", id: "p1", reason: "422 check constraint")
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let op = try #require(try await device.store.pendingOperations().first).id
@@ -142,11 +142,11 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome(of:) returns quarantined at once for an update that matched no row and no readable row remains (deleted or no access)")
     func outcomeQuarantinedDeletedOrNoAccess() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Cafe")])
         // The fault injector wraps the server's transport directly: it forwards single-row reads.
-        let store = try await openStore(dir.path("device.journal"))
+        let store = try await openStore(dir.file("device.journal"))
         let faulty = FaultInjectingTransport(server.transport(user: "u1"))
         let engine = SyncEngine(store: store, transport: faulty, options: .init(kinds: ["pin"], jitterSeed: 1))
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
@@ -174,7 +174,7 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome after compaction: two queued updates coalesce into the first; awaiting either id returns the one acknowledgement")
     func outcomeFollowsCoalescedUpdates() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let scene = try await ConflictScene.make(dir)
         let first = try await scene.store.update("pin", id: "p1", changes: ["name": .string("One")])
         let second = try await scene.store.update("pin", id: "p1", changes: ["rating": .int(5)])
@@ -204,9 +204,9 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome after compaction: an update merged into an unsent create reports the create's outcome; a create and delete that cancel out report cancelled")
     func outcomeFollowsCreateCompaction() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("device.journal"), server: server)
+        let device = try await Device.open(dir.file("device.journal"), server: server)
 
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let create = try #require(try await device.store.pendingOperations().first).id
@@ -234,8 +234,8 @@ struct OutcomeAndStatusTests {
 
     @Test("outcome(of:) returns unknown for an id never queued, and a wait ends with unknown when the store closes")
     func outcomeUnknown() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         #expect(await store.outcome(of: .random()) == .unknown)
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let op = try #require(try await store.pendingOperations().first).id
@@ -248,11 +248,11 @@ struct OutcomeAndStatusTests {
 
     @Test("outboxStatus on the store and the engine: quarantined, sent after a failure, queued, and in flight while a push is held, with attempts, last errors and next attempt times")
     func outboxStatusListsEveryState() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let clock = ManualClock(now: 10_000)
         let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000)
-        var device = try await Device.open(dir.path("device.journal"), server: server, syncClock: clock,
+        var device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock,
                                            retryPolicy: policy, maximumPermanentFailures: 1)
         await server.rejectPermanently(kind: "pin", id: "bad", reason: "422 check constraint")
         await server.failTransiently(kind: "pin", id: "flaky", reason: "lock timeout", times: 1)
@@ -306,11 +306,11 @@ struct OutcomeAndStatusTests {
 
     @Test("engine outboxStatus with the scheduler running: a queued edit shows the coalesced attempt time, a failed push shows the retry-after")
     func engineOutboxStatusFollowsScheduler() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let clock = ManualClock(now: 1_000)
         let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000, editCoalescingMilliseconds: 500)
-        let device = try await Device.open(dir.path("device.journal"), server: server, syncClock: clock, retryPolicy: policy)
+        let device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock, retryPolicy: policy)
         await device.engine.start()
 
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])

@@ -5,9 +5,10 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// The tests seed 002 lists (covered there, and the ones it says are missing),
-/// against the reference server and through the engine.
-@Suite("Sync protocol: the tests of seed 002")
+/// The pull and push protocol's own cases (cursor ties, tombstones, paging,
+/// stale bases, malformed cursors), against the reference server and through
+/// the engine.
+@Suite("Sync protocol: cursors, tombstones, pages and bases")
 struct ProtocolSeedTests {
     @Test("a pull replayed with the returned cursors yields nothing new")
     func pullReplayedWithReturnedCursorsYieldsNothingNew() async throws {
@@ -25,8 +26,8 @@ struct ProtocolSeedTests {
         #expect(replay.nextCursors.isEmpty)
 
         // Through the engine: the second sync pulls nothing and keeps the cursors.
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let device = try await Device.open(dir.path("a.journal"), server: server, kinds: ["note", "pin"])
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let device = try await Device.open(dir.file("a.journal"), server: server, kinds: ["note", "pin"])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 6, conflicts: 0))
         let cursors = try await device.store.cursors(for: ["note", "pin"])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
@@ -52,10 +53,10 @@ struct ProtocolSeedTests {
 
     @Test("a malformed cursor from a transport is an error outcome and the device keeps its cursor")
     func malformedCursorThroughEngineIsAnError() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "p1", fields: [:])
-        let store = try await openStore(dir.path("a.journal"))
+        let store = try await openStore(dir.file("a.journal"))
         // A transport whose serializer is broken: it sends "garbage" as the cursor.
         let broken = ScriptedTransport(onPull: { request throws(TransportError) in
             try await server.pull(user: "u1", cursors: request.cursors.mapValues { _ in "garbage" }, limit: request.limit)
@@ -72,10 +73,10 @@ struct ProtocolSeedTests {
 
     @Test("a stale base produces a conflict with the server's copy attached")
     func staleBaseProducesConflictWithServerCopy() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         try await phone.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await phone.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await tablet.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
@@ -99,9 +100,9 @@ struct ProtocolSeedTests {
 
     @Test("another user's record is rejected permanently, counted until it is quarantined, and its row is unchanged")
     func anotherUsersRecordIsRejected() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let owner = try await Device.open(dir.path("u1.journal"), server: server, user: "u1")
+        let owner = try await Device.open(dir.file("u1.journal"), server: server, user: "u1")
         try await owner.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await owner.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         let original = try #require(await server.row(kind: "pin", id: "p1"))
@@ -124,7 +125,7 @@ struct ProtocolSeedTests {
 
         // Through an engine: u2's device has a copy of the row (leaked) and edits it.
         let clock = ManualClock()
-        let intruder = try await Device.open(dir.path("u2.journal"), server: server, user: "u2", syncClock: clock)
+        let intruder = try await Device.open(dir.file("u2.journal"), server: server, user: "u2", syncClock: clock)
         try await intruder.store.applyPulledPage(kind: "pin", rows: [original], cursor: nil)
         let hijack = try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")])
         try await intruder.store.create("pin", id: "p2", fields: ["name": .string("Mine")])
@@ -153,10 +154,10 @@ struct ProtocolSeedTests {
 
     @Test("tombstones propagate to a second device")
     func tombstonePropagatesToSecondDevice() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         try await phone.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         try await phone.store.create("pin", id: "p2", fields: ["name": .string("Museum")])
         #expect(await phone.sync() == .ok(pushed: 2, pulled: 2, conflicts: 0))
@@ -176,13 +177,13 @@ struct ProtocolSeedTests {
 
     @Test("multi-page pulls: 7 rows with a page size of 2 arrive in 4 pages")
     func multiPagePulls() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for index in 0..<7 {
             await server.write(user: "u1", kind: "pin", id: "p\(index)", fields: ["n": .int(Int64(index))])
             await server.tick(1)
         }
-        let device = try await Device.open(dir.path("a.journal"), server: server, pullLimit: 2)
+        let device = try await Device.open(dir.file("a.journal"), server: server, pullLimit: 2)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 7, conflicts: 0))
         let pages = await device.recorder.pages
         #expect(pages.map(\.rows.count) == [2, 2, 2, 1])
@@ -198,7 +199,7 @@ struct ProtocolSeedTests {
 
     @Test("the same-stamp tie across a page boundary: every row arrives exactly once")
     func sameStampTieAcrossPageBoundary() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         // No tick: the writes share one updatedAt.
         var written: [ServerRow] = []
@@ -206,7 +207,7 @@ struct ProtocolSeedTests {
             written.append(await server.write(user: "u1", kind: "pin", id: id, fields: ["id": .string(id)]))
         }
         #expect(Set(written.map(\.updatedAt)).count == 1, "the five rows share one stamp")
-        let device = try await Device.open(dir.path("a.journal"), server: server, pullLimit: 2)
+        let device = try await Device.open(dir.file("a.journal"), server: server, pullLimit: 2)
 
         #expect(await device.sync() == .ok(pushed: 0, pulled: 5, conflicts: 0))
         let pulled = await device.recorder.pulledRows.map(\.id)
@@ -245,12 +246,12 @@ struct ProtocolSeedTests {
 
     @Test("a record id the device cannot store (64 characters, 128 UTF-8 bytes) is refused by the server, so pulls keep working")
     func idOverSixtyFourBytesIsRefusedByTheServer() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         // The store and the journal format allow at most 64 UTF-8 bytes per id.
         let wide = String(repeating: "é", count: 64)
         #expect(wide.count == 64 && wide.utf8.count == 128)
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         await #expect(throws: StoreError.self) { try await device.store.create("pin", id: wide, fields: [:]) }
 
         // Another client of the same user (a web app) pushes that id.

@@ -15,8 +15,8 @@ struct PullTests {
 
     @Test("a pull that never ends stops with an error after exactly 50 pages")
     func pullStopsAfterFiftyPages() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         // Every page holds one new row after the cursor and says there is more.
         let endless = ScriptedTransport(onPull: { request throws(TransportError) in
             let after = (request.cursors["pin"] ?? nil)?.updatedAt ?? 0
@@ -80,8 +80,8 @@ struct PullTests {
 
     @Test("a malformed pull reply is an error and the snapshot and cursors stay", arguments: MalformedPull.allCases)
     func malformedPullReplyKeepsNothing(_ malformed: MalformedPull) async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let p1 = serverRow("p1", at: 100, ["name": .string("Cafe")])
         try await store.applyPulledPage(kind: "pin", rows: [p1], cursor: cursor(after: p1))
         let page = malformed.page
@@ -99,8 +99,8 @@ struct PullTests {
 
     @Test("a malformed page after good ones keeps the good pages and stops")
     func malformedPageAfterGoodOnesStops() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let a = serverRow("a", at: 10)
         let transport = ScriptedTransport(onPull: { request throws(TransportError) in
             if (request.cursors["pin"] ?? nil) == nil {
@@ -124,9 +124,9 @@ struct PullTests {
 
     @Test("cursors come only from server data: after a sync the cursor is the last pulled row, never the device clock")
     func cursorsComeOnlyFromServerData() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server,
+        let device = try await Device.open(dir.file("a.journal"), server: server,
                                            clock: FixedClock(milliseconds: farFutureMilliseconds))
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("A")])
         await server.tick(5)
@@ -151,13 +151,13 @@ struct PullTests {
 
     @Test("a page's rows and its cursor are journaled together: after a reopen both are there")
     func rowsAndCursorAreJournaledTogether() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for index in 0..<3 {
             await server.write(user: "u1", kind: "pin", id: "p\(index)", fields: ["n": .int(Int64(index))])
             await server.tick(1)
         }
-        let path = dir.path("a.journal")
+        let path = dir.file("a.journal")
         let device = try await Device.open(path, server: server, pullLimit: 2)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 3, conflicts: 0))
         let cursorBefore = try await device.store.cursor(for: "pin")
@@ -183,13 +183,13 @@ struct PullTests {
 
     @Test("a pull cut short resumes where it stopped on the next sync, without downloading again")
     func pullCutShortResumes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for index in 0..<5 {
             await server.write(user: "u1", kind: "pin", id: "p\(index)", fields: ["n": .int(Int64(index))])
             await server.tick(1)
         }
-        let device = try await Device.open(dir.path("a.journal"), server: server, pullLimit: 2)
+        let device = try await Device.open(dir.file("a.journal"), server: server, pullLimit: 2)
 
         // The first page goes through; then the connection drops.
         await device.faulty.holdNextRequest(.pull)
@@ -214,8 +214,8 @@ struct PullTests {
 
     @Test("an empty page keeps the cursor")
     func emptyPageKeepsTheCursor() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let p1 = serverRow("p1", at: 100)
         try await store.applyPulledPage(kind: "pin", rows: [p1], cursor: cursor(after: p1))
         let recorder = RecordingTransport(ScriptedTransport())   // answers every pull with an empty page
@@ -233,7 +233,7 @@ struct PullTests {
 
         // Through the reference server too.
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("b.journal"), server: server)
+        let device = try await Device.open(dir.file("b.journal"), server: server)
         await server.write(user: "u1", kind: "pin", id: "p1", fields: [:])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         let after = try await device.store.cursor(for: "pin")
@@ -243,9 +243,9 @@ struct PullTests {
 
     @Test("a tombstone from the server removes the local copy")
     func tombstoneRemovesLocalCopy() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await device.store.record("pin", id: "p1") != nil)
@@ -259,9 +259,9 @@ struct PullTests {
 
     @Test("pulled rows never overwrite a pending local edit: it stays on top with its base, and the push decides (a conflict)")
     func pulledRowsNeverOverwritePendingEdits() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         let store = device.store
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Cafe"), "stars": .int(3)])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
@@ -294,10 +294,10 @@ struct PullTests {
 
     @Test("a server write during a multi-page pull is never skipped, even with an id that sorts first")
     func writeDuringMultiPagePullIsNotSkipped() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for id in ["m1", "m2", "m3"] { await server.write(user: "u1", kind: "pin", id: id, fields: [:]) }
-        let device = try await Device.open(dir.path("a.journal"), server: server, pullLimit: 2)
+        let device = try await Device.open(dir.file("a.journal"), server: server, pullLimit: 2)
 
         // Let the first page through, hold the second, write, release.
         await device.faulty.holdNextRequest(.pull)

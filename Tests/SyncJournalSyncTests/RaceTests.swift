@@ -4,16 +4,16 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// The races of seeds 000 (offline clear vs. a new pin from another writer)
-/// and 003 (a create deleted while its request is in flight), and a store
-/// retired while a request is open.
-@Suite("Sync engine: races of seeds 000 and 003, retirement")
+/// The races of an offline clear vs. a new pin from another writer, of a
+/// create deleted while its request is in flight, and of a store retired
+/// while a request is open.
+@Suite("Sync engine: offline clear, in-flight delete, retirement")
 struct RaceTests {
-    @Test("seed 000: records cleared offline while another writer adds one: the new one survives, the deleted ones are gone")
+    @Test("records cleared offline while another writer adds one: the new one survives, the deleted ones are gone")
     func offlineClearKeepsNewRecordFromAnotherWriter() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         try await phone.store.create("pin", id: "cafe", fields: ["name": .string("Cafe")])
         try await phone.store.create("pin", id: "museum", fields: ["name": .string("Museum")])
         #expect(await phone.sync() == .ok(pushed: 2, pulled: 2, conflicts: 0))
@@ -41,11 +41,11 @@ struct RaceTests {
         #expect(sent.allSatisfy { $0.op == .delete })
     }
 
-    @Test("seed 000 with a crash between the offline clear and the sync: the deletes survive on disk and the new record survives")
+    @Test("an offline clear with a crash between the clear and the sync: the deletes survive on disk and the new record survives")
     func offlineClearSurvivesACrash() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("phone.journal")
+        let path = dir.file("phone.journal")
         let phone = try await Device.open(path, server: server)
         try await phone.store.create("pin", id: "cafe", fields: [:])
         #expect(await phone.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -62,12 +62,12 @@ struct RaceTests {
         try await restarted.store.close()
     }
 
-    @Test("seed 003: a create deleted while its request is in flight: the delete stays queued and follows; no resurrection")
+    @Test("a create deleted while its request is in flight: the delete stays queued and follows; no resurrection")
     func createDeletedWhileInFlight() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: ["litres": .double(42.5)])
         let create = try #require(try await phone.store.pendingOperations().first)
 
@@ -98,11 +98,11 @@ struct RaceTests {
         #expect(await tablet.recorder.pulledRows.allSatisfy(\.isTombstone))
     }
 
-    @Test("seed 003 offline: a create deleted before it was ever sent vanishes and nothing reaches the server")
+    @Test("offline: a create deleted before it was ever sent vanishes and nothing reaches the server")
     func createDeletedBeforeSendingVanishes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: [:])
         try await phone.store.delete("pin", id: "fuel")
         #expect(try await phone.store.pendingOperations().isEmpty)
@@ -110,11 +110,11 @@ struct RaceTests {
         #expect(await server.pushes == 0)
     }
 
-    @Test("seed 003 offline: a create made offline, a sync that found no connection, then a delete: both vanish, nothing reaches the server")
+    @Test("offline: a create made offline, a sync that found no connection, then a delete: both vanish, nothing reaches the server")
     func createDeletedAfterOfflineSyncVanishes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let phone = try await Device.open(dir.path("phone.journal"), server: server)
+        let phone = try await Device.open(dir.file("phone.journal"), server: server)
         await phone.faulty.setOffline(true)
         try await phone.store.create("pin", id: "fuel", fields: [:])
         #expect(await phone.sync() == .skipped(.offline))
@@ -129,11 +129,11 @@ struct RaceTests {
         #expect(await server.appliedMutations == 0)
     }
 
-    @Test("seed 003 with a crash: create held, deleted, the server applies but the reply is lost, restart: no row anywhere")
+    @Test("a create deleted in flight, with a crash: create held, deleted, the server applies but the reply is lost, restart: no row anywhere")
     func createDeletedWhileInFlightThenCrash() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("phone.journal")
+        let path = dir.file("phone.journal")
         let phone = try await Device.open(path, server: server)
         try await phone.store.create("pin", id: "fuel", fields: ["litres": .double(42.5)])
 
@@ -158,16 +158,16 @@ struct RaceTests {
         #expect(await server.appliedMutations == 2, "the create once, the delete once")
         try await restarted.store.close()
 
-        let tablet = try await Device.open(dir.path("tablet.journal"), server: server)
+        let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         #expect(await tablet.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await tablet.store.records("pin").isEmpty)
     }
 
     @Test("retirement: a held pull reply delivered to a retired store writes nothing; the new store keeps its delete")
     func retiredStoreIgnoresLateReply() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("pins.journal")
+        let path = dir.file("pins.journal")
         let old = try await Device.open(path, server: server)
         try await old.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await old.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -201,9 +201,9 @@ struct RaceTests {
 
     @Test("retirement during a held push: the late reply writes nothing; the new store resends and gets the first result")
     func retiredStoreIgnoresLatePushReply() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let path = dir.path("pins.journal")
+        let path = dir.file("pins.journal")
         let old = try await Device.open(path, server: server)
         try await old.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
 
@@ -230,9 +230,9 @@ struct RaceTests {
 
     @Test("a retired store's engine refuses to sync")
     func retiredStoreRefusesToSync() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server)
+        let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: [:])
         await device.store.retire()
         #expect(await device.sync().failure == .store(.retired))

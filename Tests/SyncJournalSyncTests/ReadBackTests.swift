@@ -5,23 +5,23 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Servers without exactly-once delivery (seed 003): a table that answers
+/// Servers without exactly-once delivery: a table that answers
 /// `duplicate` and `noMatch` instead of remembering operation ids. The engine
 /// reads the row back to tell success, conflict and loss apart.
 @Suite("Servers without exactly-once: confirming by reading back")
 struct ReadBackTests {
     /// A device (syncing by hand, on a virtual clock for backoffs) talking to
     /// a server that does not remember operation ids.
-    static func device(_ dir: ScratchDirectory, server: ReferenceServer, kinds: [String] = ["pin"],
+    static func device(_ dir: TemporaryDirectory, server: ReferenceServer, kinds: [String] = ["pin"],
                        maximumPermanentFailures: Int = 3) async throws -> FailureRig {
         var settings = FailureRig.Settings()
         settings.kinds = kinds
         settings.maximumPermanentFailures = maximumPermanentFailures
-        return try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings, start: false)
+        return try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings, start: false)
     }
 
     /// A device whose p1 is synced, with the server's row.
-    static func deviceWithSyncedP1(_ dir: ScratchDirectory, server: ReferenceServer, kinds: [String] = ["pin"])
+    static func deviceWithSyncedP1(_ dir: TemporaryDirectory, server: ReferenceServer, kinds: [String] = ["pin"])
         async throws -> (FailureRig, ServerRow) {
         let rig = try await device(dir, server: server, kinds: kinds)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
@@ -35,7 +35,7 @@ struct ReadBackTests {
 
     @Test("a create whose reply was lost is resent, answered duplicate, and confirmed by reading the row back: acknowledged, applied once, no conflict")
     func lostCreateReplyIsConfirmedByReadBack() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let rig = try await Self.device(dir, server: server)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
@@ -57,7 +57,7 @@ struct ReadBackTests {
 
     @Test("a create confirmed by reading back gives the edit queued behind it the row's stamp, so that edit applies")
     func confirmedCreateRebasesTheNextEdit() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let rig = try await Self.device(dir, server: server)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
@@ -75,7 +75,7 @@ struct ReadBackTests {
 
     @Test("a duplicate create whose row reads back with other fields is a conflict (create/exists), resolved server wins")
     func duplicateWithOtherFieldsIsAConflict() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         // Another device of the same user made p1 first.
         let theirs = await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Theirs")])
@@ -99,13 +99,13 @@ struct ReadBackTests {
 
     @Test("an id collision with another user's row cannot be read back: the create stays queued and is retried, never quarantined and never charged a permanent failure")
     func unreadableCollisionStaysRetryable() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let othersRow = await server.write(user: "u2", kind: "pin", id: "p1", fields: ["name": .string("Not yours")])
         // A budget of 1: a single permanent charge would quarantine it.
         var settings = FailureRig.Settings()
         settings.maximumPermanentFailures = 1
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings, start: false)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings, start: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Mine")])
         let create = try #require(try await rig.store.pendingOperations().first).id
 
@@ -132,11 +132,11 @@ struct ReadBackTests {
 
     @Test("a read-back that fails transiently leaves the create queued without a permanent charge; the next attempt reads it and acknowledges")
     func transientReadFailureStaysRetryable() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         var settings = FailureRig.Settings()
         settings.maximumPermanentFailures = 1
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: settings, start: false)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings, start: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let create = try #require(try await rig.store.pendingOperations().first).id
         await rig.faulty.inject(.loseReply, on: .push)
@@ -162,7 +162,7 @@ struct ReadBackTests {
 
     @Test("an update answered noMatch with a readable newer row is a conflict (update/update) with that row")
     func updateNoMatchWithNewerRowIsAConflict() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let (rig, original) = try await Self.deviceWithSyncedP1(dir, server: server)
         let theirs = try #require(await server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
@@ -187,7 +187,7 @@ struct ReadBackTests {
     @Test("an update answered noMatch with no readable row is \"deleted or no access\": quarantined at once with its own reason, and the device forgets its copy",
           arguments: LostRow.allCases)
     func updateNoMatchWithoutRowIsDeletedOrNoAccess(_ lost: LostRow) async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         // No pulls: whatever the device forgets, it forgets because of the push.
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server, kinds: [])
@@ -220,7 +220,7 @@ struct ReadBackTests {
 
     @Test("a delete answered noMatch with no readable row is acknowledged: the row is gone either way")
     func deleteNoMatchWithoutRowIsAcknowledged() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server)
         await server.delete(kind: "pin", id: "p1")
@@ -237,7 +237,7 @@ struct ReadBackTests {
 
     @Test("a delete answered noMatch with a readable newer row is a conflict (delete/update): the record comes back with the server's copy")
     func deleteNoMatchWithNewerRowIsAConflict() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(remembersOperationIDs: false)
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server)
         let theirs = try #require(await server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))

@@ -6,7 +6,7 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// Issue 5, resync: a pull cursor older than the server's tombstone horizon
+/// Resync: a pull cursor older than the server's tombstone horizon
 /// fails with `cursorExpired`; the engine re-pulls that kind from the start,
 /// replaces its snapshot, and keeps every pending local edit on top.
 @Suite("Resync after the tombstone horizon")
@@ -30,10 +30,10 @@ struct ResyncTests {
 
     @Test("a cursor behind a purged tombstone: the pull fails with cursorExpired, the kind is re-pulled from the start, deleted rows leave the device, and queued create/update/delete survive on top, survive a reopen and are pushed afterwards")
     func resyncReplacesSnapshotAndKeepsPendingEdits() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for id in ["p1", "p2", "p3", "p4", "p5"] { await server.write(user: "u1", kind: "pin", id: id, fields: Self.fields(id)) }
-        var device = try await Device.open(dir.path("device.journal"), server: server)
+        var device = try await Device.open(dir.file("device.journal"), server: server)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 5, conflicts: 0))
         let oldCursor = try #require(try await device.store.cursor(for: "pin"))
 
@@ -102,12 +102,12 @@ struct ResyncTests {
 
     @Test("a tombstone retention on the server purges as time passes: the device's next pull resyncs and the deleted row disappears")
     func retentionHorizonTriggersResync() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer(tombstoneRetentionMilliseconds: 60_000)
         #expect(await server.tombstoneRetentionMilliseconds == 60_000)
         await server.write(user: "u1", kind: "pin", id: "p1", fields: Self.fields("p1"))
         await server.write(user: "u1", kind: "pin", id: "p2", fields: Self.fields("p2"))
-        let device = try await Device.open(dir.path("device.journal"), server: server)
+        let device = try await Device.open(dir.file("device.journal"), server: server)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 2, conflicts: 0))
         await server.tick(10)
         #expect(await server.delete(kind: "pin", id: "p2") != nil)
@@ -123,12 +123,12 @@ struct ResyncTests {
 
     @Test("only the expired kind is resynced: another kind keeps its cursor and rows")
     func onlyExpiredKindResyncs() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "p1", fields: Self.fields("p1"))
         await server.write(user: "u1", kind: "pin", id: "p2", fields: Self.fields("p2"))
         await server.write(user: "u1", kind: "note", id: "n1", fields: Self.fields("n1"))
-        let device = try await Device.open(dir.path("device.journal"), server: server, kinds: ["note", "pin"])
+        let device = try await Device.open(dir.file("device.journal"), server: server, kinds: ["note", "pin"])
         #expect(await device.sync() == .ok(pushed: 0, pulled: 3, conflicts: 0))
         let noteCursor = try #require(try await device.store.cursor(for: "note"))
         await server.tick(10)
@@ -152,11 +152,11 @@ struct ResyncTests {
 
     @Test("a pending update of a row purged on the server survives the resync with its base row, and is pushed into an update/delete conflict")
     func pendingUpdateOfPurgedRowMeetsTheDeletion() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "p1", fields: Self.fields("p1"))
         let base = await server.write(user: "u1", kind: "pin", id: "p2", fields: Self.fields("p2"))
-        var device = try await Device.open(dir.path("device.journal"), server: server)
+        var device = try await Device.open(dir.file("device.journal"), server: server)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 2, conflicts: 0))
         await server.tick(10)
         await server.delete(kind: "pin", id: "p2")
@@ -192,11 +192,11 @@ struct ResyncTests {
 
     @Test("a resync whose newest change was a purged deletion: the sync that resyncs ends ok, and the next sync pulls without resyncing again")
     func resyncDoesNotRepeat() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "p1", fields: Self.fields("p1"))
         await server.write(user: "u1", kind: "pin", id: "p2", fields: Self.fields("p2"))
-        let device = try await Device.open(dir.path("device.journal"), server: server)
+        let device = try await Device.open(dir.file("device.journal"), server: server)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 2, conflicts: 0))
         // The newest change of the kind is a deletion whose tombstone is then purged.
         await server.tick(10)
@@ -218,10 +218,10 @@ struct ResyncTests {
 
     @Test("a resync that takes several pages completes: the re-pull's own paging cursors are not refused as expired")
     func multiPageResyncCompletes() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         for id in ["p1", "p2", "p3", "p4", "p5"] { await server.write(user: "u1", kind: "pin", id: id, fields: Self.fields(id)) }
-        let device = try await Device.open(dir.path("device.journal"), server: server, pullLimit: 2)
+        let device = try await Device.open(dir.file("device.journal"), server: server, pullLimit: 2)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 5, conflicts: 0))
         await server.tick(10)
         await server.delete(kind: "pin", id: "p2")

@@ -4,15 +4,15 @@ import SyncJournalSync
 import SyncJournalTesting
 import Testing
 
-/// A cheap scale smoke test (the 100,000-operation measurement of issue 4 is
-/// a separate, manual run).
+/// A cheap scale smoke test (the 100,000-operation measurement is a
+/// separate, manual run: `sync-demo --push-benchmark`).
 @Suite("Sync engine: scale smoke")
 struct ScaleSmokeTests {
     @Test("2,000 queued operations push in batches to the reference server and the outbox ends empty")
     func twoThousandQueuedOperationsPushInBatches() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let device = try await Device.open(dir.path("a.journal"), server: server, batchSize: 250, pullLimit: 500)
+        let device = try await Device.open(dir.file("a.journal"), server: server, batchSize: 250, pullLimit: 500)
         let store = device.store
         let count = 2_000
         // Concurrent edits share journal writes (group commit), which keeps this fast.

@@ -24,9 +24,9 @@ struct SchedulerClockTests {
 
     @Test("an edit made while the app reports offline brings no attempt; reporting online brings one at once and the outbox empties")
     func editWhileOfflineSyncsWhenOnline() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings(), online: false)
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings(), online: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         #expect(await rig.engine.nextAttemptAt == nil)
         #expect(rig.clock.pendingTimerDeadlines.isEmpty)
@@ -45,9 +45,9 @@ struct SchedulerClockTests {
 
     @Test("going offline cancels the scheduled attempt; coming back during a backoff waits for the backoff to end")
     func offlineCancelsAndOnlineRespectsBackoff() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         try await rig.store.create("pin", id: "p1", fields: [:])
         #expect(await rig.engine.nextAttemptAt != nil)
         await rig.engine.setOnline(false)
@@ -77,9 +77,9 @@ struct SchedulerClockTests {
 
     @Test("a sync that finds no connection while the app still reports online leaves an offline probe scheduled, and a later edit brings it forward")
     func transportOfflineDoesNotStallTheQueue() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await rig.faulty.inject(.offline, on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
@@ -98,9 +98,9 @@ struct SchedulerClockTests {
 
     @Test("with the transport offline and no edits, the engine probes once per offline-probe interval: no storm, no growth")
     func transportOfflineProbesAtAFixedInterval() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await rig.faulty.inject(.offline, on: .push, times: 10)
         try await rig.store.create("pin", id: "p1", fields: [:])
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
@@ -119,9 +119,9 @@ struct SchedulerClockTests {
     // MARK: Backoff
 
     /// Push times under `failures` transient failures followed by recovery.
-    static func attemptTimes(seed: UInt64, failures: Int, in dir: ScratchDirectory) async throws -> [Int64] {
+    static func attemptTimes(seed: UInt64, failures: Int, in dir: TemporaryDirectory) async throws -> [Int64] {
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("seed\(seed)-\(UUID().uuidString).journal"), server: server, settings: Self.settings(seed: seed))
+        let rig = try await FailureRig.open(dir.file("seed\(seed)-\(UUID().uuidString).journal"), server: server, settings: Self.settings(seed: seed))
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: failures)
         try await rig.store.create("pin", id: "p1", fields: [:])
         for _ in 0...failures {
@@ -135,7 +135,7 @@ struct SchedulerClockTests {
 
     @Test("transient failures back off exponentially with full jitter: each gap is within the doubling bound, never above the cap, the gaps grow, and the same seed repeats the same times")
     func backoffGrowsWithinBoundsAndCap() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let failures = 25
         let times = try await Self.attemptTimes(seed: 7, failures: failures, in: dir)
         try #require(times.count == failures + 1)
@@ -160,10 +160,10 @@ struct SchedulerClockTests {
 
     @Test("a server's retry-after is honoured: no attempt before it, not even for an edit or a reconnect, and one right when it ends")
     func retryAfterIsHonoured() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let policy = RetryPolicy(baseDelayMilliseconds: 100, maximumDelayMilliseconds: 1_000, editCoalescingMilliseconds: 500)
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings(policy))
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings(policy))
         await rig.faulty.inject(.transient(reason: "429 too many requests", retryAfterMilliseconds: 30_000), on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
         await rig.clock.advance(by: 500)
@@ -188,11 +188,11 @@ struct SchedulerClockTests {
 
     @Test("no attempt storm: an hour of continuous failures with an edit every 10 s makes only the attempts the backoff allows")
     func noAttemptStormOverAnHour() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let clock = ManualClock(maximumFiringsPerAdvance: 10_000)
         let policy = RetryPolicy()  // 1 s base, 5 min cap
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, clock: clock, settings: Self.settings(policy))
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, clock: clock, settings: Self.settings(policy))
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 100_000)
         let hour: Int64 = 3_600_000
         var edits = 0
@@ -228,9 +228,9 @@ struct SchedulerClockTests {
 
     @Test("a burst of 50 edits within the coalescing window goes out in one attempt, scheduled by the first edit and not postponed")
     func burstOfEditsIsCoalesced() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         let start = rig.clock.now()
         for index in 0..<50 {
             try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))])
@@ -249,9 +249,9 @@ struct SchedulerClockTests {
 
     @Test("while something can be sent and the device is online, an attempt is always scheduled after every step: edits, 503s, lost replies, per-record failures, offline spells")
     func neverStallsThroughAMixedHistory() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await server.failTransiently(kind: "pin", id: "b", reason: "lock timeout", times: 3)
         await server.rejectPermanently(kind: "pin", id: "c")
         await server.failTransiently(kind: "pin", id: "d", reason: "busy", times: 2, retryAfterMilliseconds: 4_000)
@@ -299,9 +299,9 @@ struct SchedulerClockTests {
 
     @Test("success resets the backoff: after five failures and a success the next edit goes out after the coalescing delay, and a new failure starts again from the base delay")
     func successResetsTheBackoff() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let rig = try await FailureRig.open(dir.path("device.journal"), server: server, settings: Self.settings())
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 5)
         try await rig.store.create("pin", id: "p1", fields: [:])
         for _ in 0..<5 { try #require(await rig.advanceToNextAttempt()) }

@@ -4,14 +4,14 @@ import SyncJournalTesting
 import Testing
 
 
-/// The scheduler of issue 5, item 4, driven by a virtual clock: backoff with
+/// The scheduler, driven by a virtual clock: backoff with
 /// full jitter and a cap, retry-after, coalescing, connectivity, and the
 /// promise that the queue never stalls and never storms.
 @Suite("Sync schedule: backoff, coalescing and the never-stall promise")
 struct SyncScheduleTests {
     static let policy = RetryPolicy()  // 1 s base, 5 min cap, 0.5 s coalescing
 
-    /// The promise of item 4, checked after every event.
+    /// The never-stall promise, checked after every event.
     static func expectPromise(_ schedule: SyncSchedule, sourceLocation: SourceLocation = #_sourceLocation) {
         if schedule.hasPendingWork && schedule.isOnline && !schedule.isSyncing {
             #expect(schedule.nextAttemptAt != nil, "stalled: \(schedule)", sourceLocation: sourceLocation)

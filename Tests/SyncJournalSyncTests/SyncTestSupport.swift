@@ -9,22 +9,6 @@ import Testing
 // FaultInjectingTransport.holdNextRequest / waitUntilHeld / releaseHeld,
 // never with sleeps or polling.
 
-/// A directory for one test's journals; remove it with `cleanUp()` (in a `defer`).
-struct ScratchDirectory {
-    let url: URL
-
-    init(_ label: String = #function) throws {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sync-engine-tests-\(safe.prefix(40))-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func cleanUp() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A clock that never moves: a device clock far from the server's.
 struct FixedClock: TimeSource {
     let milliseconds: Int64

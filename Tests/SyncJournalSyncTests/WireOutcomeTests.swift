@@ -7,14 +7,15 @@ import SyncJournalTesting
 import Testing
 
 /// Every per-mutation outcome and every transport error class reaches the
-/// store the way issue 4 says.
+/// store as the engine's contract says: acknowledged, conflicted, failed or
+/// left as it was.
 @Suite("Sync engine: mutation outcomes and transport errors")
 struct WireOutcomeTests {
     static let key = RecordKey(kind: "pin", id: "p1")
 
     /// A store whose snapshot holds p1 at stamp 100 (as if pulled), with the cursor after it.
-    static func storeWithP1(_ dir: ScratchDirectory) async throws -> LocalStore {
-        let store = try await openStore(dir.path("device.journal"))
+    static func storeWithP1(_ dir: TemporaryDirectory) async throws -> LocalStore {
+        let store = try await openStore(dir.file("device.journal"))
         let p1 = serverRow("p1", at: 100, ["name": .string("Cafe")])
         try await store.applyPulledPage(kind: "pin", rows: [p1], cursor: cursor(after: p1))
         return store
@@ -24,8 +25,8 @@ struct WireOutcomeTests {
 
     @Test("applied: the operation is acknowledged and the snapshot takes the server's copy")
     func appliedAcknowledgesAndUpdatesSnapshot() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let serverCopy = serverRow("p1", at: 777, ["name": .string("Cafe"), "owner": .string("u1")])
         let recorder = RecordingTransport(ScriptedTransport.answering { _ in .applied(serverCopy) })
@@ -45,7 +46,7 @@ struct WireOutcomeTests {
 
     @Test("applied delete: the tombstone removes the record from the snapshot")
     func appliedDeleteRemovesFromSnapshot() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         try await store.delete("pin", id: "p1")
         let tombstone = ServerRow(kind: "pin", id: "p1", updatedAt: 200, deletedAt: 200)
@@ -59,7 +60,7 @@ struct WireOutcomeTests {
 
     @Test("conflict with a server copy: surfaced as a ConflictRecord with the base the device edited, and the server's copy is kept (server wins)")
     func conflictWithServerCopyIsSurfacedAndKept() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -82,7 +83,7 @@ struct WireOutcomeTests {
 
     @Test("conflict without a server copy (the server deleted it): surfaced with nil and the local copy goes (server wins)")
     func conflictWithoutServerCopyIsSurfaced() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
@@ -102,8 +103,8 @@ struct WireOutcomeTests {
 
     @Test("rejected permanently: counted and kept queued with a backoff; the third permanent failure quarantines it and the view drops the edit")
     func permanentRejectionIsCountedThenQuarantined() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operation = try #require(try await store.pendingOperations().first).operation
         let clock = ManualClock()
@@ -144,8 +145,8 @@ struct WireOutcomeTests {
 
     @Test("rejected transiently: attempts + 1, no permanent failure, the operation stays queued and is resent only after its backoff")
     func transientRejectionKeepsOperationQueued() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let clock = ManualClock()
         let recorder = RecordingTransport(ScriptedTransport.answering { _ in .rejected(reason: "overloaded", permanent: false) })
@@ -180,7 +181,7 @@ struct WireOutcomeTests {
 
     @Test("a transient rejection holds back the rest of its record's queue in that sync")
     func transientRejectionHoldsBackItsRecord() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         try await store.update("pin", id: "p1", changes: ["name": .string("A")])
         // Mark the update sent so the next edit queues behind it instead of merging.
@@ -201,7 +202,7 @@ struct WireOutcomeTests {
 
     @Test("offline with nothing queued: skipped, and the state and journal do not change")
     func offlineWithEmptyOutboxChangesNothing() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         let faulty = FaultInjectingTransport(ScriptedTransport())
         await faulty.setOffline(true)
@@ -217,7 +218,7 @@ struct WireOutcomeTests {
 
     @Test("offline with queued edits: skipped, and the state and journal do not change")
     func offlineWithQueuedEditsChangesNothing() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
         try await store.create("pin", id: "p2", fields: ["name": .string("Museum")])
@@ -233,7 +234,7 @@ struct WireOutcomeTests {
         #expect(try await store.pendingOperations().allSatisfy { $0.attempts == 0 })
         #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Mine")])
         #expect(try await store.record("pin", id: "p2")?.fields == ["name": .string("Museum")])
-        // Issue 4: "skipped(offline) … nothing changes". The sent marker must
+        // Offline is a skipped sync and nothing changes. The sent marker must
         // be durable before a request may leave, so the engine journals it,
         // learns the request never left, and journals its withdrawal: the
         // state (sent flags included) is exactly as before; the journal holds
@@ -250,7 +251,7 @@ struct WireOutcomeTests {
 
     @Test("offline on the pull: skipped, the snapshot and cursor stay")
     func offlineOnPullIsSkipped() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         let faulty = FaultInjectingTransport(ScriptedTransport())
         await faulty.inject(.offline, on: .pull)
@@ -264,8 +265,8 @@ struct WireOutcomeTests {
 
     @Test("a transient push error: retry later with the server's retry-after, the operation stays queued with attempts + 1 and no permanent failure")
     func transientPushErrorKeepsOperationQueued() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let faulty = FaultInjectingTransport(ScriptedTransport())
         await faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: 2_000), on: .push)
@@ -286,8 +287,8 @@ struct WireOutcomeTests {
 
     @Test("a permanent push error: error outcome, the operation is not lost and not charged")
     func permanentPushErrorIsAnError() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let operation = try #require(try await store.pendingOperations().first).operation
         let faulty = FaultInjectingTransport(ScriptedTransport())
@@ -310,7 +311,7 @@ struct WireOutcomeTests {
           arguments: [TransportError.transient(reason: "429 too many requests", retryAfterMilliseconds: 500),
                       .permanent(reason: "403 forbidden")])
     func pullErrorsKeepSnapshot(_ failure: TransportError) async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await Self.storeWithP1(dir)
         let engine = SyncEngine(store: store, transport: ScriptedTransport(onPull: { _ throws(TransportError) in throw failure }),
                                 options: .init(kinds: ["pin"]))
@@ -327,8 +328,8 @@ struct WireOutcomeTests {
 
     @Test("a push reply with a missing result is an error and acknowledges nothing")
     func pushReplyWithMissingResultIsAnError() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("A")])
         try await store.create("pin", id: "p2", fields: ["name": .string("B")])
         let engine = SyncEngine(store: store, transport: ScriptedTransport(onPush: { mutations throws(TransportError) in
@@ -344,8 +345,8 @@ struct WireOutcomeTests {
 
     @Test("an acknowledgement carrying another record's row is an error and acknowledges nothing")
     func acknowledgementForAnotherRecordIsAnError() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("A")])
         let engine = SyncEngine(store: store, transport: ScriptedTransport.answering { _ in .applied(serverRow("other", at: 5)) },
                                 options: .init(kinds: ["pin"]))
@@ -356,8 +357,8 @@ struct WireOutcomeTests {
 
     @Test("a push reply is checked whole: one bad result keeps none of the others")
     func pushReplyIsCheckedWholeBeforeAnythingIsKept() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("A")])
         try await store.create("pin", id: "p2", fields: ["name": .string("B")])
         // p1 is rejected for good (a well-formed result); p2's acknowledgement

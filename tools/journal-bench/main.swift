@@ -1,4 +1,4 @@
-// journal-bench: the journal's workloads against SQLite and the raw disk,
+// journal-bench: the store's workloads against SQLite and the raw disk,
 // interleaved in one process run (see `journal-bench --help`).
 // The logic lives in JournalBench, testable in-process.
 import JournalBench

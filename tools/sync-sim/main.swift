@@ -1,4 +1,4 @@
-// sync-sim: the deterministic sync simulator and scenario runner (issue 6).
+// sync-sim: the deterministic sync simulator and scenario runner.
 //
 //   sync-sim run FILE...                                       run scenario files
 //   sync-sim --seed S --devices D --steps N [--faults LIST]   one seeded random run

@@ -1,17 +1,17 @@
 import Foundation
 import SyncJournal
+import SyncJournalTesting
 import Testing
 
-/// The README's code, run as written (paths moved to a temporary directory),
-/// so the first example a newcomer copies keeps compiling and working.
-@Suite("README examples")
-struct ReadmeExampleTests {
-    @Test("the README's write-then-read example appends a durable record and reads it back clean")
+/// The journal's own writer and reader, used the way a tool that reads
+/// journals uses them: write, scan, check the status, salvage.
+@Suite("Journal writer and reader, end to end")
+struct JournalEndToEndTests {
+    @Test("a group-commit writer appends a durable record that a scan reads back clean, and salvage copies it")
     func writeThenRead() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("app.journal").path
+        let directory = try TemporaryDirectory(prefix: "journal-end-to-end")
+        defer { directory.remove() }
+        let path = directory.file("app.journal")
 
         let writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit))
         #expect(writer.recovery.created)
@@ -29,7 +29,7 @@ struct ReadmeExampleTests {
             types.append(record.type)
             if case .operation(let op) = try JournalEntry.decode(record) { seen.append(op) }
         }
-        // The README's switch over the status, as written there.
+        // Every status a scan can end with, as a tool reports it.
         var said = ""
         switch report.status {
         case .clean: break
@@ -44,7 +44,7 @@ struct ReadmeExampleTests {
         #expect(types == [.operation])
         #expect(report.lastSequence == 1)
 
-        let salvaged = directory.appendingPathComponent("app.salvaged.journal").path
+        let salvaged = directory.file("app.salvaged.journal")
         let result = try await JournalSalvage.salvage(from: path, to: salvaged, includeRecordsAfterDamage: true)
         #expect(result.prefixRecords == 1)
         #expect(result.recordsAfterDamage == 0)

@@ -3,15 +3,14 @@ import SyncJournal
 import SyncJournalTesting
 import Testing
 
-/// The README's "Conflicts, failures and scheduling" example, run as written
+/// The conflict example of the documentation's Conflicts article, run
 /// against the in-memory reference server.
-@Suite("README conflict example")
-struct ReadmeConflictExampleTests {
-    @Test("the README's conflict example: merge-fields policy, outcome(of:) reports the conflict, resolveConflict keeps mine")
+@Suite("Conflicts article example")
+struct ConflictArticleExampleTests {
+    @Test("the Conflicts article's example: merge-fields policy, outcome(of:) reports the conflict, resolveConflict keeps mine")
     func conflictExample() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-conflict-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory(prefix: "conflict-example")
+        defer { directory.remove() }
 
         let server = ReferenceServer()
         await server.write(user: "u1", kind: "pin", id: "tapas", fields: ["name": .string("Tapas Bar Sol"), "tags": .stringSet(["food"])])
@@ -22,7 +21,7 @@ struct ReadmeConflictExampleTests {
         options.conflictPolicies["draft"] = .custom { conflict in
             conflict.local.map { .keep($0) } ?? .acceptServer
         }
-        let store = try await LocalStore.open(path: directory.appendingPathComponent("pins.journal").path, options: options)
+        let store = try await LocalStore.open(path: directory.file("pins.journal"), options: options)
         let engine = SyncEngine(store: store, transport: server.transport(user: "u1"), options: .init(kinds: ["pin"]))
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
 
