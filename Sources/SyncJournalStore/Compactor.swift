@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// The compactor's rules, as a pure function of the queue and a new edit
 /// (removals go per id; a create already in flight is never cancelled locally):
 ///

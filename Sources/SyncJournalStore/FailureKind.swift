@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// Why an attempt to deliver an operation failed, as far as the store cares:
 /// whether retrying can help, and whether it uses up the operation's budget
 /// of permanent failures.

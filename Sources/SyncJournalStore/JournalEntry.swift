@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalCore
 
 /// A journal record decoded into what the store layer knows of it.

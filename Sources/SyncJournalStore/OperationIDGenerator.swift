@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalPlatform
 
 /// The generator behind ``OperationID/random()``: xoshiro256** seeded once

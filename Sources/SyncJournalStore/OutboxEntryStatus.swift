@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// One queued operation as the app (or `journal-dump --state`) lists it.
 ///
 /// ```swift

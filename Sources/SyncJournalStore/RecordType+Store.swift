@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalCore
 
 extension RecordType {

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalPlatform
 
 /// Where the store reads the time it stamps on edits (`queuedAt`). Injected,

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalCore
 
 /// Why a store cannot read its journal, so the app can tell the user what to

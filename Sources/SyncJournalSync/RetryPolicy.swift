@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// How long to wait before syncing again: after a local edit (coalescing a
 /// burst of edits into one attempt) and after transient failures
 /// (exponential backoff with full jitter, capped).

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// Where the sync engine reads the time and sets its timers. Injected, so
 /// tests and the simulator drive time by hand and never sleep.
 ///

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 extension SyncFailure {

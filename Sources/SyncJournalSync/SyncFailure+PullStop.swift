@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 extension SyncFailure {
     /// Why a pull stopped before the server said it had nothing more.
     public enum PullStop: Sendable, Hashable, CustomStringConvertible {

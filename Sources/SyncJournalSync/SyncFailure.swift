@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// Why a sync stopped with an error, with what the app needs to act on it.

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// How a sync ended. Being offline is a normal outcome, not an error.
 public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Pushed and pulled everything: operations acknowledged, rows pulled,

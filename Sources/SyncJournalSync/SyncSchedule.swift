@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// When to sync next: a pure state machine, with no I/O and no clock of its
 /// own. Time is passed in as milliseconds (any monotonic origin), randomness
 /// through a generator, so a test can drive it with a virtual clock and a

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import Foundation
 import SyncJournalCore
 import SyncJournalStore

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalStore
 
 /// Server replies handed straight to a store, the way the sync engine hands

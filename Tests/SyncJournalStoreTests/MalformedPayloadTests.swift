@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import Testing
 import SyncJournalCore
 import SyncJournalStore

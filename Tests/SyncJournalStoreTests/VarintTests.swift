@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalTesting
 import Testing
 import SyncJournalCore

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import Foundation
 import SyncJournalStore
 import SyncJournalSync

@@ -1,5 +1,7 @@
+import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTesting
 import Testing
 
 /// A failed sync says why as a case the app can act on, not as a sentence to
@@ -17,8 +19,8 @@ struct SyncFailureTests {
 
     @Test("a server that refuses a fresh cursor again right after the resync stops the sync with pullNotFinished(.cursorExpiredAgain)")
     func cursorExpiredAgainAfterResync() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let transport = Self.expiringServer { _ throws(TransportError) in PullPage(rows: [], nextCursors: [:], hasMore: false) }
         let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
         #expect(await engine.sync().failure == .pullNotFinished(.cursorExpiredAgain(kinds: ["pin"])))
@@ -26,8 +28,8 @@ struct SyncFailureTests {
 
     @Test("a resync that is still paging at maximumResyncPages stops with pullNotFinished(.resyncPageLimit) naming the kind, and keeps nothing of it")
     func resyncPageLimit() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let transport = Self.expiringServer { request throws(TransportError) in
             let after = (request.cursors["pin"] ?? nil)?.updatedAt ?? 0
             let next = serverRow("r\(after + 1)", at: after + 1)
@@ -40,8 +42,8 @@ struct SyncFailureTests {
 
     @Test("a resync the transport refuses stops with pullNotFinished(.resyncRefused) carrying the kind and the transport's error")
     func resyncRefused() async throws {
-        let dir = try ScratchDirectory(); defer { dir.cleanUp() }
-        let store = try await openStore(dir.path("device.journal"))
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let store = try await openStore(dir.file("device.journal"))
         let transport = Self.expiringServer { _ throws(TransportError) in throw .permanent(reason: "403 forbidden") }
         let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
         #expect(await engine.sync().failure == .pullNotFinished(.resyncRefused(kind: "pin", .permanent(reason: "403 forbidden"))))

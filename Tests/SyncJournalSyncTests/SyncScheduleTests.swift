@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalCore
 import SyncJournalSync
 import SyncJournalTesting

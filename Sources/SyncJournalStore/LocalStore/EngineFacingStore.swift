@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// The half of a store only a sync engine calls: handing queued operations
 /// to a transport, keeping what the server said of them, and keeping pulled
 /// pages. Apps never call these (the engine keeps their order and in-flight

@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 extension LocalStore {
     /// What the server said of one operation, as the store keeps it.
     package enum DeliveryOutcome: Sendable, Hashable {

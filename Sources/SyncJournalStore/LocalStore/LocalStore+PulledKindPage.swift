@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 extension LocalStore {
     /// One kind's share of a pulled page.
     package struct PulledKindPage: Sendable, Hashable {

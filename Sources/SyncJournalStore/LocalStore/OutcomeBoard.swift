@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 /// Who is waiting to hear what the store decided: callers of
 /// ``LocalStore/outcome(of:)`` per operation, the outcomes of operations that
 /// left the queue recently (so a caller that asks just after still gets its
