@@ -156,7 +156,7 @@ final class SyncDemo: @unchecked Sendable {
         check(try await names(b).sorted() == ["Café Kranz", "Deutsches Museum"], "B sees A's pins")
         check(try await a.store.records(note).count == 1, "A sees B's note")
 
-        say("\n2. Seed 000's race: A clears the pins offline while a chat adds a new one on the server.")
+        say("\n2. The clear-all race: A clears the pins offline while a chat adds a new one on the server.")
         await a.transport.setOffline(true)
         for record in try await a.store.records(pin) { try await a.store.delete(pin, id: record.id) }
         try await server.writeAsAnotherWriter(kind: pin, id: "tapas", fields: ["name": .string("Tapas Bar Sol")])
@@ -166,7 +166,7 @@ final class SyncDemo: @unchecked Sendable {
         check(try await serverNames() == ["Tapas Bar Sol"], "the server keeps the new pin: A sent deletes of ids it saw, not its whole list")
         check(try await names(a) == ["Tapas Bar Sol"], "A shows the new pin")
 
-        say("\n3. Seed 003's race: a create is deleted while its request is in flight.")
+        say("\n3. The in-flight create race: a create is deleted while its request is in flight.")
         try await a.store.create(pin, id: "bakery", fields: ["name": .string("Bakery")])
         await a.transport.holdNextRequest(.push)
         let engineA = a.engine
