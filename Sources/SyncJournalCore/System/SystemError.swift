@@ -2,7 +2,30 @@ import SyncJournalPlatform
 
 /// The system call a ``SystemError`` came from.
 public enum SystemCall: String, Sendable, Hashable, CaseIterable {
-    case open, close, pread, pwrite, fsync, fdatasync, ftruncate, fstat, rename, unlink, flock, fallocate
+    /// Opening or creating a file.
+    case open
+    /// Closing a descriptor.
+    case close
+    /// Reading at an offset.
+    case pread
+    /// Writing at an offset.
+    case pwrite
+    /// Syncing a file or directory with its metadata (used for directories after a rename).
+    case fsync
+    /// The durability barrier: `fdatasync` on Linux, `F_FULLFSYNC` on Apple platforms. A failure is final.
+    case fdatasync
+    /// Setting a file's length (cutting a torn tail, undoing a failed write).
+    case ftruncate
+    /// Reading a file's size.
+    case fstat
+    /// Renaming a file (the checkpoint's atomic swap).
+    case rename
+    /// Removing a file.
+    case unlink
+    /// Taking the journal's writer lock.
+    case flock
+    /// Reserving space ahead of the writer (preallocation).
+    case fallocate
 }
 
 /// A failed system call: which call, the `errno` it left, and the path it was
