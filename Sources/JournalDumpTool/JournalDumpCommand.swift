@@ -134,14 +134,9 @@ package struct JournalDumpCommand: Sendable {
         }
         var stateRebuilt = true
         if options.state {
-            // As Replayer.replay decides: corruption or an unfinished checkpoint means no state.
-            if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
-            // Nor is a state rebuilt that would skip a record this version does not understand.
-            if foldFailure == nil, case .unsupported(let offset, let reason) = report.status {
-                foldFailure = .unsupported(offset: offset, reason: reason)
-            }
+            // As Replayer.replay decides: corruption, a record not understood or an unfinished checkpoint means no state.
             if foldFailure == nil {
-                do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
+                do throws(Replayer.Failure) { try fold.finish(after: report) } catch { foldFailure = error }
             }
             let state: Result<StoreState, Replayer.Failure> = foldFailure.map { .failure($0) } ?? .success(fold.state)
             stateRebuilt = foldFailure == nil

@@ -233,12 +233,8 @@ package enum FuzzJournalReader {
 
         // Replay, as the fold saw it and as Replayer.replay does it: no state
         // from a corrupt journal, nor one that skips a record not understood.
-        if foldFailure == nil, case .corrupt = report.status { foldFailure = .corrupt(report.status) }
-        if foldFailure == nil, case .unsupported(let offset, let reason) = report.status {
-            foldFailure = .unsupported(offset: offset, reason: reason)
-        }
         if foldFailure == nil {
-            do throws(Replayer.Failure) { try fold.finish(header: report.header) } catch { foldFailure = error }
+            do throws(Replayer.Failure) { try fold.finish(after: report) } catch { foldFailure = error }
         }
         let state: Result<StoreState, Replayer.Failure> = foldFailure.map { .failure($0) } ?? .success(fold.state)
         do {

@@ -106,6 +106,15 @@ package enum Replayer {
                 throw .incompleteCheckpoint(sequence: nil, reason: "the file continues generation \(header.continuesGeneration) but does not start with a complete checkpoint")
             }
         }
+
+        /// Checks the end of a whole scan: no state comes from a corrupt journal,
+        /// nor from one that holds a record this version would have to skip;
+        /// otherwise as ``finish(header:)``.
+        package func finish(after report: JournalScanReport) throws(Failure) {
+            if case .corrupt = report.status { throw .corrupt(report.status) }
+            if case .unsupported(let offset, let reason) = report.status { throw .unsupported(offset: offset, reason: reason) }
+            try finish(header: report.header)
+        }
     }
 
     /// Replays the journal at `path`: the state after its valid prefix. A torn
@@ -116,9 +125,7 @@ package enum Replayer {
         let report = try JournalReader(path: path, system: system, understands: StoreEvent.isUnderstood).scan { record in
             try fold.fold(record)
         }
-        if case .corrupt = report.status { throw Failure.corrupt(report.status) }
-        if case .unsupported(let offset, let reason) = report.status { throw Failure.unsupported(offset: offset, reason: reason) }
-        try fold.finish(header: report.header)
+        try fold.finish(after: report)
         return Result(state: fold.state, records: fold.records, report: report)
     }
 }
