@@ -62,14 +62,26 @@ for ((i = 1; i <= kills; i++)); do
   count=$(printf '%s\n' "$acked" | grep -c . || true)
 
   status=0
-  "$bin/journal-dump" --json "$journal" >"$dir/dump.jsonl" || status=$?
-  summary=$(tail -n 1 "$dir/dump.jsonl")
-  state=$(printf '%s' "$summary" | grep -o '"status":"[a-z-]*"' | cut -d'"' -f4)
-  if [[ "$status" -gt 1 || ( "$state" != "clean" && "$state" != "torn-tail" ) ]]; then
-    echo "kill $i: journal status '$state' (exit $status): $summary" >&2
-    failures=$((failures + 1))
+  if [[ ! -e "$journal" ]]; then
+    # Killed before the writer created the journal (creation is an atomic rename,
+    # so there is no half-made file). Fine only if nothing was acknowledged yet.
+    state="absent"
+    summary="no journal file"
+    : >"$dir/dump.jsonl"
+    if [[ "$count" -gt 0 || "$last_seq" -gt 0 ]]; then
+      echo "kill $i: the journal is missing after $count acknowledged records" >&2
+      failures=$((failures + 1))
+    fi
+  else
+    "$bin/journal-dump" --json "$journal" >"$dir/dump.jsonl" || status=$?
+    summary=$(tail -n 1 "$dir/dump.jsonl")
+    state=$(printf '%s' "$summary" | { grep -o '"status":"[a-z-]*"' || true; } | cut -d'"' -f4)
+    if [[ "$status" -gt 1 || ( "$state" != "clean" && "$state" != "torn-tail" ) ]]; then
+      echo "kill $i: journal status '$state' (exit $status): $summary" >&2
+      failures=$((failures + 1))
+    fi
   fi
-  grep -o '"seq":[0-9]*' "$dir/dump.jsonl" | cut -d: -f2 | sort -n >"$dir/present"
+  { grep -o '"seq":[0-9]*' "$dir/dump.jsonl" || true; } | cut -d: -f2 | sort -n >"$dir/present"
 
   lost=0
   if [[ "$count" -gt 0 ]]; then
