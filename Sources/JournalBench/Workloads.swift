@@ -372,7 +372,7 @@ enum Workloads {
                 let seconds = Clock.now() - start
                 // Sampled at each tenth pushed (no sampling thread: it would slow the push).
                 let peak = max(await sampler.samples.max() ?? 0, Double(HeapSampler.inUse()) / 1_048_576)
-                let left = try await store.pendingOperations().count
+                let left = try await store.outboxOperations().count
                 try await store.close()
                 guard outcome == .ok(pushed: count, pulled: 0, conflicts: 0), left == 0 else {
                     throw BenchError("push: \(outcome), \(left) operations left")

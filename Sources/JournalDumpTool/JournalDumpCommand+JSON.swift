@@ -56,7 +56,7 @@ extension JournalDumpCommand {
     /// `lastFailure` and `lastError`. (`in-flight` and the next attempt time exist only in a running engine.)
     static func statusJSON(_ entry: OutboxStatusEntry) -> JSONText {
         .object(operationJSON(entry.operation) + [
-            ("state", .string(entry.state.rawValue)),
+            ("state", .string(entry.state.description)),
             ("sent", .bool(entry.sent)),
             ("attempts", .int(Int64(entry.attempts))),
             ("permanentFailures", .int(Int64(entry.permanentFailures))),
@@ -67,7 +67,7 @@ extension JournalDumpCommand {
 
     static func conflictJSON(_ conflict: ConflictRecord) -> JSONText {
         .object([("operation", .object(operationJSON(conflict.operation))), ("server", conflict.server.map(rowJSON) ?? .null),
-                 ("base", conflict.baseRow.map(rowJSON) ?? .null), ("shape", .string(conflict.shape.rawValue)),
+                 ("base", conflict.baseRow.map(rowJSON) ?? .null), ("shape", .string(conflict.shape.description)),
                  ("resolution", resolutionJSON(conflict.resolution))])
     }
 

@@ -37,7 +37,7 @@ extension JournalDumpCommand {
     static func visibleRecords(_ state: StoreState) -> [VisibleRecord] {
         var keys = Set(state.snapshot.keys)
         keys.formUnion(state.outbox.keys)
-        return keys.sorted().compactMap { key in
+        return keys.sorted(by: <).compactMap { key in
             guard let fields = state.visibleFields(of: key) else { return nil }
             return VisibleRecord(key: key, fields: fields, serverUpdatedAt: state.snapshot[key]?.updatedAt,
                                  pending: !state.outbox.operations(on: key).isEmpty)
@@ -78,7 +78,7 @@ extension JournalDumpCommand {
             for entry in outbox {
                 let op = entry.operation
                 text += "  " + pad(op.id.description, 38) + pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
-                    + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.state.rawValue, 13)
+                    + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.state.description, 13)
                     + pad(String(entry.attempts), 10) + pad(String(entry.permanentFailures), 11)
                     + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + "\n"
             }
@@ -105,7 +105,7 @@ extension JournalDumpCommand {
                 text += "  " + pad(conflict.operation.id.description, 38) + operationColumns(conflict.operation) + "\n"
                 text += "  " + pad("", 38) + "server: " + (conflict.server.map(rowColumns) ?? "deleted the record") + "\n"
                 text += "  " + pad("", 38) + "base:   " + (conflict.baseRow.map(rowColumns) ?? "unknown") + "\n"
-                text += "  " + pad("", 38) + "\(conflict.shape.rawValue) conflict, " + resolutionText(conflict.resolution) + "\n"
+                text += "  " + pad("", 38) + "\(conflict.shape) conflict, " + resolutionText(conflict.resolution) + "\n"
                 if let replacement = conflict.resolution.replacement {
                     text += "  " + pad("", 38) + "queued in its place: " + operationColumns(replacement) + "\n"
                 }

@@ -167,7 +167,7 @@ extension JournalDumpCommand {
                     [operationColumns(conflict.operation),
                      "  server: " + (conflict.server.map(rowColumns) ?? "deleted the record"),
                      "  base:   " + (conflict.baseRow.map(rowColumns) ?? "unknown"),
-                     "  \(conflict.shape.rawValue) conflict, " + resolutionText(conflict.resolution)]
+                     "  \(conflict.shape) conflict, " + resolutionText(conflict.resolution)]
                 })
             case .rejections(let rejections):
                 return lines("rejections: \(rejections.count)", rejections.map { rejection in

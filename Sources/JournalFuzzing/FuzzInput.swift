@@ -114,7 +114,7 @@ extension StoreState {
         var parts: [String] = []
         if snapshot != other.snapshot {
             let keys = Set(snapshot.keys).union(other.snapshot.keys).filter { snapshot[$0] != other.snapshot[$0] }
-            parts.append("snapshot (\(keys.sorted().prefix(3).map { "\($0): \(String(describing: snapshot[$0])) vs \(String(describing: other.snapshot[$0]))" }))")
+            parts.append("snapshot (\(keys.sorted(by: <).prefix(3).map { "\($0): \(String(describing: snapshot[$0])) vs \(String(describing: other.snapshot[$0]))" }))")
         }
         if outbox != other.outbox {
             let mine = outbox.operations, theirs = other.outbox.operations

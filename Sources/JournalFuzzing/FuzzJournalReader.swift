@@ -308,7 +308,7 @@ package enum FuzzJournalReader {
         switch damage {
         case .damageBeforeValidRecord(let inner, _), .damageBehindHorizon(let inner, _, _), .damagedCompleteRecord(let inner),
              .flippedBit(let inner, _, _), .beyondInFlightLimit(let inner, _, _):
-            return innermost(inner.damage)
+            return innermost(inner)
         default:
             return damage
         }

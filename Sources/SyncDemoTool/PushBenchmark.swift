@@ -80,7 +80,7 @@ enum PushBenchmark {
                 }
             }
         }
-        let queued = try await store.pendingOperations().count
+        let queued = try await store.outboxOperations().count
         let queueSeconds = Date().timeIntervalSince(queueStart)
         let queuedRSS = residentMiB()
         output.standard(String(format: "device knows %d server rows: resident %.1f MiB (start %.1f)\n", operations, seededRSS, startRSS))
@@ -96,7 +96,7 @@ enum PushBenchmark {
         for (pushed, rss) in await sampler.samples {
             output.standard(String(format: "  after %7d pushed: resident %.1f MiB\n", pushed, rss))
         }
-        let remaining = try await store.pendingOperations().count
+        let remaining = try await store.outboxOperations().count
         output.standard(String(format: "outbox left: %d; snapshot rows: %d; peak resident %.1f MiB (%@)\n",
                                remaining, try await store.currentState().snapshot.count, peakMiB(),
                                withReferenceServer ? "device and in-process reference server" : "device only: the server stand-in keeps nothing"))

@@ -147,7 +147,7 @@ final class SyncDemo: @unchecked Sendable {
         try await a.store.create(pin, id: "museum", fields: ["name": .string("Deutsches Museum")])
         try await b.store.create(note, id: "n1", fields: ["text": .string("Bring the walking map")])
         check(await sync(a) == .skipped(.offline), "offline is a skipped sync, not an error")
-        check(try await a.store.pendingOperations().count == 2, "A's two edits wait in its journaled outbox")
+        check(try await a.store.outboxOperations().count == 2, "A's two edits wait in its journaled outbox")
         await a.transport.setOffline(false)
         await b.transport.setOffline(false)
         _ = await sync(a)
@@ -174,7 +174,7 @@ final class SyncDemo: @unchecked Sendable {
         await a.transport.waitUntilHeld()
         say("   A's push of the create is open; the user deletes the pin meanwhile")
         try await a.store.delete(pin, id: "bakery")
-        check(try await a.store.pendingOperations().map(\.operation.kind) == [.create, .delete],
+        check(try await a.store.outboxOperations().map(\.operation.kind) == [.create, .delete],
               "the delete is queued behind the in-flight create, not cancelled against it")
         await a.transport.releaseHeld()
         say("   A sync: \(await held.value)")
@@ -188,7 +188,7 @@ final class SyncDemo: @unchecked Sendable {
         await b.transport.inject(.loseReply, on: .push)
         let appliedBefore = await server.appliedMutations()
         _ = await sync(b)
-        check(try await b.store.pendingOperations().first?.sent == true, "B keeps the create, marked as possibly applied")
+        check(try await b.store.outboxOperations().first?.sent == true, "B keeps the create, marked as possibly applied")
         let firstStamp = try await server.liveRow(kind: note, id: "n2")?.updatedAt
         let resend = await sync(b)
         if let appliedBefore {
@@ -203,7 +203,7 @@ final class SyncDemo: @unchecked Sendable {
             check(resendClean && firstStamp != nil && stampAfterResend == firstStamp,
                   "the resend is answered from the server's memory of the operation id: applied once (no conflict, the row keeps its first stamp)")
         }
-        check(try await b.store.pendingOperations().isEmpty, "B's outbox is empty")
+        check(try await b.store.outboxOperations().isEmpty, "B's outbox is empty")
 
         say("\n5. A stale base is surfaced as a conflict, never silently overwritten.")
         _ = await sync(a)
@@ -238,7 +238,7 @@ final class SyncDemo: @unchecked Sendable {
         let parkStamp = try await server.liveRow(kind: pin, id: "park")?.updatedAt
         try await a.store.close()
         a = try await reopen(a)
-        let recovered = try await a.store.pendingOperations()
+        let recovered = try await a.store.outboxOperations()
         check(recovered.count == 1 && recovered[0].sent, "after restart the journal still holds the create, marked sent (nothing is in flight)")
         _ = await sync(a)
         let parks = try await server.liveRows(kind: pin).filter { $0.id == "park" }
@@ -255,8 +255,8 @@ final class SyncDemo: @unchecked Sendable {
             let onB = try await b.store.records(kind).map(\.id)
             check(onA == server && onB == server, "A, B and the server hold the same \(label)s: \(server)")
         }
-        let outboxA = try await a.store.pendingOperations()
-        let outboxB = try await b.store.pendingOperations()
+        let outboxA = try await a.store.outboxOperations()
+        let outboxB = try await b.store.outboxOperations()
         check(outboxA.isEmpty && outboxB.isEmpty, "every outbox is empty")
         try await a.store.close()
         try await b.store.close()

@@ -1,7 +1,7 @@
 /// What is wrong at the offset where a journal stops verifying.
 public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     /// The header is unusable (bad checksum, truncated, impossible field).
-    case header(JournalHeader.Problem)
+    case header(JournalHeaderProblem)
     /// Fewer than 28 bytes remain: a record header was cut short.
     case incompleteRecordHeader(available: Int)
     /// The payload runs past the end of the file.
@@ -24,29 +24,20 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     /// A verified record has the wrong sequence number (a gap or a repeat).
     case sequenceMismatch(expected: UInt64, found: UInt64)
     /// A damaged region is followed by a valid record of this generation at `validRecordAt`.
-    case damageBeforeValidRecord(JournalDamage.Indirect, validRecordAt: Int64)
+    indirect case damageBeforeValidRecord(JournalDamage, validRecordAt: Int64)
     /// Format 2: a later record, at `recordAt`, was written when the file
     /// was already durable up to `horizon`, past the damage: the damaged
     /// bytes had reached the disk and changed afterwards.
-    case damageBehindHorizon(JournalDamage.Indirect, recordAt: Int64, horizon: Int64)
+    indirect case damageBehindHorizon(JournalDamage, recordAt: Int64, horizon: Int64)
     /// Format 2: the damaged record is complete and every sector of it holds
     /// written bytes, so no interrupted append explains the mismatch.
-    case damagedCompleteRecord(JournalDamage.Indirect)
+    indirect case damagedCompleteRecord(JournalDamage)
     /// Format 2: flipping the one bit at `byteOffset`, `bit` would make the
     /// record verify: a flipped bit, which no interrupted append produces.
-    case flippedBit(JournalDamage.Indirect, byteOffset: Int64, bit: Int)
+    indirect case flippedBit(JournalDamage, byteOffset: Int64, bit: Int)
     /// Format 2: a non-zero byte at `byteOffset` lies farther past the damage
     /// than the header's in-flight limit lets any unsynced append reach.
-    case beyondInFlightLimit(JournalDamage.Indirect, byteOffset: Int64, limit: UInt32)
-
-    /// Boxes a damage value so ``JournalDamage`` can refer to itself.
-    public struct Indirect: Sendable, Hashable {
-        private let storage: [JournalDamage]
-        /// Boxes `damage`.
-        public init(_ damage: JournalDamage) { storage = [damage] }
-        /// The boxed damage.
-        public var damage: JournalDamage { storage[0] }
-    }
+    indirect case beyondInFlightLimit(JournalDamage, byteOffset: Int64, limit: UInt32)
 
     /// A one-line explanation.
     public var description: String {
@@ -61,13 +52,13 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
         case .foreignGeneration(let generation): return "record of another generation (\(generation))"
         case .invalidRecordHeader: return "invalid record header"
         case .sequenceMismatch(let expected, let found): return "sequence \(found) where \(expected) was expected"
-        case .damageBeforeValidRecord(let inner, let at): return "\(inner.damage), followed by a valid record at offset \(at)"
+        case .damageBeforeValidRecord(let inner, let at): return "\(inner), followed by a valid record at offset \(at)"
         case .damageBehindHorizon(let inner, let at, let horizon):
-            return "\(inner.damage) in bytes that were durable: the record at offset \(at) was written when the file was durable up to \(horizon)"
-        case .damagedCompleteRecord(let inner): return "\(inner.damage) in a complete record with every sector written (not an interrupted append)"
-        case .flippedBit(let inner, let byte, let bit): return "\(inner.damage): a flipped bit at offset \(byte), bit \(bit) (not an interrupted append)"
+            return "\(inner) in bytes that were durable: the record at offset \(at) was written when the file was durable up to \(horizon)"
+        case .damagedCompleteRecord(let inner): return "\(inner) in a complete record with every sector written (not an interrupted append)"
+        case .flippedBit(let inner, let byte, let bit): return "\(inner): a flipped bit at offset \(byte), bit \(bit) (not an interrupted append)"
         case .beyondInFlightLimit(let inner, let byte, let limit):
-            return "\(inner.damage), and a non-zero byte at offset \(byte), beyond what \(limit) bytes in flight could reach"
+            return "\(inner), and a non-zero byte at offset \(byte), beyond what \(limit) bytes in flight could reach"
         }
     }
 }

@@ -1,26 +1,9 @@
 /// Explicit recovery of a damaged journal: copies what is valid into a new
-/// journal and never touches the original.
-///
-/// ```swift
-/// let result = try await JournalSalvage.salvage(from: "app.journal", to: "app.salvaged.journal",
-///                                               includeRecordsAfterDamage: true)
-/// print(result.prefixRecords, result.recordsAfterDamage)
-/// ```
-public enum JournalSalvage {
+/// journal and never touches the original. Apps reach it through
+/// `LocalStore.salvage(path:to:includeRecordsAfterDamage:fileSystem:)`.
+package enum JournalSalvage {
     /// What a salvage copied.
-    public struct Result: Sendable, Hashable {
-        /// How the source was found.
-        public var sourceStatus: JournalStatus
-        /// Records of the valid prefix copied as they were.
-        public var prefixRecords: Int
-        /// Valid records found after the damage and copied wrapped as ``RecordType/salvaged``.
-        public var recordsAfterDamage: Int
-        /// The new journal's header.
-        package var header: JournalHeader
-        /// Whether the source's header was damaged, so the records were
-        /// read under a header rebuilt from them (``rebuildHeader(path:system:)``).
-        public var headerRebuilt: Bool = false
-    }
+    package typealias Result = SalvageReport
 
     /// Copies the valid prefix of `source` into a new journal at `destination`
     /// (same journal id and sequence numbers, a new generation). With
@@ -35,7 +18,7 @@ public enum JournalSalvage {
     /// - Throws: ``JournalError/alreadyExists(path:)`` if `destination` exists;
     ///   ``JournalError/corrupt(path:offset:damage:)`` if the source header is
     ///   damaged and no record verifies to rebuild it from; read and write errors.
-    public static func salvage(from source: String, to destination: String, includeRecordsAfterDamage: Bool = false,
+    package static func salvage(from source: String, to destination: String, includeRecordsAfterDamage: Bool = false,
                                system: any SystemCalls = PosixSystemCalls()) async throws -> Result {
         try await BlockingIO.run { () throws -> Result in
             try salvageBlocking(from: source, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: system)

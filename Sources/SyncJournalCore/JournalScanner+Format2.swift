@@ -42,12 +42,12 @@ extension JournalScanner {
             return true
         }
         if let behind {
-            return .corrupt(offset: offset, damage: .damageBehindHorizon(.init(damage), recordAt: behind.at, horizon: behind.horizon))
+            return .corrupt(offset: offset, damage: .damageBehindHorizon(damage, recordAt: behind.at, horizon: behind.horizon))
         }
 
         let limit = Int64(header.inFlightLimit)
         if offset + limit < window.fileSize, let byte = try firstNonZeroByte(from: offset + limit) {
-            return .corrupt(offset: offset, damage: .beyondInFlightLimit(.init(damage), byteOffset: byte, limit: header.inFlightLimit))
+            return .corrupt(offset: offset, damage: .beyondInFlightLimit(damage, byteOffset: byte, limit: header.inFlightLimit))
         }
 
         switch damage {
@@ -104,7 +104,7 @@ extension JournalScanner {
         // (the two can leave the same bytes; refusing is the safe reading).
         let endsInZero: Bool
         if let last = try lastNonZeroByte(in: span) { endsInZero = last + 1 < span.upperBound } else { endsInZero = true }
-        if zeroPieces.isEmpty && !endsInZero { return .damagedCompleteRecord(.init(damage)) }
+        if zeroPieces.isEmpty && !endsInZero { return .damagedCompleteRecord(damage) }
         func outsideZeros(_ byte: Int64) -> Bool { !zeroPieces.contains { $0.contains(byte) } }
 
         _ = try window.load(checksumAt, 4)
@@ -120,11 +120,11 @@ extension JournalScanner {
         let computed = running.value
         if let flip = CRC32C.singleBitError(syndrome: computed ^ CRC32C.unmask(stored), length: covered.count) {
             let byte = covered.lowerBound + Int64(flip.byte)
-            if outsideZeros(byte) { return .flippedBit(.init(damage), byteOffset: byte, bit: flip.bit) }
+            if outsideZeros(byte) { return .flippedBit(damage, byteOffset: byte, bit: flip.bit) }
         }
         for bit in 0..<32 where CRC32C.mask(computed) == stored ^ (1 << UInt32(bit)) {
             let byte = checksumAt + Int64(bit / 8)
-            if outsideZeros(byte) { return .flippedBit(.init(damage), byteOffset: byte, bit: bit % 8) }
+            if outsideZeros(byte) { return .flippedBit(damage, byteOffset: byte, bit: bit % 8) }
         }
         return nil
     }

@@ -116,7 +116,7 @@ struct JournalScanner {
                 }
                 if !frame.type.isSkippable, let understands, !understands(frame.type) {
                     countRun()
-                    report.status = .unsupported(offset: offset, reason: .recordType(frame.type, sequence: frame.sequence))
+                    report.status = .unsupported(offset: offset, reason: .recordType(frame.type.rawValue, sequence: frame.sequence))
                     return report
                 }
                 let record = JournalRecord(offset: offset, sequence: frame.sequence, type: frame.type,
@@ -215,7 +215,7 @@ struct JournalScanner {
         let later: Int64?
         do { later = try firstValidFormat1Record(after: offset, generation: generation) } catch { throw ioError(error) }
         if let later {
-            return .corrupt(offset: offset, damage: .damageBeforeValidRecord(.init(damage), validRecordAt: later))
+            return .corrupt(offset: offset, damage: .damageBeforeValidRecord(damage, validRecordAt: later))
         }
         return .tornTail(offset: offset, damage: damage)
     }

@@ -15,7 +15,7 @@ public enum JournalStatus: Sendable, Hashable, CustomStringConvertible {
     case unsupported(offset: Int64, reason: UnsupportedContent)
 
     /// `clean`, `torn-tail` or `corrupt`, as `journal-dump` prints it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .clean: return "clean"
         case .tornTail: return "torn-tail"
@@ -55,8 +55,9 @@ public enum JournalStatus: Sendable, Hashable, CustomStringConvertible {
 
 /// What a reader found that it does not understand in an intact journal.
 public enum UnsupportedContent: Sendable, Hashable, CustomStringConvertible {
-    /// A verified record of a type this reader does not know and may not skip.
-    case recordType(RecordType, sequence: UInt64)
+    /// A verified record of a type this reader does not know and may not
+    /// skip (`type` is the type number as stored; FORMAT.md, section 2).
+    case recordType(UInt16, sequence: UInt64)
     /// A verified record whose reserved field is not zero.
     case reservedField(value: UInt16, sequence: UInt64)
     /// A verified header with flags or a reserved field that are not zero.
@@ -65,7 +66,7 @@ public enum UnsupportedContent: Sendable, Hashable, CustomStringConvertible {
     /// A one-line explanation.
     public var description: String {
         switch self {
-        case .recordType(let type, let sequence): return "record \(sequence) has type \(type), which this version does not know and may not skip"
+        case .recordType(let type, let sequence): return "record \(sequence) has type \(RecordType(rawValue: type)), which this version does not know and may not skip"
         case .reservedField(let value, let sequence): return "record \(sequence) has reserved field \(value), which this version does not understand"
         case .headerFlags(let flags, let reserved): return "header flags \(flags) (reserved \(reserved)) are not understood by this version"
         }

@@ -29,9 +29,9 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// The server's root; the protocol's paths are appended to it.
     public let baseURL: URL
     /// How long one request may take from sending to the last byte of its reply.
-    public let timeout: Duration
+    package let timeout: Duration
     /// The longest reply body accepted (a longer one is a transient error).
-    public let maximumReplyBytes: Int
+    package let maximumReplyBytes: Int
 
     private let token: String
     private let session: URLSession
@@ -138,7 +138,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     }
 
     /// The URL of `endpoint` under ``baseURL``.
-    public func url(of endpoint: SyncEndpoint) -> URL {
+    package func url(of endpoint: SyncEndpoint) -> URL {
         endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
     }
 

@@ -20,7 +20,7 @@ public enum FieldValue: Sendable, Hashable {
     case stringSet(Set<String>)
 
     /// The tag byte of this value's encoding (`journals/FORMAT.md`, section 4).
-    public var tag: UInt8 {
+    package var tag: UInt8 {
         switch self {
         case .null: return 0
         case .bool(let value): return value ? 2 : 1
@@ -33,7 +33,7 @@ public enum FieldValue: Sendable, Hashable {
     }
 
     /// The name of the value's type, as `journal-dump` prints it.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "bool"

@@ -1,5 +1,5 @@
 /// The idempotency key of an operation: 16 random bytes, printed as a UUID.
-public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct OperationID: Sendable, Hashable, CustomStringConvertible {
     // The 16 bytes as two big-endian words, stored inline: replay decodes and
     // hashes several ids per record, and an array of bytes cost an allocation
     // per id and sixteen hasher rounds per lookup. Big-endian, so comparing
@@ -8,12 +8,12 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     private let second: UInt64
 
     /// The raw bytes (always 16).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? first : second) >> UInt64(56 - 8 * (i % 8))) }
     }
 
     /// Wraps 16 bytes; `nil` for any other count.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 16 else { return nil }
         func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
         self.init(first: word(0), second: word(8))
@@ -29,7 +29,7 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     package var words: (first: UInt64, second: UInt64) { (first, second) }
 
     /// A random id from `generator` (deterministic generators make reproducible journals).
-    public static func random(using generator: inout some RandomNumberGenerator) -> OperationID {
+    package static func random(using generator: inout some RandomNumberGenerator) -> OperationID {
         // Two 64-bit draws, not sixteen 8-bit ones: the system generator costs a call each.
         // Each draw's bytes, low byte first, are the id's bytes (as before the
         // words were stored), so a seeded generator gives the same ids.
@@ -80,5 +80,5 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// Byte order: the order of the ids' bytes, first byte first.
-    public static func < (lhs: OperationID, rhs: OperationID) -> Bool { (lhs.first, lhs.second) < (rhs.first, rhs.second) }
+    package static func < (lhs: OperationID, rhs: OperationID) -> Bool { (lhs.first, lhs.second) < (rhs.first, rhs.second) }
 }

@@ -1,5 +1,5 @@
 /// Identifies one record: its entity kind and its id.
-public struct RecordKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct RecordKey: Sendable, Hashable, CustomStringConvertible {
     /// The entity kind (the server's table).
     public var kind: String
     /// The record's id within its kind.
@@ -12,7 +12,7 @@ public struct RecordKey: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Kind first, then id.
-    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+    package static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
         (lhs.kind, lhs.id) < (rhs.kind, rhs.id)
     }
 

@@ -41,10 +41,10 @@ extension SimulationRun {
         for (index, device) in devices.enumerated() {
             guard let store = device.store else { continue }
             statistics.invariantChecks += 1
-            let queued = (try? await store.pendingOperations()) ?? []
+            let queued = (try? await store.outboxOperations()) ?? []
             if !queued.isEmpty {
                 fail(.convergence, "\(name(index))'s outbox still holds \(queued.count) operation(s) after two syncs without faults: "
-                    + queued.map(ScenarioRunner.describe).joined(separator: ", "))
+                    + queued.map { ScenarioRunner.describe($0.operation, sent: $0.sent, quarantined: $0.quarantined) }.joined(separator: ", "))
                 return
             }
             for kind in Simulation.kinds {

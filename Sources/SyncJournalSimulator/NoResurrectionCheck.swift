@@ -9,7 +9,7 @@ extension SimulationRun {
     /// On one device: its user's deletions stay deleted.
     func checkNoResurrection(device: Int, state: StoreState) async {
         let surfaced = Set(state.conflicts.map(\.id))
-        for key in deletions[device].keys.sorted() {
+        for key in deletions[device].keys.sorted(by: <) {
             let deletion = deletions[device][key]!
             statistics.invariantChecks += 1
             guard state.visibleFields(of: key) != nil else { continue }

@@ -186,23 +186,23 @@ public enum ScenarioRunner {
         case .outbox(let name, let expected):
             let store = try device(name, in: devices).liveStore()
             let queued: [OutboxOperation]
-            do { queued = try await store.pendingOperations() } catch { return "\(name) cannot read: \(error)" }
+            do { queued = try await store.outboxOperations() } catch { return "\(name) cannot read: \(error)" }
             if queued.count == expected { return nil }
-            return "\(name)'s outbox holds \(queued.count): " + (queued.isEmpty ? "nothing" : queued.map(describe).joined(separator: ", "))
+            return "\(name)'s outbox holds \(queued.count): " + (queued.isEmpty ? "nothing" : queued.map { describe($0.operation, sent: $0.sent, quarantined: $0.quarantined) }.joined(separator: ", "))
         case .conflicts(let name, let expected):
             let store = try device(name, in: devices).liveStore()
             let conflicts: [ConflictRecord]
             do { conflicts = try await store.conflicts() } catch { return "\(name) cannot read: \(error)" }
             if conflicts.count == expected { return nil }
             return "\(name) has \(conflicts.count) conflict(s)" + (conflicts.isEmpty ? "" : ": " + conflicts.map {
-                "\($0.shape.rawValue) on \($0.operation.entity) \($0.operation.recordID) (\($0.resolution.strategy))"
+                "\($0.shape) on \($0.operation.entity) \($0.operation.recordID) (\($0.resolution.strategy))"
             }.joined(separator: ", "))
         case .quarantined(let name, let expected):
             let store = try device(name, in: devices).liveStore()
-            let quarantined: [OutboxOperation]
+            let quarantined: [OutboxEntryStatus]
             do { quarantined = try await store.quarantinedOperations() } catch { return "\(name) cannot read: \(error)" }
             if quarantined.count == expected { return nil }
-            return "\(name) has \(quarantined.count) quarantined: " + (quarantined.isEmpty ? "none" : quarantined.map(describe).joined(separator: ", "))
+            return "\(name) has \(quarantined.count) quarantined: " + (quarantined.isEmpty ? "none" : quarantined.map { describe($0.operation, sent: $0.sent, quarantined: true) }.joined(separator: ", "))
         case .outcome(let name, let expected):
             let device = try device(name, in: devices)
             guard let outcome = device.lastOutcome else { return "\(name) has not synced yet" }
@@ -216,11 +216,11 @@ public enum ScenarioRunner {
         }
     }
 
-    static func describe(_ entry: OutboxOperation) -> String {
-        var text = "\(entry.operation.kind) \(entry.operation.entity) \(entry.operation.recordID)"
+    static func describe(_ operation: JournalOperation, sent: Bool, quarantined: Bool) -> String {
+        var text = "\(operation.kind) \(operation.entity) \(operation.recordID)"
         var flags: [String] = []
-        if entry.sent { flags.append("sent") }
-        if entry.quarantined { flags.append("quarantined") }
+        if sent { flags.append("sent") }
+        if quarantined { flags.append("quarantined") }
         if !flags.isEmpty { text += " (\(flags.joined(separator: ", ")))" }
         return text
     }

@@ -111,7 +111,7 @@ extension SimulationRun {
 
     /// The in-flight operations' records, and an edit of one of them chosen by `choice`.
     func inFlightChoice(device: Int, choice: UInt64) async -> SimulationEdit? {
-        guard let store = devices[device].store, let queued = try? await store.pendingOperations() else { return nil }
+        guard let store = devices[device].store, let queued = try? await store.outboxOperations() else { return nil }
         var keys: [RecordKey] = []
         for entry in queued where await store.isInFlight(entry.id) { if !keys.contains(entry.key) { keys.append(entry.key) } }
         guard !keys.isEmpty else { return nil }

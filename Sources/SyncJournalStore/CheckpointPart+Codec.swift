@@ -13,7 +13,7 @@ extension OutboxOperation {
         if let lastError { writer.writeString(lastError) }
         if extended {
             writer.writeVarint(UInt64(permanentFailures))
-            writer.writeUInt8(lastFailure.map { $0.rawValue + 1 } ?? 0)
+            writer.writeUInt8(lastFailure.map { $0.code + 1 } ?? 0)
         }
     }
 
@@ -35,7 +35,7 @@ extension OutboxOperation {
             let kindAt = reader.position
             let kind = try reader.readUInt8()
             if kind > 0 {
-                guard let value = FailureKind(rawValue: kind - 1) else { throw .invalid("unknown failure kind", at: kindAt) }
+                guard let value = FailureKind(code: kind - 1) else { throw .invalid("unknown failure kind", at: kindAt) }
                 lastFailure = value
             }
         }

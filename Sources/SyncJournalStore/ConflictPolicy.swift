@@ -34,7 +34,7 @@ public enum ConflictPolicy: Sendable {
     case custom(@Sendable (ConflictInput) -> ConflictDecision)
 
     /// The strategy this policy records in the journal.
-    public var strategy: ConflictResolution.Strategy {
+    package var strategy: ConflictResolution.Strategy {
         switch self {
         case .serverWins: return .serverWins
         case .clientWins: return .clientWins
@@ -87,19 +87,31 @@ public enum ConflictDecision: Sendable, Hashable {
 }
 
 /// The kinds of conflict a push can meet.
-public enum ConflictShape: String, Sendable, Hashable {
+public enum ConflictShape: Sendable, Hashable, CustomStringConvertible {
     /// The device updated a record the server changed since the device's base.
-    case bothUpdated = "update/update"
+    case bothUpdated
     /// The device updated a record the server deleted.
-    case updatedButDeletedOnServer = "update/delete"
+    case updatedButDeletedOnServer
     /// The device deleted a record the server changed since the device's base.
-    case deletedButUpdatedOnServer = "delete/update"
+    case deletedButUpdatedOnServer
     /// The device created a record whose id the server already has.
-    case createdButExistsOnServer = "create/exists"
+    case createdButExistsOnServer
     /// The device created a record and the server reports it deleted.
-    case createdButDeletedOnServer = "create/delete"
+    case createdButDeletedOnServer
     /// The device deleted a record the server also deleted.
-    case bothDeleted = "delete/delete"
+    case bothDeleted
+
+    /// The local operation and what the server had, such as `update/delete`.
+    public var description: String {
+        switch self {
+        case .bothUpdated: return "update/update"
+        case .updatedButDeletedOnServer: return "update/delete"
+        case .deletedButUpdatedOnServer: return "delete/update"
+        case .createdButExistsOnServer: return "create/exists"
+        case .createdButDeletedOnServer: return "create/delete"
+        case .bothDeleted: return "delete/delete"
+        }
+    }
 
     /// The shape of a conflict between `operation` and the server's copy `server`.
     package init(operation: OperationKind, server: ServerRow?) {

@@ -29,7 +29,7 @@ public struct ConflictRecord: Sendable, Hashable {
     /// The conflict's id: the refused operation's id.
     public var id: OperationID { operation.id }
     /// The base the device had: the operation's `baseUpdatedAt`.
-    public var base: Int64? { operation.baseUpdatedAt }
+    package var base: Int64? { operation.baseUpdatedAt }
     /// Which kind of conflict this is.
     public var shape: ConflictShape { ConflictShape(operation: operation.kind, server: server) }
 }

@@ -6,17 +6,40 @@ import SyncJournalProtocol
 /// lost to the server's.
 public struct ConflictResolution: Sendable, Hashable {
     /// The policy that ran.
-    public enum Strategy: UInt8, Sendable, Hashable, CustomStringConvertible {
+    public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         /// The server's copy stayed.
-        case serverWins = 0
+        case serverWins
         /// The local change was requeued on the server's copy.
-        case clientWins = 1
+        case clientWins
         /// Fields were merged.
-        case mergeFields = 2
+        case mergeFields
         /// The app's resolver decided.
-        case custom = 3
+        case custom
         /// The app resolved it later with ``LocalStore/resolveConflict(_:keeping:)``.
-        case app = 4
+        case app
+
+        /// The strategy's code in journal records: 0 to 4.
+        package var code: UInt8 {
+            switch self {
+            case .serverWins: return 0
+            case .clientWins: return 1
+            case .mergeFields: return 2
+            case .custom: return 3
+            case .app: return 4
+            }
+        }
+
+        /// The strategy with this journal code, if there is one.
+        package init?(code: UInt8) {
+            switch code {
+            case 0: self = .serverWins
+            case 1: self = .clientWins
+            case 2: self = .mergeFields
+            case 3: self = .custom
+            case 4: self = .app
+            default: return nil
+            }
+        }
 
         /// `server-wins`, `client-wins`, `merge-fields`, `custom` or `app`.
         public var description: String {
@@ -137,7 +160,7 @@ extension ConflictResolution {
     /// Appends the encoding: `u8` strategy, `u8` 1 and an operation if a
     /// replacement follows, `varint` n and n field names.
     package func encode(into writer: inout ByteWriter) {
-        writer.writeUInt8(strategy.rawValue)
+        writer.writeUInt8(strategy.code)
         writer.writeUInt8(replacement == nil ? 0 : 1)
         replacement?.encode(into: &writer)
         writer.writeVarint(UInt64(lostFields.count))
@@ -147,7 +170,7 @@ extension ConflictResolution {
     /// Reads one resolution.
     package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> ConflictResolution {
         let at = reader.position
-        guard let strategy = Strategy(rawValue: try reader.readUInt8()) else { throw .invalid("unknown conflict strategy", at: at) }
+        guard let strategy = Strategy(code: try reader.readUInt8()) else { throw .invalid("unknown conflict strategy", at: at) }
         let flagAt = reader.position
         let flag = try reader.readUInt8()
         if flag > 1 { throw .invalid("unknown replacement flag", at: flagAt) }

@@ -28,10 +28,10 @@ public struct JournalOperation: Sendable, Hashable {
     public var queuedAt: Int64
 
     /// The longest record id, in UTF-8 bytes.
-    public static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes
+    package static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes
 
     /// Creates an operation value.
-    public init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
+    package init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
                 fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64) {
         self.id = id
         self.kind = kind
@@ -45,7 +45,7 @@ public struct JournalOperation: Sendable, Hashable {
     /// Appends the operation's encoding.
     package func encode(into writer: inout ByteWriter) {
         id.encode(into: &writer)
-        writer.writeUInt8(kind.rawValue)
+        writer.writeUInt8(kind.code)
         writer.writeString(entity)
         writer.writeString(recordID)
         writer.writeUInt8(baseUpdatedAt == nil ? 0 : 1)
@@ -65,7 +65,7 @@ public struct JournalOperation: Sendable, Hashable {
     package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
         let id = try OperationID.decode(from: &reader)
         let kindAt = reader.position
-        guard let kind = OperationKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
+        guard let kind = OperationKind(code: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
         let entityAt = reader.position
         let entity = try reader.readString()
         if entity.isEmpty { throw .invalid("empty entity kind", at: entityAt) }

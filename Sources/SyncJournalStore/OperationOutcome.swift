@@ -9,7 +9,7 @@ public enum OperationOutcome: Sendable, Hashable {
     case conflicted(ConflictRecord)
     /// It failed permanently too often (or the row is gone) and waits for the
     /// app to retry or discard it.
-    case quarantined(OutboxOperation)
+    case quarantined(OutboxEntryStatus)
     /// It left the queue without reaching the server: a create and a delete
     /// that cancelled out, or the app discarded it.
     case cancelled
@@ -28,7 +28,7 @@ public enum StoreChange: Sendable, Hashable {
     /// A conflict was found and resolved by the kind's policy.
     case conflict(ConflictRecord)
     /// An operation was quarantined.
-    case quarantined(OutboxOperation)
+    case quarantined(OutboxEntryStatus)
     /// Server rows of these kinds were pulled.
     case pulled(kinds: [String])
 }

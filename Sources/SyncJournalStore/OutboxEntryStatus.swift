@@ -8,22 +8,37 @@ import SyncJournalProtocol
 /// ```
 public struct OutboxEntryStatus: Sendable, Hashable {
     /// Where an operation is in its delivery.
-    public enum State: String, Sendable, Hashable {
+    public enum State: Sendable, Hashable, CustomStringConvertible {
         /// Waiting to be sent; never handed to a transport.
         case queued
         /// Handed to a transport, awaiting the reply (memory only).
-        case inFlight = "in-flight"
+        case inFlight
         /// Handed to a transport before; it may have reached the server, so it
         /// is resent (with the same id) rather than cancelled.
         case sent
         /// Waiting for the app to retry or discard it.
         case quarantined
+
+        /// `queued`, `in-flight`, `sent` or `quarantined`.
+        public var description: String {
+            switch self {
+            case .queued: return "queued"
+            case .inFlight: return "in-flight"
+            case .sent: return "sent"
+            case .quarantined: return "quarantined"
+            }
+        }
     }
 
     /// The operation.
     public var operation: JournalOperation
     /// Where it is.
     public var state: State
+    /// Whether it may have reached the server: a sent mark is journaled
+    /// before an operation is first handed to a transport, and a reply can be
+    /// lost after the server applied it. A sent operation is never cancelled
+    /// locally (a delete of its record queues a server delete instead).
+    public var sent: Bool
     /// Failed attempts of any kind.
     public var attempts: Int
     /// Permanent failures counted toward quarantine.
@@ -39,6 +54,7 @@ public struct OutboxEntryStatus: Sendable, Hashable {
     /// The listing of one outbox entry.
     package init(_ entry: OutboxOperation, inFlight: Bool, nextAttemptAt: Int64? = nil) {
         operation = entry.operation
+        sent = entry.sent
         state = entry.quarantined ? .quarantined : inFlight ? .inFlight : entry.sent ? .sent : .queued
         attempts = entry.attempts
         permanentFailures = entry.permanentFailures
@@ -46,4 +62,9 @@ public struct OutboxEntryStatus: Sendable, Hashable {
         lastFailure = entry.lastFailure
         self.nextAttemptAt = state == .quarantined || state == .inFlight ? nil : nextAttemptAt
     }
+
+    /// The operation's id (to await its outcome, retry or discard it).
+    public var id: OperationID { operation.id }
+    /// The record it changes.
+    public var key: RecordKey { operation.key }
 }

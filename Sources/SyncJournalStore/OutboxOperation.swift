@@ -1,26 +1,26 @@
 import SyncJournalProtocol
 
 /// A queued local edit and what is known of its delivery.
-public struct OutboxOperation: Sendable, Hashable {
+package struct OutboxOperation: Sendable, Hashable {
     /// The edit.
-    public var operation: JournalOperation
+    package var operation: JournalOperation
     /// Whether it may have reached the server (recorded durably before it was
     /// first handed to a transport). A sent operation is never cancelled
     /// locally: a reply may be lost while the server applied it.
-    public var sent: Bool
+    package var sent: Bool
     /// Failed attempts so far, of any kind.
-    public var attempts: Int
+    package var attempts: Int
     /// The last failure, for the app to show.
-    public var lastError: String?
+    package var lastError: String?
     /// Permanent failures since the operation was queued or last released
     /// from quarantine; transient ones never count.
-    public var permanentFailures: Int
+    package var permanentFailures: Int
     /// The kind of the last failure.
-    public var lastFailure: FailureKind?
+    package var lastFailure: FailureKind?
     /// Whether the operation is quarantined: it is not sent, it is left out
     /// of the view, and later operations on the same record wait behind it
     /// until the app retries or discards it.
-    public var quarantined: Bool
+    package var quarantined: Bool
 
     /// Creates an outbox entry.
     package init(operation: JournalOperation, sent: Bool = false, attempts: Int = 0, lastError: String? = nil,
@@ -35,7 +35,7 @@ public struct OutboxOperation: Sendable, Hashable {
     }
 
     /// The operation's id.
-    public var id: OperationID { operation.id }
+    package var id: OperationID { operation.id }
     /// The record it changes.
-    public var key: RecordKey { operation.key }
+    package var key: RecordKey { operation.key }
 }

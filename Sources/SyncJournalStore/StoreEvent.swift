@@ -122,7 +122,7 @@ extension StoreEvent {
             part.encode(into: &writer)
         case .attemptFailed(let id, let kind, let reason, let quarantine):
             id.encode(into: &writer)
-            writer.writeUInt8(kind.rawValue)
+            writer.writeUInt8(kind.code)
             writer.writeUInt8(quarantine ? 1 : 0)
             writer.writeString(reason)
         case .released(let id), .discarded(let id), .conflictDismissed(let id):
@@ -239,7 +239,7 @@ extension StoreEvent {
             case .attemptFailed:
                 let id = try OperationID.decode(from: &reader)
                 let kindAt = reader.position
-                guard let kind = FailureKind(rawValue: try reader.readUInt8()) else { throw .invalid("unknown failure kind", at: kindAt) }
+                guard let kind = FailureKind(code: try reader.readUInt8()) else { throw .invalid("unknown failure kind", at: kindAt) }
                 let flagAt = reader.position
                 let flag = try reader.readUInt8()
                 if flag > 1 { throw .invalid("unknown quarantine flag", at: flagAt) }

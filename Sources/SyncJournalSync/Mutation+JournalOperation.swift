@@ -3,7 +3,7 @@ import SyncJournalStore
 
 extension Mutation {
     /// The mutation that pushes `operation`.
-    public init(_ operation: JournalOperation) {
+    package init(_ operation: JournalOperation) {
         self.init(operationID: operation.id, kind: operation.entity, op: operation.kind, recordID: operation.recordID,
                   fields: operation.fields, baseUpdatedAt: operation.baseUpdatedAt)
     }

@@ -14,13 +14,20 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     case failed(SyncFailure)
 
     /// Why a sync was skipped.
-    public enum SkipReason: String, Sendable, Hashable {
+    public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
         /// No connection.
         case offline
+
+        /// `offline`.
+        public var description: String {
+            switch self {
+            case .offline: return "offline"
+            }
+        }
     }
 
     /// `ok`, `skipped`, `retry` or `error`, as the scenario files name them.
-    public var name: String {
+    package var name: String {
         switch self {
         case .ok: return "ok"
         case .skipped: return "skipped"
@@ -33,7 +40,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .ok(let pushed, let pulled, let conflicts): return "ok (pushed \(pushed), pulled \(pulled), conflicts \(conflicts))"
-        case .skipped(let reason): return "skipped (\(reason.rawValue))"
+        case .skipped(let reason): return "skipped (\(reason))"
         case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0) ms)" } ?? "")
         case .failed(let failure): return "error: \(failure)"
         }

@@ -8,10 +8,10 @@ import SyncJournalCore
 ///
 /// ```swift
 /// let faults = FaultInjectingSystemCalls()
-/// let writer = try await JournalWriter.open(path: path, options: .init(system: faults))
+/// let store = try await LocalStore.open(path: path, options: .init(fileSystem: faults.fileSystem))
 /// faults.inject(.ioError, into: .fdatasync, on: .path(path))
-/// // the next append throws writerFailed ...
-/// #expect(faults.callCount(.fdatasync, on: .path(path)) == 1)   // ... and never retried
+/// // the next edit fails and the store is failed ...
+/// #expect(faults.callCount(.fdatasync, on: .path(path)) == 1)   // ... and the sync never retried
 /// ```
 ///
 /// The injector remembers the path every descriptor was opened with, so rules
@@ -21,7 +21,7 @@ import SyncJournalCore
 /// thread-safe: the writer's queue and a test may call it concurrently.
 public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     /// The layer that carries out the calls that are not failed.
-    public let base: any SystemCalls
+    package let base: any SystemCalls
 
     private struct InstalledRule {
         var id: FaultRuleID
@@ -50,10 +50,18 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
 
     private let state = Mutex(State())
 
-    /// An injector in front of `base`, with no faults yet.
-    public init(wrapping base: any SystemCalls = PosixSystemCalls()) {
+    /// An injector in front of `base` (the machine's file system by default), with no faults yet.
+    public convenience init(wrapping base: FileSystem = .system) {
+        self.init(wrapping: base.calls)
+    }
+
+    /// An injector in front of these system calls, with no faults yet.
+    package init(wrapping base: any SystemCalls) {
         self.base = base
     }
+
+    /// This injector as a file system to open a store on.
+    public var fileSystem: FileSystem { FileSystem(self) }
 
     // MARK: Rules
 
@@ -105,7 +113,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
         state.withLock { state in
             state.counts.reduce(0) { total, entry in
                 guard entry.key.call == call,
-                      target.matches(paths: entry.key.paths, descriptor: entry.key.descriptor) else { return total }
+                      target.matches(paths: entry.key.paths) else { return total }
                 return total + entry.value
             }
         }
@@ -124,12 +132,12 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     }
 
     /// The path `fd` was opened with, while it is open.
-    public func path(of fd: FileDescriptor) -> String? {
+    package func path(of fd: FileDescriptor) -> String? {
         state.withLock { state in state.descriptors[fd] }
     }
 
     /// Every descriptor opened through the injector and not yet closed, with its path.
-    public var openDescriptors: [FileDescriptor: String] {
+    package var openDescriptors: [FileDescriptor: String] {
         state.withLock { state in state.descriptors }
     }
 
@@ -144,7 +152,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
             var chosen: InjectedFault?
             for index in state.rules.indices {
                 let rule = state.rules[index].rule
-                guard rule.call == call, rule.target.matches(paths: paths, descriptor: descriptor) else { continue }
+                guard rule.call == call, rule.target.matches(paths: paths) else { continue }
                 state.rules[index].seen += 1
                 if chosen == nil && rule.schedule.fires(onCall: state.rules[index].seen) {
                     state.rules[index].fired += 1
@@ -164,7 +172,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     // MARK: SystemCalls
 
     /// `open(2)`, recording the descriptor's path; an injected fault opens nothing.
-    public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
+    package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
         if let fault = begin(.open, paths: [path]), let errno = fault.errno {
             throw failure(.open, errno, path: path)
         }
@@ -175,7 +183,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
 
     /// `close(2)`. An injected fault still closes the descriptor (as Linux
     /// does even when `close` reports an error), then throws.
-    public func close(_ fd: FileDescriptor) throws(SystemError) {
+    package func close(_ fd: FileDescriptor) throws(SystemError) {
         let fault = begin(.close, descriptor: fd)
         // Forgotten before the real close: once it returns, a concurrent open
         // may get the same number back.
@@ -188,7 +196,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     }
 
     /// One `pread(2)`, possibly failed, shortened or torn.
-    public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         switch begin(.pread, descriptor: fd) {
         case nil:
             return try base.pread(fd, into: buffer, at: offset)
@@ -206,7 +214,7 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     }
 
     /// One `pwrite(2)`, possibly failed, shortened or torn.
-    public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         switch begin(.pwrite, descriptor: fd) {
         case nil:
             return try base.pwrite(fd, from: buffer, at: offset)
@@ -232,47 +240,47 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     }
 
     /// `fdatasync(2)`; an injected fault syncs nothing.
-    public func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         if let fault = begin(.fdatasync, descriptor: fd), let errno = fault.errno { throw failure(.fdatasync, errno) }
         try base.fdatasync(fd)
     }
 
     /// `fsync(2)`; an injected fault syncs nothing.
-    public func fsync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fsync(_ fd: FileDescriptor) throws(SystemError) {
         if let fault = begin(.fsync, descriptor: fd), let errno = fault.errno { throw failure(.fsync, errno) }
         try base.fsync(fd)
     }
 
     /// `ftruncate(2)`; an injected fault leaves the size unchanged.
-    public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
+    package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
         if let fault = begin(.ftruncate, descriptor: fd), let errno = fault.errno { throw failure(.ftruncate, errno) }
         try base.ftruncate(fd, length)
     }
 
     /// The file's size (`fstat(2)`, counted as ``SystemCall/fstat``).
-    public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
+    package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
         if let fault = begin(.fstat, descriptor: fd), let errno = fault.errno { throw failure(.fstat, errno) }
         return try base.fileSize(fd)
     }
 
     /// `rename(2)`; rules match either path. An injected fault renames nothing.
-    public func rename(_ from: String, _ to: String) throws(SystemError) {
+    package func rename(_ from: String, _ to: String) throws(SystemError) {
         if let fault = begin(.rename, paths: [from, to]), let errno = fault.errno { throw failure(.rename, errno, path: from) }
         try base.rename(from, to)
     }
 
     /// `unlink(2)`; an injected fault removes nothing.
-    public func unlink(_ path: String) throws(SystemError) {
+    package func unlink(_ path: String) throws(SystemError) {
         if let fault = begin(.unlink, paths: [path]), let errno = fault.errno { throw failure(.unlink, errno, path: path) }
         try base.unlink(path)
     }
 
     /// `flock(LOCK_EX | LOCK_NB)` (counted as ``SystemCall/flock``); inject
     /// `EWOULDBLOCK` (11) to imitate another holder.
-    public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
+    package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
         if let fault = begin(.flock, descriptor: fd), let errno = fault.errno { throw failure(.flock, errno) }
         try base.lockExclusive(fd)
     }
     /// The wrapped layer's namespace (a simulated disk's, say).
-    public var lockNamespace: String { base.lockNamespace }
+    package var lockNamespace: String { base.lockNamespace }
 }

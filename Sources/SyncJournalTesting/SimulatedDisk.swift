@@ -36,11 +36,11 @@ import SyncJournalCore
 /// ```swift
 /// let disk = SimulatedDisk()
 /// disk.createDirectory("/device")
-/// let store = try await LocalStore.open(path: "/device/pins.journal", options: .init(system: disk))
+/// let store = try await LocalStore.open(path: "/device/pins.journal", options: .init(fileSystem: disk.fileSystem))
 /// try await store.create("pin", fields: ["name": .string("Cafe")])   // durable: it returned
 /// var random = SeededGenerator(seed: 7)
 /// disk.crash(.powerLoss(using: &random))                              // the old store is dead
-/// let reopened = try await LocalStore.open(path: "/device/pins.journal", options: .init(system: disk))
+/// let reopened = try await LocalStore.open(path: "/device/pins.journal", options: .init(fileSystem: disk.fileSystem))
 /// ```
 public final class SimulatedDisk: SystemCalls {
     /// What a crash does to changes not yet synced.
@@ -145,7 +145,11 @@ public final class SimulatedDisk: SystemCalls {
 
     /// Scopes the process-wide writer registry to this disk and boot: a crash
     /// releases every lock, so a writer abandoned by a crash never blocks the reopen.
-    public var lockNamespace: String { identity + "-boot-\(state.withLock { $0.boot })/" }
+    package var lockNamespace: String { identity + "-boot-\(state.withLock { $0.boot })/" }
+
+    /// The disk as a file system to open a store on (each call goes to the
+    /// current boot; see ``process()`` for calls that die with a crash).
+    public var fileSystem: FileSystem { FileSystem(self) }
 
     // MARK: Processes
 
@@ -158,9 +162,9 @@ public final class SimulatedDisk: SystemCalls {
     /// cannot tell a dead process's path calls from the new boot's.
     ///
     /// ```swift
-    /// let store = try await LocalStore.open(path: path, options: .init(system: disk.process()))
+    /// let store = try await LocalStore.open(path: path, options: .init(fileSystem: disk.process().fileSystem))
     /// disk.crash(.powerLoss(using: &random))   // the store may run on; its calls all fail
-    /// let reopened = try await LocalStore.open(path: path, options: .init(system: disk.process()))
+    /// let reopened = try await LocalStore.open(path: path, options: .init(fileSystem: disk.process().fileSystem))
     /// ```
     public func process() -> Process {
         Process(disk: self, boot: state.withLock { $0.boot })
@@ -173,25 +177,25 @@ public final class SimulatedDisk: SystemCalls {
         /// The boot this process runs in; after a crash its calls fail.
         public let boot: Int
 
-        public var lockNamespace: String { disk.identity + "-boot-\(boot)/" }
+        package var lockNamespace: String { disk.identity + "-boot-\(boot)/" }
 
-        public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
+        package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
             try disk.open(path, options, mode, boot: boot)
         }
-        public func close(_ fd: FileDescriptor) throws(SystemError) { try disk.close(fd, boot: boot) }
-        public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        package func close(_ fd: FileDescriptor) throws(SystemError) { try disk.close(fd, boot: boot) }
+        package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
             try disk.pread(fd, into: buffer, at: offset, boot: boot)
         }
-        public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
             try disk.pwrite(fd, from: buffer, at: offset, boot: boot)
         }
-        public func fdatasync(_ fd: FileDescriptor) throws(SystemError) { try disk.sync(fd, call: .fdatasync, boot: boot) }
-        public func fsync(_ fd: FileDescriptor) throws(SystemError) { try disk.sync(fd, call: .fsync, boot: boot) }
-        public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try disk.ftruncate(fd, length, boot: boot) }
-        public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try disk.fileSize(fd, boot: boot) }
-        public func rename(_ from: String, _ to: String) throws(SystemError) { try disk.rename(from, to, boot: boot) }
-        public func unlink(_ path: String) throws(SystemError) { try disk.unlink(path, boot: boot) }
-        public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try disk.lockExclusive(fd, boot: boot) }
+        package func fdatasync(_ fd: FileDescriptor) throws(SystemError) { try disk.sync(fd, call: .fdatasync, boot: boot) }
+        package func fsync(_ fd: FileDescriptor) throws(SystemError) { try disk.sync(fd, call: .fsync, boot: boot) }
+        package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try disk.ftruncate(fd, length, boot: boot) }
+        package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try disk.fileSize(fd, boot: boot) }
+        package func rename(_ from: String, _ to: String) throws(SystemError) { try disk.rename(from, to, boot: boot) }
+        package func unlink(_ path: String) throws(SystemError) { try disk.unlink(path, boot: boot) }
+        package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try disk.lockExclusive(fd, boot: boot) }
     }
 
     // MARK: Inspection and crashes
@@ -379,7 +383,7 @@ public final class SimulatedDisk: SystemCalls {
     /// for mode in disk.powerLossStates() {
     ///     let copy = disk.snapshot()
     ///     copy.crash(mode)
-    ///     let reopened = try await LocalStore.open(path: path, options: .init(system: copy.process()))
+    ///     let reopened = try await LocalStore.open(path: path, options: .init(fileSystem: copy.process().fileSystem))
     /// }
     /// ```
     public func snapshot() -> SimulatedDisk {
@@ -624,47 +628,47 @@ public final class SimulatedDisk: SystemCalls {
 
     // MARK: SystemCalls
 
-    public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
+    package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
         return try open(path, options, mode, boot: nil)
     }
 
-    public func close(_ fd: FileDescriptor) throws(SystemError) {
+    package func close(_ fd: FileDescriptor) throws(SystemError) {
         try close(fd, boot: nil)
     }
 
-    public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         return try pread(fd, into: buffer, at: offset, boot: nil)
     }
 
-    public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         return try pwrite(fd, from: buffer, at: offset, boot: nil)
     }
 
-    public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
+    package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
         try ftruncate(fd, length, boot: nil)
     }
 
-    public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
+    package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
         return try fileSize(fd, boot: nil)
     }
 
-    public func rename(_ from: String, _ to: String) throws(SystemError) {
+    package func rename(_ from: String, _ to: String) throws(SystemError) {
         try rename(from, to, boot: nil)
     }
 
-    public func unlink(_ path: String) throws(SystemError) {
+    package func unlink(_ path: String) throws(SystemError) {
         try unlink(path, boot: nil)
     }
 
-    public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
+    package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
         try lockExclusive(fd, boot: nil)
     }
 
-    public func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         try sync(fd, call: .fdatasync, boot: nil)
     }
 
-    public func fsync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fsync(_ fd: FileDescriptor) throws(SystemError) {
         try sync(fd, call: .fsync, boot: nil)
     }
 

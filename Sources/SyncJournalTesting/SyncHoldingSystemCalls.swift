@@ -9,7 +9,7 @@ import SyncJournalCore
 ///
 /// ```swift
 /// let held = SyncHoldingSystemCalls()
-/// let store = try await LocalStore.open(path: path, options: .init(system: held))
+/// let store = try await LocalStore.open(path: path, options: .init(fileSystem: held.fileSystem))
 /// held.holdNextSync()
 /// let edit = Task { try await store.create("pin", fields: [:]) }
 /// await held.waitUntilHeld()     // the append is written, its sync is held
@@ -39,11 +39,19 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
     private let entered: AsyncStream<Bool>
     private let enteredContinuation: AsyncStream<Bool>.Continuation
 
-    /// Wraps `base` (the real system calls by default).
-    public init(_ base: any SystemCalls = PosixSystemCalls()) {
+    /// Wraps `base` (the machine's file system by default).
+    public convenience init(_ base: FileSystem = .system) {
+        self.init(base.calls)
+    }
+
+    /// Wraps these system calls.
+    package init(_ base: any SystemCalls) {
         self.base = base
         (entered, enteredContinuation) = AsyncStream.makeStream(of: Bool.self)
     }
+
+    /// These held calls as a file system to open a store on.
+    public var fileSystem: FileSystem { FileSystem(self) }
 
     /// Makes the next `fdatasync` wait for ``release()``.
     public func holdNextSync() { armed.withLock { $0 = true } }
@@ -66,7 +74,7 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
     /// Lets the held `fdatasync` go on.
     public func release() { gate.signal() }
 
-    public func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         let hold = armed.withLock { armed in
             defer { armed = false }
             return armed
@@ -78,16 +86,16 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
         try base.fdatasync(fd)
     }
 
-    public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
-    public func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
-    public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
-    public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
-    public func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
-    public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
-    public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
-    public func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
-    public func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
-    public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
+    package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
+    package func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
+    package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
+    package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
+    package func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
+    package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
+    package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
+    package func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
+    package func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
+    package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
     /// The wrapped layer's namespace (a simulated disk's, say).
-    public var lockNamespace: String { base.lockNamespace }
+    package var lockNamespace: String { base.lockNamespace }
 }

@@ -15,18 +15,15 @@ public enum TargetFile: Sendable, Hashable, CustomStringConvertible {
     case pathSuffix(String)
     /// Files whose path contains this text.
     case pathContaining(String)
-    /// The one open descriptor.
-    case descriptor(FileDescriptor)
 
     /// Whether a call on `paths` (the paths it names or its descriptor was
-    /// opened with) through `descriptor` is one of these files.
-    public func matches(paths: [String], descriptor: FileDescriptor?) -> Bool {
+    /// opened with) is one of these files.
+    package func matches(paths: [String]) -> Bool {
         switch self {
         case .any: return true
         case .path(let wanted): return paths.contains(wanted)
         case .pathSuffix(let suffix): return paths.contains { $0.hasSuffix(suffix) }
         case .pathContaining(let part): return paths.contains { $0.contains(part) }
-        case .descriptor(let wanted): return descriptor == wanted
         }
     }
 
@@ -37,7 +34,6 @@ public enum TargetFile: Sendable, Hashable, CustomStringConvertible {
         case .path(let path): return "path \(path)"
         case .pathSuffix(let suffix): return "paths ending in \(suffix)"
         case .pathContaining(let part): return "paths containing \(part)"
-        case .descriptor(let fd): return fd.description
         }
     }
 }

@@ -42,7 +42,7 @@ struct JournalDumpStateTests {
         try await store.update("note", id: "n-1", changes: ["rank": .int(3)])
         try await store.create("note", id: "n-2", fields: ["text": .string("never")])
         try await store.beginSending([try await store.operationsReadyToSend(limit: 10).first { $0.key.id == "n-2" }!.id])
-        try await store.recordOutcomes([(try await store.pendingOperations().first { $0.key.id == "n-2" }!.id, .failure(.permanent, reason: "HTTP 403"))])
+        try await store.recordOutcomes([(try await store.outboxOperations().first { $0.key.id == "n-2" }!.id, .failure(.permanent, reason: "HTTP 403"))])
     }
 
     /// The outbox as `journal-dump --state --json` shows it.
@@ -70,7 +70,7 @@ struct JournalDumpStateTests {
     }
 
     static func checkDump(of path: String, matches store: LocalStore, label: String) async throws {
-        let expected = try await store.pendingOperations()
+        let expected = try await store.outboxOperations()
         let state = try dumpedState(path)
         let outbox = try #require(state["outbox"] as? [[String: Any]])
         #expect(outbox.map(summary) == expected.map(summary), "\(label): the dumped outbox differs from the store's")
@@ -93,7 +93,7 @@ struct JournalDumpStateTests {
         let path = directory.file("store.journal")
         let store = try await LocalStore.open(path: path)
         try await Self.writeHistory(store)
-        let pending = try await store.pendingOperations()
+        let pending = try await store.outboxOperations()
         #expect(pending.count >= 4)
         #expect(pending.contains { $0.sent && $0.attempts == 2 && $0.lastError == "HTTP 503" })
         #expect(pending.contains { $0.sent } && pending.contains { !$0.sent })

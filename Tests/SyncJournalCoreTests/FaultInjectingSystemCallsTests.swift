@@ -23,7 +23,6 @@ struct FaultInjectingSystemCallsTests {
             #expect(try FileBytes.read(b).isEmpty)
             #expect(faults.callCount(.pwrite) == 2)
             #expect(faults.callCount(.pwrite, on: .path(a)) == 1)
-            #expect(faults.callCount(.pwrite, on: .descriptor(fdB)) == 1)
             #expect(faults.callCount(.pwrite, on: .pathSuffix("b.data")) == 1)
             #expect(faults.callCount(.pwrite, on: .pathContaining("nothing")) == 0)
             try faults.close(fdA)

@@ -186,7 +186,7 @@ struct Format2RecoveryTests {
             try FileBytes.write(durable + unknown, to: path)
             let understands: @Sendable (RecordType) -> Bool = { $0.rawValue == 1 }
             let status = try JournalReader(path: path, understands: understands).scan().status
-            #expect(status == .unsupported(offset: Int64(durable.count), reason: .recordType(RecordType(rawValue: 0x00F0), sequence: 4)))
+            #expect(status == .unsupported(offset: Int64(durable.count), reason: .recordType(0x00F0, sequence: 4)))
             var options = SampleJournal.options()
             options.understands = understands
             await #expect(throws: JournalError.self) { _ = try await JournalWriter.open(path: path, options: options) }

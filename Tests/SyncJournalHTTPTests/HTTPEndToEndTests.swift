@@ -88,8 +88,8 @@ struct HTTPEndToEndTests {
         let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: responder.baseURL, token: "token-1"),
                                 options: .init(kinds: ["pin"], jitterSeed: 1))
         var outcome = await engine.sync()
-        for _ in 0..<5 where try await !store.pendingOperations().isEmpty { outcome = await engine.sync() }
-        #expect(try await store.pendingOperations().isEmpty, "\(outcome)")
+        for _ in 0..<5 where try await !store.outboxOperations().isEmpty { outcome = await engine.sync() }
+        #expect(try await store.outboxOperations().isEmpty, "\(outcome)")
         #expect(await server.refusedTooLarge > 0)
         #expect(await server.acceptedPushSizes.allSatisfy { $0 == 1 })
         #expect(await server.rows(user: "u1", kind: "pin").count == 3)

@@ -57,8 +57,8 @@ struct EngineOverHTTPTests {
         for index in 0..<5 { _ = try await store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
         let engine = Self.engine(store, fixture, token: "t-alice")
         var outcome = await engine.sync()
-        for _ in 0..<8 where try await !store.pendingOperations().isEmpty { outcome = await engine.sync() }
-        #expect(try await store.pendingOperations().isEmpty, "\(outcome)")
+        for _ in 0..<8 where try await !store.outboxOperations().isEmpty { outcome = await engine.sync() }
+        #expect(try await store.outboxOperations().isEmpty, "\(outcome)")
         #expect(try fixture.pullAll().map(\.id).sorted() == ["p0", "p1", "p2", "p3", "p4"])
     }
 

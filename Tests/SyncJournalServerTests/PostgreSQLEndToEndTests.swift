@@ -82,7 +82,7 @@ struct PostgreSQLEndToEndTests {
                 return await group.reduce(into: [SyncOutcome]()) { $0.append($1) }
             }
             var pending = 0
-            for device in devices { pending += try await device.store.pendingOperations().count }
+            for device in devices { pending += try await device.store.outboxOperations().count }
             if pending == 0 && outcomes.allSatisfy({ $0 == .ok(pushed: 0, pulled: 0, conflicts: 0) }) { return round }
         }
         Issue.record("the devices were not quiet after 12 rounds")

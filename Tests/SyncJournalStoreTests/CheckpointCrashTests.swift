@@ -393,8 +393,8 @@ struct CheckpointCrashTests {
         let recordsB = try await growing.records("pin")
         #expect(recordsA == recordsB)
         #expect(!recordsA.isEmpty)
-        let queueA = try await checkpointing.pendingOperations().map { "\($0.operation.kind) \($0.key) \($0.sent) \($0.operation.fields)" }
-        let queueB = try await growing.pendingOperations().map { "\($0.operation.kind) \($0.key) \($0.sent) \($0.operation.fields)" }
+        let queueA = try await checkpointing.outboxOperations().map { "\($0.operation.kind) \($0.key) \($0.sent) \($0.operation.fields)" }
+        let queueB = try await growing.outboxOperations().map { "\($0.operation.kind) \($0.key) \($0.sent) \($0.operation.fields)" }
         #expect(queueA == queueB)
         let live = try await checkpointing.currentState()
         try await checkpointing.close()

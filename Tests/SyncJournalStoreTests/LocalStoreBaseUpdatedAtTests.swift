@@ -13,7 +13,7 @@ struct LocalStoreBaseUpdatedAtTests {
     typealias Kit = StoreRulesKit
 
     static func pending(_ store: LocalStore, _ id: String) async throws -> [OutboxOperation] {
-        try await store.pendingOperations().filter { $0.operation.recordID == id }
+        try await store.outboxOperations().filter { $0.operation.recordID == id }
     }
 
     @Test("baseUpdatedAt: an update or delete of a server record carries the snapshot's updatedAt, and queuedAt comes from the injected clock")
@@ -24,7 +24,7 @@ struct LocalStoreBaseUpdatedAtTests {
                                                                 Kit.row("b", at: 200, ["name": .string("Bar")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["name": .string("Café")])
             try await store.delete("pin", id: "b")
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             #expect(ops.map(\.operation.kind) == [.update, .delete])
             #expect(ops.map(\.operation.baseUpdatedAt) == [100, 200])
             #expect(ops.allSatisfy { $0.operation.queuedAt == Kit.clockTime })
@@ -62,7 +62,7 @@ struct LocalStoreBaseUpdatedAtTests {
             let store = try await Kit.open(scratch.journal)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 100, ["name": .string("Cafe")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["name": .string("Local name")])
-            let first = try #require(try await store.pendingOperations().first)
+            let first = try #require(try await store.outboxOperations().first)
             try await store.beginSending([first.id])
             await store.finishSending([first.id])  // the reply was lost: sent, never acknowledged
 
@@ -82,7 +82,7 @@ struct LocalStoreBaseUpdatedAtTests {
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "n", fields: ["name": .string("New")])
             try await store.update("pin", id: "n", changes: ["rating": .int(1)])  // merges into the unsent create
-            var ops = try await store.pendingOperations()
+            var ops = try await store.outboxOperations()
             #expect(ops.count == 1)
             #expect(ops.first?.operation.kind == .create)
             #expect(ops.first?.operation.baseUpdatedAt == nil)
@@ -91,11 +91,11 @@ struct LocalStoreBaseUpdatedAtTests {
             try await store.beginSending([ops[0].id])
             try await store.update("pin", id: "n", changes: ["rating": .int(2)])
             try await store.update("pin", id: "n", changes: ["visited": .bool(true)])
-            ops = try await store.pendingOperations()
+            ops = try await store.outboxOperations()
             #expect(ops.map(\.operation.kind) == [.create, .update])
             #expect(ops.map(\.operation.baseUpdatedAt) == [nil, nil])
             try await store.delete("pin", id: "n")
-            ops = try await store.pendingOperations()
+            ops = try await store.outboxOperations()
             #expect(ops.map(\.operation.kind) == [.create, .delete])
             #expect(ops.map(\.operation.baseUpdatedAt) == [nil, nil], "the device time \(Kit.clockTime) never stands in for a base")
 
@@ -114,7 +114,7 @@ struct LocalStoreBaseUpdatedAtTests {
             let store = try await Kit.open(scratch.journal)
             // A record created here: the create is in flight, an update queues behind it.
             try await store.create("pin", id: "n", fields: ["name": .string("New")])
-            let create = try #require(try await store.pendingOperations().first)
+            let create = try #require(try await store.outboxOperations().first)
             try await store.beginSending([create.id])
             try await store.update("pin", id: "n", changes: ["rating": .int(2)])
             #expect(try await Self.pending(store, "n").last?.operation.baseUpdatedAt == nil)
@@ -150,7 +150,7 @@ struct LocalStoreBaseUpdatedAtTests {
             let store = try await Kit.open(scratch.journal)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 100, ["name": .string("Cafe")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["name": .string("One")])
-            let first = try #require(try await store.pendingOperations().first)
+            let first = try #require(try await store.outboxOperations().first)
             try await store.beginSending([first.id])
             try await store.update("pin", id: "a", changes: ["name": .string("Two")])
             try await store.delete("pin", id: "a")  // merges with the queued update, keeps its base
@@ -184,7 +184,7 @@ struct LocalStoreBaseUpdatedAtTests {
             let c = try await store.create("pin", fields: [:])
             try await store.update("pin", id: c, changes: ["z": .int(3)])
             try await store.update("pin", id: "c", changes: ["x": .int(1)])
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             let cOp = try #require(ops.first { $0.operation.recordID == "c" })
             let nOp = try #require(ops.first { $0.operation.recordID == "n" })
             try await store.deliverConflict(cOp.id, server: Kit.row("c", at: 350))

@@ -32,7 +32,7 @@ struct LocalStoreCompactionTests {
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "a", fields: ["name": .string("Tapas bar")])
             try await store.delete("pin", id: "a")
-            #expect(try await store.pendingOperations().isEmpty)
+            #expect(try await store.outboxOperations().isEmpty)
             #expect(try await store.operationsReadyToSend(limit: 10).isEmpty)
             #expect(try await store.record("pin", id: "a") == nil)
             #expect(try await store.records("pin").isEmpty)
@@ -44,7 +44,7 @@ struct LocalStoreCompactionTests {
                 #expect(steps.count == 2)
             }
             let reopened = try await Self.reopen(store)
-            #expect(try await reopened.pendingOperations().isEmpty)
+            #expect(try await reopened.outboxOperations().isEmpty)
             try await reopened.close()
         }
     }
@@ -58,7 +58,7 @@ struct LocalStoreCompactionTests {
             try await store.beginSending([create.id])  // the request is open
 
             try await store.delete("pin", id: "a")
-            let queued = try await store.pendingOperations()
+            let queued = try await store.outboxOperations()
             #expect(queued.map(\.operation.kind) == [.create, .delete])
             #expect(queued.first?.operation == create.operation, "the in-flight create is untouched")
             #expect(try await store.record("pin", id: "a") == nil, "the app sees the deletion at once")
@@ -112,11 +112,11 @@ struct LocalStoreCompactionTests {
 
             let reopened = try await Kit.open(path)
             #expect(await reopened.isInFlight(create.id) == false)
-            #expect(try await reopened.pendingOperations().map(\.sent) == [true])
+            #expect(try await reopened.outboxOperations().map(\.sent) == [true])
             #expect(try await reopened.record("pin", id: "a") != nil)
 
             try await reopened.delete("pin", id: "a")
-            #expect(try await reopened.pendingOperations().map(\.operation.kind) == [.create, .delete])
+            #expect(try await reopened.outboxOperations().map(\.operation.kind) == [.create, .delete])
             #expect(try await reopened.record("pin", id: "a") == nil)
             // The create may have reached the server: it is resent, the delete waits.
             #expect(try await reopened.operationsReadyToSend(limit: 10).map(\.id) == [create.id])
@@ -127,7 +127,7 @@ struct LocalStoreCompactionTests {
             #expect(try await reopened.operationsReadyToSend(limit: 10).map(\.operation.kind) == [.delete])
 
             let third = try await Self.reopen(reopened)
-            #expect(try await third.pendingOperations().map(\.operation.kind) == [.delete])
+            #expect(try await third.outboxOperations().map(\.operation.kind) == [.delete])
             try await third.close()
             if stop == .crashed { try await store.close() }
         }
@@ -138,10 +138,10 @@ struct LocalStoreCompactionTests {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "a", fields: ["name": .string("Cafe"), "rating": .int(3)])
-            let create = try #require(try await store.pendingOperations().first)
+            let create = try #require(try await store.outboxOperations().first)
             try await store.update("pin", id: "a", changes: ["rating": .int(4)])
             try await store.update("pin", id: "a", changes: ["rating": .int(5), "visited": .bool(true)])
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             #expect(ops.count == 1)
             #expect(ops.first?.id == create.id)
             #expect(ops.first?.operation.kind == .create)
@@ -159,10 +159,10 @@ struct LocalStoreCompactionTests {
             let store = try await Kit.open(scratch.journal)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 100, ["name": .string("Cafe")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["name": .string("One"), "rating": .int(1)])
-            let first = try #require(try await store.pendingOperations().first)
+            let first = try #require(try await store.outboxOperations().first)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 200, ["name": .string("Server")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["rating": .int(2)])
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             #expect(ops.count == 1)
             #expect(ops.first?.id == first.id)
             #expect(ops.first?.operation.fields == ["name": .string("One"), "rating": .int(2)])
@@ -181,7 +181,7 @@ struct LocalStoreCompactionTests {
             try await store.update("pin", id: "a", changes: ["name": .string("One")])
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 200, ["name": .string("Server")])], cursor: nil)
             try await store.delete("pin", id: "a")
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             #expect(ops.map(\.operation.kind) == [.delete])
             #expect(ops.first?.operation.baseUpdatedAt == 100, "the delete is aimed at the copy the update was made on")
             #expect(ops.first?.operation.fields.isEmpty == true)
@@ -198,12 +198,12 @@ struct LocalStoreCompactionTests {
             let store = try await Kit.open(scratch.journal)
             try await store.applyPulledPage(kind: "pin", rows: [Kit.row("a", at: 100, ["name": .string("Cafe")])], cursor: nil)
             try await store.update("pin", id: "a", changes: ["name": .string("One")])
-            let inFlight = try #require(try await store.pendingOperations().first)
+            let inFlight = try #require(try await store.outboxOperations().first)
             try await store.beginSending([inFlight.id])
 
             try await store.update("pin", id: "a", changes: ["name": .string("Two")])
             try await store.update("pin", id: "a", changes: ["rating": .int(4)])
-            var ops = try await store.pendingOperations()
+            var ops = try await store.outboxOperations()
             #expect(ops.count == 2)
             #expect(ops.first?.operation == inFlight.operation, "the request's operation is exactly what was handed to the transport")
             #expect(ops.last?.operation.fields == ["name": .string("Two"), "rating": .int(4)], "later edits merge with each other")
@@ -211,7 +211,7 @@ struct LocalStoreCompactionTests {
             #expect(try await store.operationsReadyToSend(limit: 10).isEmpty)
 
             try await store.delete("pin", id: "a")
-            ops = try await store.pendingOperations()
+            ops = try await store.outboxOperations()
             #expect(ops.map(\.operation.kind) == [.update, .delete])
             #expect(ops.first?.operation == inFlight.operation)
 
@@ -234,7 +234,7 @@ struct LocalStoreCompactionTests {
             try await store.create("pin", id: "c2", fields: [:])
             try await store.delete("pin", id: "c2")                                      // create + delete
             let c3 = try await store.create("pin", fields: [:])
-            let sent = try #require(try await store.pendingOperations().last)
+            let sent = try #require(try await store.outboxOperations().last)
             try await store.beginSending([sent.id])
             try await store.update("pin", id: c3, changes: ["later": .bool(true)])       // behind a sent create: not compacted
 
@@ -245,7 +245,7 @@ struct LocalStoreCompactionTests {
             #expect(try Replayer.replay(path: scratch.journal).state == live)
             #expect(live.outbox.operations.map(\.operation.recordID) == ["c1", "s1", "s2", c3, c3])
             let reopened = try await Self.reopen(store)
-            #expect(try await reopened.pendingOperations() == live.outbox.operations)
+            #expect(try await reopened.outboxOperations() == live.outbox.operations)
             try await reopened.close()
         }
     }

@@ -39,7 +39,7 @@ struct LocalStoreDiskBeforeScreenTests {
 
         init(_ store: LocalStore) async throws {
             records = try await store.records("pin")
-            pending = try await store.pendingOperations()
+            pending = try await store.outboxOperations()
             state = try await store.currentState()
             journal = Kit.journalContent(store.path)
         }
@@ -115,7 +115,7 @@ struct LocalStoreDiskBeforeScreenTests {
 
             // The screen did not change (reads still work in the failed state).
             #expect(try await store.records("pin") == visibleBefore)
-            #expect(try await store.pendingOperations() == before.pending)
+            #expect(try await store.outboxOperations() == before.pending)
             #expect(try await store.currentState() == before.state)
             guard case .failed = await store.status else {
                 Issue.record("status is \(await store.status), expected .failed")
@@ -164,7 +164,7 @@ struct LocalStoreDiskBeforeScreenTests {
             let error = await Kit.storeError { try await store.create("pin", id: "new", fields: ["name": .string("Bar")]) }
             #expect(error?.caseName == "journal.writerFailed", "got \(String(describing: error))")
             #expect(try await store.records("pin") == before.records)
-            #expect(try await store.pendingOperations() == before.pending)
+            #expect(try await store.outboxOperations() == before.pending)
             guard case .failed = await store.status else {
                 Issue.record("status is \(await store.status), expected .failed")
                 return
@@ -212,7 +212,7 @@ struct LocalStoreDiskBeforeScreenTests {
             let saved = Set(outcomes.filter(\.value).keys)
             let visible = Set(try await store.records("pin").map(\.id)).subtracting(["srv", "local"])
             #expect(visible == saved)
-            #expect(Set(try await store.pendingOperations().map(\.operation.recordID)).subtracting(["local"]) == saved)
+            #expect(Set(try await store.outboxOperations().map(\.operation.recordID)).subtracting(["local"]) == saved)
             #expect(try Replayer.replay(path: scratch.journal).state == (try await store.currentState()))
             try await store.close()
         }

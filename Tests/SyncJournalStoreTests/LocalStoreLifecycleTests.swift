@@ -31,7 +31,7 @@ struct LocalStoreLifecycleTests {
             // Reads say so.
             #expect(await Kit.storeError { _ = try await store.record("pin", id: "p-cafe") }?.caseName == "unreadable")
             #expect(await Kit.storeError { _ = try await store.records("pin") }?.caseName == "unreadable")
-            #expect(await Kit.storeError { _ = try await store.pendingOperations() }?.caseName == "unreadable")
+            #expect(await Kit.storeError { _ = try await store.outboxOperations() }?.caseName == "unreadable")
             #expect(await Kit.storeError { _ = try await store.currentState() }?.caseName == "unreadable")
             #expect(await Kit.storeError { _ = try await store.conflicts() }?.caseName == "unreadable")
             #expect(await Kit.storeError { _ = try await store.cursor(for: "pin") }?.caseName == "unreadable")
@@ -97,7 +97,7 @@ struct LocalStoreLifecycleTests {
             let salvaged = try await Kit.open(destination)
             #expect(await salvaged.status == .ready)
             #expect(try await salvaged.records("pin").map(\.id) == ["p-cafe", "p-museum"])
-            #expect(try await salvaged.pendingOperations().count == 2)
+            #expect(try await salvaged.outboxOperations().count == 2)
             try await salvaged.close()
             #expect(Kit.bytes(scratch.journal) == original)
         }
@@ -230,14 +230,14 @@ struct LocalStoreLifecycleTests {
             #expect(faults.callCount(.pwrite, on: .path(scratch.journal)) == writesAfterRetire)
             #expect(Kit.bytes(scratch.journal) == journalAfterRemoval)
             #expect(try await storeB.record("pin", id: "p") == nil)
-            #expect(try await storeB.pendingOperations().map(\.operation.kind) == [.update, .delete])
+            #expect(try await storeB.outboxOperations().map(\.operation.kind) == [.update, .delete])
 
             // And the removal survives a reopen.
             try await storeB.close()
             let storeC = try await Kit.open(scratch.journal)
             #expect(try await storeC.record("pin", id: "p") == nil)
-            #expect(try await storeC.pendingOperations().last?.operation.kind == .delete)
-            #expect(try await storeC.pendingOperations().last?.operation.baseUpdatedAt == 100)
+            #expect(try await storeC.outboxOperations().last?.operation.kind == .delete)
+            #expect(try await storeC.outboxOperations().last?.operation.baseUpdatedAt == 100)
             try await storeC.close()
         }
     }
@@ -274,7 +274,7 @@ struct LocalStoreLifecycleTests {
             // the disk before the lock was released, so the new store sees it.
             let storeB = try await Kit.open(scratch.journal)
             #expect(try await storeB.record("pin", id: "p")?.fields == ["name": .string("Renamed")])
-            #expect(try await storeB.pendingOperations().isEmpty, "the edit queued behind the held write was never written")
+            #expect(try await storeB.outboxOperations().isEmpty, "the edit queued behind the held write was never written")
             try await storeB.delete("pin", id: "p")
             let journalAfterRemoval = Kit.bytes(scratch.journal)
 
@@ -299,7 +299,7 @@ struct LocalStoreLifecycleTests {
             await store.retire()
             await store.retire()
             #expect(await Kit.storeError { _ = try await store.record("pin", id: "a") } == .retired)
-            #expect(await Kit.storeError { _ = try await store.pendingOperations() } == .retired)
+            #expect(await Kit.storeError { _ = try await store.outboxOperations() } == .retired)
             #expect(await Kit.storeError { try await store.update("pin", id: "a", changes: ["x": .int(1)]) } == .retired)
             #expect(await Kit.storeError { _ = try await store.operationsReadyToSend(limit: 1) } == .retired)
             #expect(await Kit.storeError { try await store.checkpoint() } == .retired)

@@ -68,7 +68,7 @@ struct LocalStoreReadTests {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "d", fields: ["name": .string("Deli")])
-            let op = try #require(try await store.pendingOperations().first)
+            let op = try #require(try await store.outboxOperations().first)
             try await store.beginSending([op.id])
             try await store.deliverAcknowledgements([Acknowledgement(operationID: op.id, row: Kit.row("d", at: 900, ["name": .string("Deli"), "owner": .string("server")]))])
             await store.finishSending([op.id])

@@ -18,7 +18,7 @@ struct LocalStoreReadyToSendTests {
         try await store.update("pin", id: "s1", changes: ["x": .int(1)])
         try await store.create("pin", id: "b", fields: [:])
         try await store.update("pin", id: "s2", changes: ["x": .int(2)])
-        return (store, try await store.pendingOperations())
+        return (store, try await store.outboxOperations())
     }
 
     @Test("operationsReadyToSend: operations come in queue order, not in record or kind order")
@@ -39,7 +39,7 @@ struct LocalStoreReadyToSendTests {
             try await store.beginSending([ops[1].id])
             await store.finishSending([ops[1].id])
             try await store.update("pin", id: "s1", changes: ["y": .int(3)])
-            let pending = try await store.pendingOperations()
+            let pending = try await store.outboxOperations()
             #expect(pending.filter { $0.operation.recordID == "s1" }.count == 2)
             let ready = try await store.operationsReadyToSend(limit: 100)
             #expect(ready.map(\.id) == ops.map(\.id))

@@ -26,7 +26,7 @@ struct LocalStoreSendingTests {
             let held = SyncHoldingSystemCalls()
             let store = try await Kit.open(scratch.journal, system: held)
             try await store.create("pin", id: "a", fields: ["name": .string("Cafe")])
-            let op = try #require(try await store.pendingOperations().first)
+            let op = try #require(try await store.outboxOperations().first)
             #expect(try Self.sentMarkers(scratch.journal).isEmpty)
 
             // Hold the marker's fdatasync: the marker is written but not yet durable.
@@ -34,13 +34,13 @@ struct LocalStoreSendingTests {
             let sending = Task { try await store.beginSending([op.id]) }
             await held.waitUntilHeld()
             #expect(await store.isInFlight(op.id) == false, "not in flight while its sent marker is not durable")
-            #expect(try await store.pendingOperations().first?.sent == false)
+            #expect(try await store.outboxOperations().first?.sent == false)
             #expect(try await store.operationsReadyToSend(limit: 10).map(\.id) == [op.id])
             held.release()
             _ = try await sending.value
 
             #expect(await store.isInFlight(op.id))
-            #expect(try await store.pendingOperations().first?.sent == true)
+            #expect(try await store.outboxOperations().first?.sent == true)
             #expect(try Self.sentMarkers(scratch.journal) == [[op.id]])
             let last = try #require(try Kit.records(scratch.journal).last)
             #expect(last.type == RecordType.sentMarker)
@@ -54,15 +54,15 @@ struct LocalStoreSendingTests {
             let faults = FaultInjectingSystemCalls()
             let store = try await Kit.open(scratch.journal, system: faults)
             try await store.create("pin", id: "a", fields: [:])
-            let op = try #require(try await store.pendingOperations().first)
+            let op = try #require(try await store.outboxOperations().first)
             faults.inject(.noSpace, into: .pwrite, on: .path(scratch.journal))
             #expect(await Kit.storeError { try await store.beginSending([op.id]) }?.caseName == "journal.io")
             #expect(await store.isInFlight(op.id) == false)
-            #expect(try await store.pendingOperations().first?.sent == false)
+            #expect(try await store.outboxOperations().first?.sent == false)
             #expect(try Self.sentMarkers(scratch.journal).isEmpty)
             // So the compactor may still cancel it: create never sent + delete → both vanish.
             try await store.delete("pin", id: "a")
-            #expect(try await store.pendingOperations().isEmpty)
+            #expect(try await store.outboxOperations().isEmpty)
             try await store.close()
         }
     }
@@ -72,12 +72,12 @@ struct LocalStoreSendingTests {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "a", fields: [:])
-            let op = try #require(try await store.pendingOperations().first)
+            let op = try #require(try await store.outboxOperations().first)
             try await store.beginSending([op.id])
             #expect(await store.isInFlight(op.id))
             await store.finishSending([op.id])
             #expect(await store.isInFlight(op.id) == false)
-            #expect(try await store.pendingOperations().first?.sent == true)
+            #expect(try await store.outboxOperations().first?.sent == true)
             // It is offered again (the reply was lost), and resending it adds no marker.
             #expect(try await store.operationsReadyToSend(limit: 10).map(\.id) == [op.id])
             let records = try Kit.recordCount(scratch.journal)
@@ -97,13 +97,13 @@ struct LocalStoreSendingTests {
             try await store.create("pin", id: "a", fields: [:])
             try await store.update("pin", id: "s", changes: ["x": .int(1)])
             try await store.create("pin", id: "b", fields: [:])
-            let ops = try await store.pendingOperations()
+            let ops = try await store.outboxOperations()
             try await store.beginSending([ops[0].id, ops[1].id])  // a and s in flight, b never sent
             try await store.close()
 
             let reopened = try await Kit.open(scratch.journal)
             for op in ops { #expect(await reopened.isInFlight(op.id) == false) }
-            #expect(try await reopened.pendingOperations().map(\.sent) == [true, true, false])
+            #expect(try await reopened.outboxOperations().map(\.sent) == [true, true, false])
             #expect(try await reopened.operationsReadyToSend(limit: 10).map(\.id) == ops.map(\.id))
             try await reopened.close()
         }
@@ -137,7 +137,7 @@ struct LocalStoreSendingTests {
             let ready = try await store.operationsReadyToSend(limit: 10)
             #expect(ready.map(\.operation.kind) == [.create])
             try await store.delete("pin", id: "a")  // create never sent + delete → both vanish
-            #expect(try await store.pendingOperations().isEmpty)
+            #expect(try await store.outboxOperations().isEmpty)
 
             let records = try Kit.recordCount(scratch.journal)
             let accepted = try await store.beginSending(ready.map(\.id))
@@ -176,7 +176,7 @@ struct LocalStoreSendingTests {
             _ = try await deleting.value
             let accepted = try await sending.value
 
-            let pending = try await store.pendingOperations()
+            let pending = try await store.outboxOperations()
             let createQueued = pending.contains { $0.id == create.id }
             let stillInFlight = await store.isInFlight(create.id)
             if createQueued {

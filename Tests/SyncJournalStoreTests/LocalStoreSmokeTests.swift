@@ -16,13 +16,13 @@ struct LocalStoreSmokeTests {
             try await store.create("pin", id: "b", fields: ["name": .string("Museum")])
             try await store.update("pin", id: "a", changes: ["visited": .bool(true)])
             let live = try await store.currentState()
-            #expect(try await store.pendingOperations().count == 2)  // the update merged into the unsent create
+            #expect(try await store.outboxOperations().count == 2)  // the update merged into the unsent create
             try await store.close()
             let reopened = try await LocalStore.open(path: path)
             #expect(try await reopened.currentState() == live)
             #expect(try await reopened.record("pin", id: "a")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
             try await reopened.delete("pin", id: "b")
-            #expect(try await reopened.pendingOperations().count == 1)
+            #expect(try await reopened.outboxOperations().count == 1)
             try await reopened.checkpoint()
             let afterCheckpoint = try await reopened.currentState()
             try await reopened.close()

@@ -35,7 +35,7 @@ struct LocalStoreValidationTests {
             #expect(await Kit.storeError { try await store.update("", id: "srv", changes: ["x": .int(1)]) } == .emptyKind)
             #expect(await Kit.storeError { try await store.delete("", id: "srv") } == .emptyKind)
             #expect(try Kit.recordCount(store.path) == records)
-            #expect(try await store.pendingOperations().isEmpty)
+            #expect(try await store.outboxOperations().isEmpty)
         }
     }
 
@@ -47,7 +47,7 @@ struct LocalStoreValidationTests {
             #expect(await Kit.storeError { try await store.update("pin", id: "", changes: ["x": .int(1)]) }?.caseName == "invalidRecordID")
             #expect(await Kit.storeError { try await store.delete("pin", id: "") }?.caseName == "invalidRecordID")
             #expect(try Kit.recordCount(store.path) == records)
-            #expect(try await store.pendingOperations().isEmpty)
+            #expect(try await store.outboxOperations().isEmpty)
         }
     }
 
@@ -107,7 +107,7 @@ struct LocalStoreValidationTests {
             #expect(await Kit.storeError { try await store.update("pin", id: "srv", changes: ["x": .int(1)]) } == .recordNotFound(RecordKey(kind: "pin", id: "srv")))
             #expect(await Kit.storeError { try await store.delete("pin", id: "srv") } == .recordNotFound(RecordKey(kind: "pin", id: "srv")))
             #expect(try Kit.recordCount(store.path) == records)
-            #expect(try await store.pendingOperations().count == 1)
+            #expect(try await store.outboxOperations().count == 1)
         }
     }
 
@@ -119,7 +119,7 @@ struct LocalStoreValidationTests {
             #expect(await Kit.storeError { try await store.create("pin", id: "mine", fields: [:]) } == .recordAlreadyExists(RecordKey(kind: "pin", id: "mine")))
             // The same id in another kind is another record.
             try await store.create("note", id: "mine", fields: [:])
-            #expect(try await store.pendingOperations().count == 2)
+            #expect(try await store.outboxOperations().count == 2)
 
             // Once deleted here, the id is free again.
             try await store.delete("pin", id: "srv")

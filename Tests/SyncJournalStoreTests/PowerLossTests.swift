@@ -110,7 +110,7 @@ private struct StorePicture: Hashable, CustomStringConvertible {
     }
 
     var description: String {
-        let records = visible.keys.sorted().map { key in
+        let records = visible.keys.sorted(by: <).map { key in
             "\(key.kind)/\(key.id)" + (snapshot[key].map { "@\($0.updatedAt)" } ?? "") + " \(visible[key]!.count) fields"
         }
         let queued = outbox.map { "\($0.edit.kind) \($0.edit.key.kind)/\($0.edit.key.id)\($0.sent ? " sent" : "")\($0.quarantined ? " quarantined" : "") attempts \($0.attempts)" }

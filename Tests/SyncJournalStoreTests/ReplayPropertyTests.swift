@@ -482,7 +482,7 @@ private struct HistoryRun {
                 }
             }
         case 110..<116:  // a pull that replaces rows with queued edits on them (their base copies are kept)
-            let edited = state.outbox.keys.filter { $0.kind == kind }.sorted()
+            let edited = state.outbox.keys.filter { $0.kind == kind }.sorted(by: <)
             var rows: [ServerRow] = []
             for key in edited where chance(80) {
                 let stamp = nextStamp()
@@ -770,8 +770,8 @@ private struct HistoryRun {
     }
 
     func describe(_ state: StoreState) -> String {
-        "rows \(state.snapshot.keys.sorted()), outbox \(state.outbox.operations.map { "\($0.operation.kind) \($0.key) sent=\($0.sent) attempts=\($0.attempts) permanent=\($0.permanentFailures) quarantined=\($0.quarantined)" }), "
-            + "cursors \(state.cursors), conflicts \(state.conflicts.map { "\($0.id) \($0.resolution.strategy)" }), base rows \(state.baseRows.keys.sorted()), rejections \(state.rejections.count)"
+        "rows \(state.snapshot.keys.sorted(by: <)), outbox \(state.outbox.operations.map { "\($0.operation.kind) \($0.key) sent=\($0.sent) attempts=\($0.attempts) permanent=\($0.permanentFailures) quarantined=\($0.quarantined)" }), "
+            + "cursors \(state.cursors), conflicts \(state.conflicts.map { "\($0.id) \($0.resolution.strategy)" }), base rows \(state.baseRows.keys.sorted(by: <)), rejections \(state.rejections.count)"
     }
 
     func removeFiles() {

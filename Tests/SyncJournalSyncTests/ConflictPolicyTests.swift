@@ -33,7 +33,7 @@ struct ConflictPolicyTests {
         #expect(try await scene.store.conflicts() == [expected])
         #expect(expected.shape == .bothUpdated)
         #expect(try await scene.visible() == theirs.fields, "the local edit is dropped from the view")
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         #expect(await scene.store.outcome(of: op) == .conflicted(expected))
         #expect(await scene.server.row(kind: "pin", id: "p1") == theirs, "the other writer's change is not overwritten")
         #expect(await scene.device.recorder.pushBatches.count == 1, "nothing requeued")
@@ -69,7 +69,7 @@ struct ConflictPolicyTests {
             #expect(replacement.kind == .update && replacement.key == Self.key)
             #expect(replacement.fields == local.fields)
             #expect(replacement.baseUpdatedAt == theirs.updatedAt, "the server's stamp is the new base")
-            #expect(try await scene.store.pendingOperations().map(\.operation) == [replacement], "in the refused one's place")
+            #expect(try await scene.store.outboxOperations().map(\.operation) == [replacement], "in the refused one's place")
             #expect(await scene.store.isInFlight(replacement.id))
             #expect(try await scene.store.currentState().snapshot[Self.key] == theirs)
             #expect(try await scene.visible() == theirs.fields.merging(local.fields) { _, mine in mine },
@@ -87,7 +87,7 @@ struct ConflictPolicyTests {
         #expect(final.updatedAt > theirs.updatedAt)
         #expect(await scene.store.outcome(of: requeued) == .acknowledged(final))
         #expect(try await scene.visible() == final.fields)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
 
         try await scene.reopenAndCompare()
         let reported = await drainChanges(changes)
@@ -117,7 +117,7 @@ struct ConflictPolicyTests {
         #expect(await scene.server.row(kind: "pin", id: "p1") == nil, "the server deleted it")
         #expect(await scene.server.rows(user: "u1", kind: "pin").isEmpty)
         #expect(try await scene.visible() == nil)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         try await scene.reopenAndCompare()
         try await scene.store.close()
     }
@@ -232,7 +232,7 @@ struct ConflictPolicyTests {
         #expect(await scene.device.recorder.pushBatches.count == 1)
         #expect(await scene.server.row(kind: "pin", id: "p1") == theirs)
         #expect(try await scene.visible() == theirs.fields)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         try await scene.reopenAndCompare()
         try await scene.store.close()
     }
@@ -363,7 +363,7 @@ struct ConflictPolicyTests {
         #expect(calls.values == [.bothUpdated], "the resolver ran once")
         #expect(await scene.server.row(kind: "pin", id: "p1") == nil)
         #expect(try await scene.visible() == nil)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         try await scene.reopenAndCompare()
         #expect(calls.values.count == 1, "replay does not run the resolver again")
         try await scene.store.close()
@@ -408,7 +408,7 @@ struct ConflictPolicyTests {
         #expect(await scene.store.outcome(of: op) == .conflicted(expected))
         #expect(try await scene.visible() == theirs.fields, "the record returns with the server's copy")
         #expect(await scene.server.row(kind: "pin", id: "p1") == theirs)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         try await scene.reopenAndCompare()
         #expect(conflictChanges(await drainChanges(changes)) == [expected])
         try await scene.store.close()
@@ -478,14 +478,14 @@ struct ConflictPolicyTests {
         let mine = try #require(conflict.baseRow).fields.merging(conflict.operation.fields) { _, new in new }
         try await scene.store.resolveConflict(conflict.id, keeping: .keep(mine))
         #expect(try await scene.store.conflicts().isEmpty)
-        let queued = try #require(try await scene.store.pendingOperations().first).operation
+        let queued = try #require(try await scene.store.outboxOperations().first).operation
         #expect(queued.kind == .create && queued.fields == mine && queued.baseUpdatedAt == nil)
         #expect(try await scene.visible() == mine)
         try await scene.reopenAndCompare()
 
         #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await scene.server.row(kind: "pin", id: "p1")?.fields == mine)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         try await scene.store.close()
     }
 
@@ -501,7 +501,7 @@ struct ConflictPolicyTests {
 
         try await scene.store.resolveConflict(conflict.id, keeping: .delete)
         #expect(try await scene.store.conflicts().isEmpty)
-        let queued = try #require(try await scene.store.pendingOperations().first).operation
+        let queued = try #require(try await scene.store.outboxOperations().first).operation
         #expect(queued.kind == .delete && queued.baseUpdatedAt == theirs.updatedAt)
         #expect(try await scene.visible() == nil)
         try await scene.reopenAndCompare()
@@ -521,7 +521,7 @@ struct ConflictPolicyTests {
         let conflict = try #require(try await scene.store.conflicts().first)
         try await scene.store.resolveConflict(conflict.id, keeping: .acceptServer)
         #expect(try await scene.store.conflicts().isEmpty)
-        #expect(try await scene.store.pendingOperations().isEmpty)
+        #expect(try await scene.store.outboxOperations().isEmpty)
         #expect(try await scene.visible() == theirs.fields)
         try await scene.reopenAndCompare()
         #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
@@ -544,12 +544,12 @@ struct ConflictPolicyTests {
         #expect(await syncing.value.isRetryLater)
         let conflict = try #require(try await scene.store.conflicts().first)
         let replacement = try #require(conflict.resolution.replacement)
-        #expect(try await scene.store.pendingOperations().map(\.id) == [replacement.id])
+        #expect(try await scene.store.outboxOperations().map(\.id) == [replacement.id])
         let shown = try await scene.visible()
 
         try await scene.store.dismissConflict(op)
         #expect(try await scene.store.conflicts().isEmpty)
-        #expect(try await scene.store.pendingOperations().map(\.id) == [replacement.id], "the resolution stands")
+        #expect(try await scene.store.outboxOperations().map(\.id) == [replacement.id], "the resolution stands")
         #expect(try await scene.visible() == shown)
         await #expect(throws: StoreError.conflictNotFound(op)) { try await scene.store.dismissConflict(op) }
         await #expect(throws: StoreError.conflictNotFound(op)) { try await scene.store.resolveConflict(op, keeping: .acceptServer) }

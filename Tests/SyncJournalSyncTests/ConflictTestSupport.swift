@@ -50,7 +50,7 @@ struct ConflictScene {
 
     /// The operation queued for p1 right after an edit (its id is the conflict's id).
     func queued(_ id: OperationID) async throws -> JournalOperation {
-        try #require(try await store.pendingOperations().first { $0.id == id }).operation
+        try #require(try await store.outboxOperations().first { $0.id == id }).operation
     }
 
     /// Closes the store and reopens it from the same journal file (same
@@ -64,14 +64,14 @@ struct ConflictScene {
         let before = try await store.currentState()
         let records = try await store.records("pin")
         let conflicts = try await store.conflicts()
-        let outbox = try await store.pendingOperations()
+        let outbox = try await store.outboxOperations()
         try await store.close()
         device = try await Device.open(device.path, server: server, conflictPolicies: policies)
         #expect(try await store.currentState() == before, "replay reaches the same state", sourceLocation: sourceLocation)
         #expect(try await store.records("pin") == records, "replay shows the same records", sourceLocation: sourceLocation)
         #expect(try await store.conflicts() == conflicts, "replay keeps the same conflicts", sourceLocation: sourceLocation)
         // In-memory "in flight" marks do not survive; the journaled queue does.
-        #expect(try await store.pendingOperations() == outbox, "replay keeps the same outbox", sourceLocation: sourceLocation)
+        #expect(try await store.outboxOperations() == outbox, "replay keeps the same outbox", sourceLocation: sourceLocation)
     }
 }
 
@@ -107,7 +107,7 @@ final class SharedLog<Value: Sendable>: Sendable {
 extension OperationOutcome {
     var asConflict: ConflictRecord? { if case .conflicted(let conflict) = self { return conflict } else { return nil } }
     var asAcknowledged: ServerRow? { if case .acknowledged(let row) = self { return row } else { return nil } }
-    var asQuarantined: OutboxOperation? { if case .quarantined(let entry) = self { return entry } else { return nil } }
+    var asQuarantined: OutboxEntryStatus? { if case .quarantined(let entry) = self { return entry } else { return nil } }
 }
 
 /// Yields to other tasks a few times, and makes round trips to `store`, so a

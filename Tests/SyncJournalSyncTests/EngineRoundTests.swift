@@ -91,7 +91,7 @@ struct EngineRoundTests {
         for index in 0..<10 {
             try await store.create("pin", id: "r\(index)", fields: ["n": .int(Int64(index))])
         }
-        let queued = try await store.pendingOperations().map(\.id)
+        let queued = try await store.outboxOperations().map(\.id)
         #expect(queued.count == 10)
 
         await device.faulty.holdNextRequest(.push)
@@ -104,14 +104,14 @@ struct EngineRoundTests {
         try await store.create("pin", id: "n1", fields: ["n": .int(100)])
         try await store.create("pin", id: "n2", fields: ["n": .int(101)])
         try await store.update("pin", id: "r0", changes: ["edited": .bool(true)])
-        #expect(try await store.pendingOperations().count == 13)
-        #expect(try await store.pendingOperations().filter { $0.key.id == "r0" }.map(\.operation.kind) == [.create, .update])
+        #expect(try await store.outboxOperations().count == 13)
+        #expect(try await store.outboxOperations().filter { $0.key.id == "r0" }.map(\.operation.kind) == [.create, .update])
 
         // Hold the second round too, to look at the store between rounds.
         await device.faulty.holdNextRequest(.push)
         await device.faulty.releaseHeld()
         await device.faulty.waitUntilHeld()
-        let between = try await store.pendingOperations().map(\.id)
+        let between = try await store.outboxOperations().map(\.id)
         #expect(between.count == 10)
         #expect(Set(between).isDisjoint(with: queued.prefix(3)), "the three sent operations are acknowledged")
         #expect(Set(queued.dropFirst(3)).isSubset(of: Set(between)), "the seven not sent are still queued")
@@ -126,7 +126,7 @@ struct EngineRoundTests {
         #expect(sentIDs.count == Set(sentIDs).count, "each operation sent once")
         #expect(batches.last?.first?.recordID == "r0")
         #expect(batches.last?.first?.op == .update)
-        #expect(try await store.pendingOperations().isEmpty, "the sync loops until the outbox is empty")
+        #expect(try await store.outboxOperations().isEmpty, "the sync loops until the outbox is empty")
         #expect(await server.rows(user: "u1", kind: "pin").count == 12)
         #expect(await server.row(kind: "pin", id: "r0")?.fields == ["n": .int(0), "edited": .bool(true)])
         #expect(await server.pushes == 5)
@@ -148,7 +148,7 @@ struct EngineRoundTests {
         let sync = Task { await device.sync() }
         await device.faulty.waitUntilHeld()
         try await store.update("pin", id: "p1", changes: ["visited": .bool(true)])
-        let queued = try await store.pendingOperations()
+        let queued = try await store.outboxOperations()
         #expect(queued.count == 2, "the second update queues behind the one in flight")
         #expect(queued.map(\.operation.baseUpdatedAt) == [created.updatedAt, created.updatedAt])
         await device.faulty.releaseHeld()
@@ -165,7 +165,7 @@ struct EngineRoundTests {
         #expect(batches[2].first?.baseUpdatedAt == firstUpdate.updatedAt,
                 "the second update's base is the server's stamp of the first")
         #expect(try await store.conflicts().isEmpty)
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
         let final = try #require(await server.row(kind: "pin", id: "p1"))
         #expect(final.fields == ["name": .string("Café"), "visited": .bool(true)])
         #expect(try await store.record("pin", id: "p1")?.fields == final.fields)
@@ -191,6 +191,6 @@ struct EngineRoundTests {
         #expect(await sync.value == .ok(pushed: 2, pulled: 1, conflicts: 0))
         #expect(await server.row(kind: "pin", id: "p1") == nil)
         #expect(try await device.store.record("pin", id: "p1") == nil)
-        #expect(try await device.store.pendingOperations().isEmpty)
+        #expect(try await device.store.outboxOperations().isEmpty)
     }
 }

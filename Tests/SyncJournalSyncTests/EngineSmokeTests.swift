@@ -23,7 +23,7 @@ struct EngineSmokeTests {
             #expect(await engineB.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
             #expect(await engineA.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
             #expect(try await a.record("pin", id: "p1")?.fields == ["name": .string("Café")])
-            #expect(try await a.pendingOperations().isEmpty)
+            #expect(try await a.outboxOperations().isEmpty)
             try await a.close()
             try await b.close()
         }

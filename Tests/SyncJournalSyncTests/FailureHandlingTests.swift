@@ -38,7 +38,7 @@ struct FailureHandlingTests {
             if let retryAfter {
                 #expect(try #require(await rig.engine.nextAttemptAt) >= rig.clock.now() + retryAfter, "the retry-after is honoured")
             }
-            for entry in try await rig.store.pendingOperations() {
+            for entry in try await rig.store.outboxOperations() {
                 #expect(entry.permanentFailures == 0 && !entry.quarantined, "a 503 never uses an operation's budget")
             }
             // Those that went out (the first of each record) carry the 503.
@@ -63,7 +63,7 @@ struct FailureHandlingTests {
         // Recovery: the next scheduled attempt succeeds.
         try #require(await rig.advanceToNextAttempt())
         #expect(await rig.engine.syncsStarted == 21, "20 failed attempts and the one that succeeded")
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(try await rig.store.quarantinedOperations().isEmpty)
         #expect(try await rig.store.conflicts().isEmpty)
         #expect(try await rig.store.rejections().isEmpty)
@@ -86,7 +86,7 @@ struct FailureHandlingTests {
         try await rig.store.update("pin", id: "p1", changes: ["n": .int(11)])
         #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.appliedMutations == 8)
     }
 
@@ -101,7 +101,7 @@ struct FailureHandlingTests {
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
-        try #require(try await rig.store.pendingOperations().isEmpty)
+        try #require(try await rig.store.outboxOperations().isEmpty)
         return (rig, try #require(await server.row(kind: "pin", id: "p1")))
     }
 
@@ -120,7 +120,7 @@ struct FailureHandlingTests {
         #expect(await rig.engine.syncsStarted == syncsBefore + 1)
         #expect(await server.pushes == pushesBefore + 1, "both went in one push")
         #expect(await server.row(kind: "pin", id: "p2")?.fields == ["name": .string("Museum")], "p2 synced in the same sync")
-        #expect(try await rig.store.pendingOperations().map(\.id) == [bad])
+        #expect(try await rig.store.outboxOperations().map(\.id) == [bad])
         var entry = try #require(try await rig.entry(bad))
         #expect(entry.permanentFailures == 1 && entry.lastFailure == .permanent && !entry.quarantined)
         #expect(entry.lastError == "422 check constraint")
@@ -156,7 +156,7 @@ struct FailureHandlingTests {
         #expect(await server.row(kind: "pin", id: "p3") != nil)
         let sentSince = await rig.log.pushes.dropFirst(pushesBeforeP3).flatMap(\.operationIDs)
         #expect(!sentSince.contains(bad) && !sentSince.contains(later), "p1's queue waits behind its quarantined operation")
-        #expect(try await rig.store.pendingOperations().map(\.id) == [bad, later])
+        #expect(try await rig.store.outboxOperations().map(\.id) == [bad, later])
         #expect(await server.row(kind: "pin", id: "p1") == serverCopy)
         #expect(await rig.engine.nextAttemptAt == nil)
         #expect(try await rig.store.conflicts().isEmpty)
@@ -179,7 +179,7 @@ struct FailureHandlingTests {
         #expect(!released.quarantined && released.permanentFailures == 0, "a fresh budget")
 
         let reopened = try await rig.reopen()
-        let afterReopen = try await reopened.store.pendingOperations()
+        let afterReopen = try await reopened.store.outboxOperations()
         #expect(afterReopen.map(\.id) == [bad, later])
         #expect(afterReopen.first.map { !$0.quarantined && $0.permanentFailures == 0 && $0.sent } == true)
         #expect(try await reopened.store.quarantinedOperations().isEmpty)
@@ -188,7 +188,7 @@ struct FailureHandlingTests {
         #expect(await reopened.engine.nextAttemptAt == reopened.clock.now(), "queued work is due at once after a start")
 
         await reopened.clock.advance(by: 0)
-        #expect(try await reopened.store.pendingOperations().isEmpty)
+        #expect(try await reopened.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Mine"), "visited": .bool(true)])
         #expect(try await reopened.store.conflicts().isEmpty)
     }
@@ -209,7 +209,7 @@ struct FailureHandlingTests {
         let next = try #require(await rig.engine.nextAttemptAt)
         #expect(next == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
         await rig.clock.advance(to: next)
-        #expect(try await rig.store.pendingOperations().isEmpty, "the released operation was sent at the next attempt")
+        #expect(try await rig.store.outboxOperations().isEmpty, "the released operation was sent at the next attempt")
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Mine")])
     }
 
@@ -227,7 +227,7 @@ struct FailureHandlingTests {
         // Quarantine itself survives a restart, and nothing of p1 is sent.
         let first = try await rig.reopen()
         #expect(try await first.store.quarantinedOperations().map(\.id) == [bad])
-        #expect(try await first.store.pendingOperations().map(\.id) == [bad, later])
+        #expect(try await first.store.outboxOperations().map(\.id) == [bad, later])
         #expect(try await first.store.record("pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
         #expect(await first.engine.nextAttemptAt == nil)
 
@@ -235,11 +235,11 @@ struct FailureHandlingTests {
         try await first.store.discardQuarantined(bad)
         #expect(await first.store.outcome(of: bad) == .cancelled)
         let second = try await first.reopen()
-        #expect(try await second.store.pendingOperations().map(\.id) == [later])
+        #expect(try await second.store.outboxOperations().map(\.id) == [later])
         #expect(try await second.store.quarantinedOperations().isEmpty)
         #expect(await second.engine.nextAttemptAt == second.clock.now())
         await second.clock.advance(by: 0)
-        #expect(try await second.store.pendingOperations().isEmpty)
+        #expect(try await second.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == serverCopy.fields.merging(["visited": .bool(true)]) { _, new in new },
                 "the discarded change never reached the server; the later one did")
         #expect(try await second.store.record("pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
@@ -256,7 +256,7 @@ struct FailureHandlingTests {
 
         await rig.clock.advance(by: RetryPolicy().editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1, "split within one sync")
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.refusedTooLarge > 0)
         let sizes = await server.acceptedPushSizes
         #expect(!sizes.isEmpty && sizes.allSatisfy { $0 <= 4 })
@@ -283,7 +283,7 @@ struct FailureHandlingTests {
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
         #expect(await server.appliedMutations == 6)
         #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == (0..<6).map { "small\($0)" })
-        #expect(try await rig.store.pendingOperations().map(\.id) == [bigID])
+        #expect(try await rig.store.outboxOperations().map(\.id) == [bigID])
         let entry = try #require(try await rig.entry(bigID))
         #expect(entry.permanentFailures == 1 && entry.lastFailure == .permanent && !entry.quarantined)
         #expect(entry.lastError?.contains("too large") == true)

@@ -127,14 +127,14 @@ struct FailureRig {
 
     /// The queued operation `id`.
     func entry(_ id: OperationID) async throws -> OutboxOperation? {
-        try await store.pendingOperations().first { $0.id == id }
+        try await store.outboxOperations().first { $0.id == id }
     }
 
     /// The operations that can be sent now or after their own backoff: the
     /// first of each record, unless it is quarantined.
     func sendableOperations() async throws -> [OutboxOperation] {
         var seen = Set<RecordKey>()
-        return try await store.pendingOperations().filter { seen.insert($0.key).inserted && !$0.quarantined }
+        return try await store.outboxOperations().filter { seen.insert($0.key).inserted && !$0.quarantined }
     }
 
     /// The scheduler's promise, checked from outside: while the app reports
@@ -165,6 +165,6 @@ struct FailureRig {
 
 extension OperationOutcome {
     var wasAcknowledged: Bool { if case .acknowledged = self { return true } else { return false } }
-    var quarantinedOutboxEntry: OutboxOperation? { if case .quarantined(let entry) = self { return entry } else { return nil } }
+    var quarantinedOutboxEntry: OutboxEntryStatus? { if case .quarantined(let entry) = self { return entry } else { return nil } }
     var conflictRecord: ConflictRecord? { if case .conflicted(let conflict) = self { return conflict } else { return nil } }
 }

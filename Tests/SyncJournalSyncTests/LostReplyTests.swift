@@ -15,12 +15,12 @@ struct LostReplyTests {
         let server = ReferenceServer()
         let device = try await Device.open(dir.file("a.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let operationID = try #require(try await device.store.pendingOperations().first).id
+        let operationID = try #require(try await device.store.outboxOperations().first).id
         await device.faulty.inject(.loseReply, on: .push)
 
         #expect(await device.sync().isRetryLater)
         #expect(await server.appliedMutations == 1, "the server applied it")
-        let entry = try #require(try await device.store.pendingOperations().first)
+        let entry = try #require(try await device.store.outboxOperations().first)
         #expect(entry.id == operationID)
         #expect(entry.sent)
         #expect(entry.attempts == 1)
@@ -33,7 +33,7 @@ struct LostReplyTests {
         #expect(await device.recorder.pushReplies.last?.first == firstResult, "the replay gets the first result")
         #expect(await server.appliedMutations == 1, "applied exactly once")
         #expect(await server.pushes == 2)
-        #expect(try await device.store.pendingOperations().isEmpty)
+        #expect(try await device.store.outboxOperations().isEmpty)
         #expect(try await device.store.record("pin", id: "p1")?.hasPendingChanges == false)
         #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == ["p1"])
     }
@@ -68,7 +68,7 @@ struct LostReplyTests {
         #expect(await device.sync() == .ok(pushed: 2, pulled: 2, conflicts: 0))
         #expect(await server.pushes == 2, "the server received the request twice")
         #expect(await server.appliedMutations == 2, "each operation applied once")
-        #expect(try await device.store.pendingOperations().isEmpty)
+        #expect(try await device.store.outboxOperations().isEmpty)
         #expect(try await device.store.conflicts().isEmpty)
         let replies = await device.recorder.pushReplies
         #expect(replies.count == 2 && replies[0] == replies[1])
@@ -94,7 +94,7 @@ struct LostReplyTests {
         let path = dir.file("a.journal")
         let device = try await Device.open(path, server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let operationID = try #require(try await device.store.pendingOperations().first).id
+        let operationID = try #require(try await device.store.outboxOperations().first).id
         await device.faulty.inject(.loseReply, on: .push)
         #expect(await device.sync().isRetryLater)
         #expect(await server.appliedMutations == 1)
@@ -102,7 +102,7 @@ struct LostReplyTests {
         try await device.store.close()
 
         let reopened = try await Device.open(path, server: server)
-        let entry = try #require(try await reopened.store.pendingOperations().first)
+        let entry = try #require(try await reopened.store.outboxOperations().first)
         #expect(entry.id == operationID)
         #expect(entry.sent, "the journal remembers the operation may have reached the server")
         #expect(await reopened.store.isInFlight(operationID) == false, "nothing is in flight after a restart")
@@ -110,13 +110,13 @@ struct LostReplyTests {
         #expect(await reopened.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await reopened.recorder.pushBatches.map { $0.map(\.operationID) } == [[operationID]])
         #expect(await server.appliedMutations == 1, "applied exactly once")
-        #expect(try await reopened.store.pendingOperations().isEmpty)
+        #expect(try await reopened.store.outboxOperations().isEmpty)
         #expect(try await reopened.store.record("pin", id: "p1")?.serverUpdatedAt == (await server.row(kind: "pin", id: "p1"))?.updatedAt)
         try await reopened.store.close()
 
         // And it stays acknowledged after another reopen.
         let again = try await openStore(path)
-        #expect(try await again.pendingOperations().isEmpty)
+        #expect(try await again.outboxOperations().isEmpty)
         #expect(try await again.record("pin", id: "p1")?.fields == ["name": .string("Cafe")])
         try await again.close()
     }
@@ -139,7 +139,7 @@ struct LostReplyTests {
         let reopened = try await Device.open(path, server: server)
         #expect(await reopened.sync() == .ok(pushed: 3, pulled: 3, conflicts: 0))
         #expect(await server.appliedMutations == 3)
-        #expect(try await reopened.store.pendingOperations().isEmpty)
+        #expect(try await reopened.store.outboxOperations().isEmpty)
         try await reopened.store.close()
     }
 }

@@ -33,7 +33,7 @@ struct OutcomeAndStatusTests {
     /// then can its outcome be known.
     static func requireSettled(_ ids: [OperationID], on store: LocalStore,
                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let waiting = try await store.pendingOperations().filter { ids.contains($0.id) && !$0.quarantined }
+        let waiting = try await store.outboxOperations().filter { ids.contains($0.id) && !$0.quarantined }
         try #require(waiting.isEmpty, "still queued without an outcome: \(waiting.map(\.id))", sourceLocation: sourceLocation)
     }
 
@@ -45,7 +45,7 @@ struct OutcomeAndStatusTests {
         let server = ReferenceServer()
         let device = try await Device.open(dir.file("device.journal"), server: server)
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let op = try #require(try await device.store.pendingOperations().first).id
+        let op = try #require(try await device.store.outboxOperations().first).id
 
         await device.faulty.holdNextRequest(.push)
         let syncing = Task { await device.sync() }
@@ -107,7 +107,7 @@ struct OutcomeAndStatusTests {
         let device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock)
         await server.rejectPermanently(kind: "pin", id: "p1", reason: "422 check constraint")
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let op = try #require(try await device.store.pendingOperations().first).id
+        let op = try #require(try await device.store.outboxOperations().first).id
         let changes = await device.store.changes()
 
         await device.faulty.holdNextRequest(.push)
@@ -118,7 +118,7 @@ struct OutcomeAndStatusTests {
         #expect(await syncing.value == .ok(pushed: 0, pulled: 0, conflicts: 0))
         await letOtherTasksRun(device.store)
         #expect(result.value == nil, "one permanent failure: still waiting")
-        #expect(try await device.store.pendingOperations().first?.permanentFailures == 1)
+        #expect(try await device.store.outboxOperations().first?.permanentFailures == 1)
 
         await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
@@ -129,7 +129,7 @@ struct OutcomeAndStatusTests {
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         try await Self.requireSettled([op], on: device.store)
         let entry = try #require(await waiter.value.asQuarantined)
-        #expect(entry.id == op && entry.quarantined)
+        #expect(entry.id == op && entry.state == .quarantined)
         #expect(entry.attempts == 3 && entry.permanentFailures == 3)
         #expect(entry.lastError == "422 check constraint" && entry.lastFailure == .permanent)
         #expect(try await device.store.quarantinedOperations() == [entry])
@@ -163,7 +163,7 @@ struct OutcomeAndStatusTests {
         #expect(await server.reads == 1, "the update that matched nothing was read back")
         try await Self.requireSettled([op], on: store)
         let entry = try #require(await waiter.value.asQuarantined)
-        #expect(entry.id == op && entry.quarantined)
+        #expect(entry.id == op && entry.state == .quarantined)
         #expect(entry.attempts == 1, "quarantined at the first failure")
         #expect(entry.lastFailure == .deletedOrNoAccess)
         #expect(entry.lastError?.contains("deleted or no access") == true)
@@ -178,7 +178,7 @@ struct OutcomeAndStatusTests {
         let scene = try await ConflictScene.make(dir)
         let first = try await scene.store.update("pin", id: "p1", changes: ["name": .string("One")])
         let second = try await scene.store.update("pin", id: "p1", changes: ["rating": .int(5)])
-        let queued = try await scene.store.pendingOperations()
+        let queued = try await scene.store.outboxOperations()
         #expect(queued.map(\.id) == [first], "the second update was merged into the first")
         #expect(queued.first?.operation.fields == ["name": .string("One"), "rating": .int(5)])
 
@@ -209,9 +209,9 @@ struct OutcomeAndStatusTests {
         let device = try await Device.open(dir.file("device.journal"), server: server)
 
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let create = try #require(try await device.store.pendingOperations().first).id
+        let create = try #require(try await device.store.outboxOperations().first).id
         let update = try await device.store.update("pin", id: "p1", changes: ["rating": .int(5)])
-        #expect(try await device.store.pendingOperations().map(\.id) == [create])
+        #expect(try await device.store.outboxOperations().map(\.id) == [create])
 
         try await device.store.create("pin", id: "p2", fields: ["name": .string("Gone soon")])
         let doomed = try #require(try await device.store.pendingOperations(kind: "pin", id: "p2").first).id
@@ -238,7 +238,7 @@ struct OutcomeAndStatusTests {
         let store = try await openStore(dir.file("device.journal"))
         #expect(await store.outcome(of: .random()) == .unknown)
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let op = try #require(try await store.pendingOperations().first).id
+        let op = try #require(try await store.outboxOperations().first).id
         let (waiter, _) = await Self.startAwaiting(op, on: store)
         try await store.close()
         #expect(await waiter.value == .unknown)

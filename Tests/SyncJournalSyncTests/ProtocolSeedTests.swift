@@ -87,7 +87,7 @@ struct ProtocolSeedTests {
         let serverCopy = try #require(await server.row(kind: "pin", id: "p1"))
 
         try await phone.store.update("pin", id: "p1", changes: ["name": .string("Phone")])
-        let stale = try #require(try await phone.store.pendingOperations().first).operation
+        let stale = try #require(try await phone.store.outboxOperations().first).operation
         #expect(await phone.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
         let conflicts = try await phone.store.conflicts()
         #expect(conflicts == [ConflictRecord(operation: stale, server: serverCopy, baseRow: original,
@@ -95,7 +95,7 @@ struct ProtocolSeedTests {
         #expect(conflicts.first?.base != serverCopy.updatedAt)
         #expect(await server.row(kind: "pin", id: "p1") == serverCopy, "the tablet's edit is not overwritten")
         #expect(try await phone.store.record("pin", id: "p1")?.fields == ["name": .string("Tablet")])
-        #expect(try await phone.store.pendingOperations().isEmpty)
+        #expect(try await phone.store.outboxOperations().isEmpty)
     }
 
     @Test("another user's record is rejected permanently, counted until it is quarantined, and its row is unchanged")
@@ -130,7 +130,7 @@ struct ProtocolSeedTests {
         let hijack = try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")])
         try await intruder.store.create("pin", id: "p2", fields: ["name": .string("Mine")])
         #expect(await intruder.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
-        let refused = try #require(try await intruder.store.pendingOperations().first)
+        let refused = try #require(try await intruder.store.outboxOperations().first)
         #expect(refused.id == hijack)
         #expect(refused.permanentFailures == 1 && refused.lastFailure == .permanent && !refused.quarantined)
         #expect(refused.lastError?.contains("another user") == true)

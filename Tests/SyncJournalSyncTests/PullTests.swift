@@ -142,7 +142,7 @@ struct PullTests {
 
         // Bases are server stamps too; the device clock only stamps queuedAt.
         try await device.store.update("pin", id: "p1", changes: ["name": .string("A2")])
-        let update = try #require(try await device.store.pendingOperations().first).operation
+        let update = try #require(try await device.store.outboxOperations().first).operation
         #expect(update.baseUpdatedAt == (await server.row(kind: "pin", id: "p1"))?.updatedAt)
         #expect(update.queuedAt == farFutureMilliseconds)
         #expect(await device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -278,7 +278,7 @@ struct PullTests {
 
         // The snapshot has the server's row; the edit stays on top with its original base.
         #expect(try await store.currentState().snapshot[RecordKey(kind: "pin", id: "p1")] == theirs)
-        let pending = try await store.pendingOperations()
+        let pending = try await store.outboxOperations()
         #expect(pending.count == 1)
         #expect(pending.first?.operation.baseUpdatedAt == original.updatedAt)
         let visible = try #require(try await store.record("pin", id: "p1"))

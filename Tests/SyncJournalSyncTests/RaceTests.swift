@@ -34,7 +34,7 @@ struct RaceTests {
         #expect(await phone.sync() == .ok(pushed: 2, pulled: 3, conflicts: 0))
         #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == ["tapas"], "the new pin survives on the server")
         #expect(try await phone.store.records("pin").map(\.id) == ["tapas"], "and on the device")
-        #expect(try await phone.store.pendingOperations().isEmpty)
+        #expect(try await phone.store.outboxOperations().isEmpty)
         #expect(try await phone.store.conflicts().isEmpty)
         // Only per-id deletes were sent, never a whole list.
         let sent = await phone.recorder.pushBatches.last ?? []
@@ -70,7 +70,7 @@ struct RaceTests {
         let phone = try await Device.open(dir.file("phone.journal"), server: server)
         let tablet = try await Device.open(dir.file("tablet.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: ["litres": .double(42.5)])
-        let create = try #require(try await phone.store.pendingOperations().first)
+        let create = try #require(try await phone.store.outboxOperations().first)
 
         await phone.faulty.holdNextRequest(.push)
         let sync = Task { await phone.sync() }
@@ -78,7 +78,7 @@ struct RaceTests {
         #expect(await phone.store.isInFlight(create.id))
         try await phone.store.delete("pin", id: "fuel")
         // Not cancelled: the create may reach the server, so the delete queues behind it.
-        let queued = try await phone.store.pendingOperations()
+        let queued = try await phone.store.outboxOperations()
         #expect(queued.map(\.operation.kind) == [.create, .delete])
         #expect(queued.first?.id == create.id)
         #expect(try await phone.store.record("pin", id: "fuel") == nil, "the app already sees it deleted")
@@ -90,7 +90,7 @@ struct RaceTests {
         #expect(batches.last?.first?.baseUpdatedAt != nil, "the delete carries the create's server stamp")
         #expect(await server.row(kind: "pin", id: "fuel") == nil)
         #expect(try await phone.store.record("pin", id: "fuel") == nil)
-        #expect(try await phone.store.pendingOperations().isEmpty)
+        #expect(try await phone.store.outboxOperations().isEmpty)
         #expect(try await phone.store.conflicts().isEmpty)
 
         // A second device sees no resurrection.
@@ -106,7 +106,7 @@ struct RaceTests {
         let phone = try await Device.open(dir.file("phone.journal"), server: server)
         try await phone.store.create("pin", id: "fuel", fields: [:])
         try await phone.store.delete("pin", id: "fuel")
-        #expect(try await phone.store.pendingOperations().isEmpty)
+        #expect(try await phone.store.outboxOperations().isEmpty)
         #expect(await phone.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await server.pushes == 0)
     }
@@ -148,14 +148,14 @@ struct RaceTests {
         try await phone.store.close()
 
         let restarted = try await Device.open(path, server: server)
-        let queued = try await restarted.store.pendingOperations()
+        let queued = try await restarted.store.outboxOperations()
         #expect(queued.map(\.operation.kind) == [.create, .delete], "the journal kept both, the create marked sent")
         #expect(queued.first?.sent == true)
         #expect(try await restarted.store.record("pin", id: "fuel") == nil)
         #expect(await restarted.sync() == .ok(pushed: 2, pulled: 1, conflicts: 0))
         #expect(await server.row(kind: "pin", id: "fuel") == nil, "server has no row")
         #expect(try await restarted.store.record("pin", id: "fuel") == nil, "device has no row")
-        #expect(try await restarted.store.pendingOperations().isEmpty)
+        #expect(try await restarted.store.outboxOperations().isEmpty)
         #expect(await server.appliedMutations == 2, "the create once, the delete once")
         try await restarted.store.close()
 
@@ -191,12 +191,12 @@ struct RaceTests {
         #expect(try fileSize(path) == sizeAfterDelete, "the old engine wrote nothing")
         #expect(try await fresh.currentState() == stateAfterDelete)
         #expect(try await fresh.record("pin", id: "p1") == nil)
-        #expect(try await fresh.pendingOperations().map(\.operation.kind) == [.delete])
+        #expect(try await fresh.outboxOperations().map(\.operation.kind) == [.delete])
         try await fresh.close()
 
         let reopened = try await openStore(path)
         #expect(try await reopened.record("pin", id: "p1") == nil)
-        #expect(try await reopened.pendingOperations().map(\.operation.kind) == [.delete])
+        #expect(try await reopened.outboxOperations().map(\.operation.kind) == [.delete])
         try await reopened.close()
     }
 
@@ -219,13 +219,13 @@ struct RaceTests {
 
         #expect(await lateSync.value.failure == .store(.retired))
         #expect(try fileSize(path) == sizeBefore)
-        let queued = try await fresh.store.pendingOperations()
+        let queued = try await fresh.store.outboxOperations()
         #expect(queued.map(\.key.id) == ["p1", "p2"], "the late acknowledgement was not written")
         #expect(queued.first?.sent == true)
 
         #expect(await fresh.sync() == .ok(pushed: 2, pulled: 2, conflicts: 0))
         #expect(await server.appliedMutations == 2, "p1 applied once")
-        #expect(try await fresh.store.pendingOperations().isEmpty)
+        #expect(try await fresh.store.outboxOperations().isEmpty)
         try await fresh.store.close()
     }
 

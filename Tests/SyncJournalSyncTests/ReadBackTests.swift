@@ -26,7 +26,7 @@ struct ReadBackTests {
         let rig = try await device(dir, server: server, kinds: kinds)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         try #require(await rig.engine.sync().isOK)
-        try #require(try await rig.store.pendingOperations().isEmpty)
+        try #require(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.reads == 0, "a plain insert needs no read")
         return (rig, try #require(await server.row(kind: "pin", id: "p1")))
     }
@@ -39,7 +39,7 @@ struct ReadBackTests {
         let server = ReferenceServer(remembersOperationIDs: false)
         let rig = try await Self.device(dir, server: server)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let create = try #require(try await rig.store.pendingOperations().first).id
+        let create = try #require(try await rig.store.outboxOperations().first).id
         await rig.faulty.inject(.loseReply, on: .push)
         #expect(await rig.engine.sync().isRetryLater)
         #expect(await server.appliedMutations == 1, "the server inserted it; the reply was lost")
@@ -49,7 +49,7 @@ struct ReadBackTests {
         #expect(await server.appliedMutations == 1, "applied once")
         let row = try #require(await server.row(kind: "pin", id: "p1"))
         #expect(await rig.store.outcome(of: create) == .acknowledged(row))
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(try await rig.store.conflicts().isEmpty)
         let record = try #require(try await rig.store.record("pin", id: "p1"))
         #expect(record.serverUpdatedAt == row.updatedAt && !record.hasPendingChanges)
@@ -64,13 +64,13 @@ struct ReadBackTests {
         await rig.faulty.inject(.loseReply, on: .push)
         #expect(await rig.engine.sync().isRetryLater)
         try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)])
-        #expect(try await rig.store.pendingOperations().count == 2, "the update waits behind the sent create")
+        #expect(try await rig.store.outboxOperations().count == 2, "the update waits behind the sent create")
 
         #expect(await rig.engine.sync() == .ok(pushed: 2, pulled: 1, conflicts: 0))
         #expect(await server.reads == 1)
         #expect(await server.appliedMutations == 2)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     @Test("a duplicate create whose row reads back with other fields is a conflict (create/exists), resolved server wins")
@@ -81,7 +81,7 @@ struct ReadBackTests {
         let theirs = await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("Theirs")])
         let rig = try await Self.device(dir, server: server)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Mine")])
-        let create = try #require(try await rig.store.pendingOperations().first).id
+        let create = try #require(try await rig.store.outboxOperations().first).id
 
         #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
         #expect(await server.reads == 1)
@@ -94,7 +94,7 @@ struct ReadBackTests {
         #expect(try await rig.store.record("pin", id: "p1")?.fields == ["name": .string("Theirs")])
         #expect(await server.row(kind: "pin", id: "p1") == theirs, "the server's row is untouched")
         #expect(await server.appliedMutations == 0)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     @Test("an id collision with another user's row cannot be read back: the create stays queued and is retried, never quarantined and never charged a permanent failure")
@@ -107,7 +107,7 @@ struct ReadBackTests {
         settings.maximumPermanentFailures = 1
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings, start: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Mine")])
-        let create = try #require(try await rig.store.pendingOperations().first).id
+        let create = try #require(try await rig.store.outboxOperations().first).id
 
         for round in 1...5 {
             #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
@@ -138,7 +138,7 @@ struct ReadBackTests {
         settings.maximumPermanentFailures = 1
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings, start: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let create = try #require(try await rig.store.pendingOperations().first).id
+        let create = try #require(try await rig.store.outboxOperations().first).id
         await rig.faulty.inject(.loseReply, on: .push)
         #expect(await rig.engine.sync().isRetryLater)
 
@@ -154,7 +154,7 @@ struct ReadBackTests {
         #expect(await rig.engine.sync() == .ok(pushed: 1, pulled: 0, conflicts: 0))
         #expect(await server.reads == 1)
         #expect(await server.appliedMutations == 1)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(try await rig.store.conflicts().isEmpty)
     }
 
@@ -179,7 +179,7 @@ struct ReadBackTests {
         #expect(conflict.base == original.updatedAt)
         #expect(try await rig.store.record("pin", id: "p1")?.fields == ["name": .string("Theirs")])
         #expect(try await rig.store.quarantinedOperations().isEmpty)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     enum LostRow: String, CaseIterable, Sendable { case deletedByAnotherWriter, givenToAnotherUser }
@@ -229,7 +229,7 @@ struct ReadBackTests {
         #expect(await rig.engine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await server.reads == 1)
         #expect(await rig.store.outcome(of: delete).wasAcknowledged)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(try await rig.store.quarantinedOperations().isEmpty)
         #expect(try await rig.store.conflicts().isEmpty)
         #expect(try await rig.store.record("pin", id: "p1") == nil)

@@ -23,10 +23,10 @@ struct ScaleSmokeTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await store.pendingOperations().count == count)
+        #expect(try await store.outboxOperations().count == count)
 
         #expect(await device.sync() == .ok(pushed: count, pulled: count, conflicts: 0))
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
         let batches = await device.recorder.pushBatches
         #expect(batches.count == count / 250)
         #expect(batches.allSatisfy { $0.count <= 250 })

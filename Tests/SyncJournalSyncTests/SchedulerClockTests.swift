@@ -39,7 +39,7 @@ struct SchedulerClockTests {
         #expect(await rig.engine.nextAttemptAt == rig.clock.now(), "at once")
         await rig.clock.advance(by: 0)
         #expect(await rig.engine.syncsStarted == 1)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Cafe")])
         #expect(await rig.engine.nextAttemptAt == nil)
     }
@@ -73,7 +73,7 @@ struct SchedulerClockTests {
         #expect(await rig.engine.syncsStarted == 1)
         await rig.clock.advance(to: backoffEnds)
         #expect(await rig.engine.syncsStarted == 2)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     @Test("a sync that finds no connection while the app still reports online leaves an offline probe scheduled, and a later edit brings it forward")
@@ -85,7 +85,7 @@ struct SchedulerClockTests {
         try await rig.store.create("pin", id: "p1", fields: [:])
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1)
-        #expect(try await rig.store.pendingOperations().count == 1, "skipped: still queued")
+        #expect(try await rig.store.outboxOperations().count == 1, "skipped: still queued")
         // The app never reported the device offline: the engine looks again by itself.
         try await rig.expectAttemptScheduled()
         #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.offlineProbeMilliseconds)
@@ -94,7 +94,7 @@ struct SchedulerClockTests {
         #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
         await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 2)
-        #expect(try await rig.store.pendingOperations().isEmpty, "the queue drained without the app reporting connectivity")
+        #expect(try await rig.store.outboxOperations().isEmpty, "the queue drained without the app reporting connectivity")
     }
 
     @Test("with the transport offline and no edits, the engine probes once per offline-probe interval: no storm, no growth")
@@ -114,7 +114,7 @@ struct SchedulerClockTests {
             await rig.clock.advance(to: next)
         }
         #expect(await rig.engine.syncsStarted == 11)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     // MARK: Backoff
@@ -129,7 +129,7 @@ struct SchedulerClockTests {
             try await rig.expectAttemptScheduled()
             try #require(await rig.advanceToNextAttempt())
         }
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await rig.engine.syncsStarted == failures + 1)
         return await rig.log.pushTimes
     }
@@ -184,7 +184,7 @@ struct SchedulerClockTests {
         await rig.clock.advance(to: failedAt + 30_000)
         #expect(await rig.engine.syncsStarted == 2)
         #expect(await rig.log.pushTimes.last == failedAt + 30_000)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 
     @Test("no attempt storm: an hour of continuous failures with an edit every 10 s makes only the attempts the backoff allows")
@@ -216,12 +216,12 @@ struct SchedulerClockTests {
         }
         let failures = await rig.engine.scheduleState.consecutiveFailures
         #expect(failures == syncs)
-        for entry in try await rig.store.pendingOperations() { #expect(entry.permanentFailures == 0 && !entry.quarantined) }
+        for entry in try await rig.store.outboxOperations() { #expect(entry.permanentFailures == 0 && !entry.quarantined) }
 
         // The storm ends: the next attempt empties the outbox.
         await rig.faulty.clearFaults()
         try #require(await rig.advanceToNextAttempt())
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.appliedMutations == edits)
     }
 
@@ -242,7 +242,7 @@ struct SchedulerClockTests {
         await rig.clock.advance(to: start + Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1)
         #expect(await server.acceptedPushSizes == [50])
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await rig.engine.nextAttemptAt == nil)
     }
 
@@ -309,7 +309,7 @@ struct SchedulerClockTests {
         #expect(await rig.engine.scheduleState.consecutiveFailures == 5)
         #expect(await rig.engine.scheduleState.backoffUntil != nil)
         try #require(await rig.advanceToNextAttempt())
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await rig.engine.scheduleState.consecutiveFailures == 0)
         #expect(await rig.engine.scheduleState.backoffUntil == nil)
 
@@ -323,6 +323,6 @@ struct SchedulerClockTests {
         let next = try #require(await rig.engine.nextAttemptAt)
         #expect(next - failedAt <= Self.policy.backoffBound(afterFailures: 1), "the backoff starts again from the base")
         await rig.clock.advance(to: next)
-        #expect(try await rig.store.pendingOperations().isEmpty)
+        #expect(try await rig.store.outboxOperations().isEmpty)
     }
 }

@@ -33,7 +33,7 @@ struct WireOutcomeTests {
         let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"]))
 
         #expect(await engine.sync() == .ok(pushed: 1, pulled: 0, conflicts: 0))
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
         let state = try await store.currentState()
         #expect(state.snapshot[Self.key] == serverCopy)
         let record = try #require(try await store.record("pin", id: "p1"))
@@ -55,7 +55,7 @@ struct WireOutcomeTests {
         #expect(await engine.sync() == .ok(pushed: 1, pulled: 0, conflicts: 0))
         #expect(try await store.currentState().snapshot[Self.key] == nil)
         #expect(try await store.record("pin", id: "p1") == nil)
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
     }
 
     @Test("conflict with a server copy: surfaced as a ConflictRecord with the base the device edited, and the server's copy is kept (server wins)")
@@ -64,7 +64,7 @@ struct WireOutcomeTests {
         let store = try await Self.storeWithP1(dir)
         let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
-        let operation = try #require(try await store.pendingOperations().first).operation
+        let operation = try #require(try await store.outboxOperations().first).operation
         #expect(operation.baseUpdatedAt == 100)
         let theirs = serverRow("p1", at: 150, ["name": .string("Theirs")])
         let engine = SyncEngine(store: store, transport: ScriptedTransport.answering { _ in .conflict(server: theirs) },
@@ -78,7 +78,7 @@ struct WireOutcomeTests {
         #expect(try await store.conflicts().first?.shape == .bothUpdated)
         #expect(try await store.currentState().snapshot[Self.key] == theirs)
         #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Theirs")])
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
     }
 
     @Test("conflict without a server copy (the server deleted it): surfaced with nil and the local copy goes (server wins)")
@@ -87,7 +87,7 @@ struct WireOutcomeTests {
         let store = try await Self.storeWithP1(dir)
         let base = try #require(try await store.currentState().snapshot[Self.key])
         try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
-        let operation = try #require(try await store.pendingOperations().first).operation
+        let operation = try #require(try await store.outboxOperations().first).operation
         let engine = SyncEngine(store: store, transport: ScriptedTransport.answering { _ in .conflict(server: nil) },
                                 options: .init(kinds: ["pin"]))
 
@@ -98,7 +98,7 @@ struct WireOutcomeTests {
         #expect(try await store.conflicts().first?.shape == .updatedButDeletedOnServer)
         #expect(try await store.currentState().snapshot[Self.key] == nil)
         #expect(try await store.record("pin", id: "p1") == nil)
-        #expect(try await store.pendingOperations().isEmpty)
+        #expect(try await store.outboxOperations().isEmpty)
     }
 
     @Test("rejected permanently: counted and kept queued with a backoff; the third permanent failure quarantines it and the view drops the edit")
@@ -106,13 +106,13 @@ struct WireOutcomeTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let operation = try #require(try await store.pendingOperations().first).operation
+        let operation = try #require(try await store.outboxOperations().first).operation
         let clock = ManualClock()
         let recorder = RecordingTransport(ScriptedTransport.answering { _ in .rejected(reason: "forbidden", permanent: true) })
         let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"], jitterSeed: 7), clock: clock)
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
-        var entry = try #require(try await store.pendingOperations().first)
+        var entry = try #require(try await store.outboxOperations().first)
         #expect(entry.id == operation.id)
         #expect(entry.attempts == 1 && entry.permanentFailures == 1)
         #expect(entry.lastFailure == .permanent && entry.lastError == "forbidden")
@@ -129,7 +129,7 @@ struct WireOutcomeTests {
             await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
             #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
             #expect(await recorder.pushBatches.count == failures)
-            entry = try #require(try await store.pendingOperations().first)
+            entry = try #require(try await store.outboxOperations().first)
             #expect(entry.permanentFailures == failures)
         }
         #expect(entry.quarantined)
@@ -153,8 +153,8 @@ struct WireOutcomeTests {
         let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"], jitterSeed: 7), clock: clock)
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
-        let entry = try #require(try await store.pendingOperations().first)
-        #expect(try await store.pendingOperations().count == 1)
+        let entry = try #require(try await store.outboxOperations().first)
+        #expect(try await store.outboxOperations().count == 1)
         #expect(entry.attempts == 1)
         #expect(entry.permanentFailures == 0)
         #expect(entry.lastFailure == .transient)
@@ -175,8 +175,8 @@ struct WireOutcomeTests {
         await clock.advance(to: retryAt)
         _ = await engine.sync()
         #expect(await recorder.pushBatches.count == 2)
-        #expect(try await store.pendingOperations().first?.attempts == 2)
-        #expect(try await store.pendingOperations().first?.permanentFailures == 0)
+        #expect(try await store.outboxOperations().first?.attempts == 2)
+        #expect(try await store.outboxOperations().first?.permanentFailures == 0)
     }
 
     @Test("a transient rejection holds back the rest of its record's queue in that sync")
@@ -185,17 +185,17 @@ struct WireOutcomeTests {
         let store = try await Self.storeWithP1(dir)
         try await store.update("pin", id: "p1", changes: ["name": .string("A")])
         // Mark the update sent so the next edit queues behind it instead of merging.
-        let first = try #require(try await store.pendingOperations().first)
+        let first = try #require(try await store.outboxOperations().first)
         try await store.beginSending([first.id])
         await store.finishSending([first.id])
         try await store.update("pin", id: "p1", changes: ["name": .string("B")])
-        #expect(try await store.pendingOperations().count == 2)
+        #expect(try await store.outboxOperations().count == 2)
         let recorder = RecordingTransport(ScriptedTransport.answering { _ in .rejected(reason: "busy", permanent: false) })
         let engine = SyncEngine(store: store, transport: recorder, options: .init(kinds: ["pin"]))
 
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await recorder.pushBatches.map { $0.map(\.operationID) } == [[first.id]])
-        #expect(try await store.pendingOperations().count == 2)
+        #expect(try await store.outboxOperations().count == 2)
     }
 
     // MARK: Transport errors
@@ -230,8 +230,8 @@ struct WireOutcomeTests {
 
         #expect(await engine.sync() == .skipped(.offline))
         // The view and the queue are intact either way.
-        #expect(try await store.pendingOperations().map(\.operation) == before.outbox.operations.map(\.operation))
-        #expect(try await store.pendingOperations().allSatisfy { $0.attempts == 0 })
+        #expect(try await store.outboxOperations().map(\.operation) == before.outbox.operations.map(\.operation))
+        #expect(try await store.outboxOperations().allSatisfy { $0.attempts == 0 })
         #expect(try await store.record("pin", id: "p1")?.fields == ["name": .string("Mine")])
         #expect(try await store.record("pin", id: "p2")?.fields == ["name": .string("Museum")])
         // Offline is a skipped sync and nothing changes. The sent marker must
@@ -240,7 +240,7 @@ struct WireOutcomeTests {
         // state (sent flags included) is exactly as before; the journal holds
         // the two small records of the attempt.
         #expect(try await store.currentState() == before)
-        #expect(try await store.pendingOperations().allSatisfy { !$0.sent })
+        #expect(try await store.outboxOperations().allSatisfy { !$0.sent })
         #expect(try fileSize(store.path) >= sizeBefore)
         let types = try JournalReader(path: store.path).readAll().records.suffix(2).map(\.type)
         #expect(types == [.sentMarker, .sendWithdrawn])
@@ -274,7 +274,7 @@ struct WireOutcomeTests {
 
         let outcome = await engine.sync()
         #expect(outcome == .retryLater(reason: "503 service unavailable", retryAfterMilliseconds: 2_000))
-        let entry = try #require(try await store.pendingOperations().first)
+        let entry = try #require(try await store.outboxOperations().first)
         #expect(entry.attempts == 1)
         #expect(entry.permanentFailures == 0)
         #expect(entry.lastFailure == .transient)
@@ -290,7 +290,7 @@ struct WireOutcomeTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        let operation = try #require(try await store.pendingOperations().first).operation
+        let operation = try #require(try await store.outboxOperations().first).operation
         let faulty = FaultInjectingTransport(ScriptedTransport())
         await faulty.inject(.permanent(reason: "400 bad request"), on: .push)
         let engine = SyncEngine(store: store, transport: faulty, options: .init(kinds: ["pin"]))
@@ -298,11 +298,11 @@ struct WireOutcomeTests {
         let outcome = await engine.sync()
         #expect(outcome.isError)
         #expect(outcome.failure == .transport(.permanent(reason: "400 bad request")))
-        let queued = try await store.pendingOperations().map(\.operation)
+        let queued = try await store.outboxOperations().map(\.operation)
         let rejected = try await store.rejections().map(\.operation)
         #expect(queued + rejected == [operation], "never silently dropped")
         #expect(await store.isInFlight(operation.id) == false)
-        let entry = try #require(try await store.pendingOperations().first)
+        let entry = try #require(try await store.outboxOperations().first)
         #expect(entry.permanentFailures == 0, "the whole request was refused: no operation is to blame")
         #expect(!entry.quarantined)
     }
@@ -338,9 +338,9 @@ struct WireOutcomeTests {
 
         let outcome = await engine.sync()
         #expect(outcome.failure == .malformedReply(.pushResultsMismatch(results: 1, mutations: 2)))
-        #expect(try await store.pendingOperations().count == 2)
+        #expect(try await store.outboxOperations().count == 2)
         #expect(try await store.currentState().snapshot.isEmpty)
-        for entry in try await store.pendingOperations() { #expect(await store.isInFlight(entry.id) == false) }
+        for entry in try await store.outboxOperations() { #expect(await store.isInFlight(entry.id) == false) }
     }
 
     @Test("an acknowledgement carrying another record's row is an error and acknowledges nothing")
@@ -351,7 +351,7 @@ struct WireOutcomeTests {
         let engine = SyncEngine(store: store, transport: ScriptedTransport.answering { _ in .applied(serverRow("other", at: 5)) },
                                 options: .init(kinds: ["pin"]))
         #expect(await engine.sync().isError)
-        #expect(try await store.pendingOperations().count == 1)
+        #expect(try await store.outboxOperations().count == 1)
         #expect(try await store.currentState().snapshot.isEmpty)
     }
 
@@ -375,6 +375,6 @@ struct WireOutcomeTests {
         #expect(await engine.sync().isError)
         #expect(try await store.currentState().snapshot.isEmpty)
         #expect(try await store.rejections().isEmpty)
-        #expect(try await store.pendingOperations().count == 2)
+        #expect(try await store.outboxOperations().count == 2)
     }
 }

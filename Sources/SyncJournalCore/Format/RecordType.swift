@@ -2,12 +2,12 @@
 ///
 /// Layers above the core add their own constants in extensions. Bit 15 marks
 /// a type that a reader which does not know it may skip.
-public struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 16-bit type number as stored.
-    public let rawValue: UInt16
+    package let rawValue: UInt16
 
     /// Wraps a stored type number.
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// The bit that marks a skippable type.
     package static let skippableBit: UInt16 = 0x8000
@@ -28,10 +28,10 @@ public struct RecordType: RawRepresentable, Sendable, Hashable, Comparable, Cust
     /// interrupted append.
     package static let syncHorizon = RecordType(rawValue: 0x8F02)
 
-    public static func < (lhs: RecordType, rhs: RecordType) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: RecordType, rhs: RecordType) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// `0x0001` style hex.
-    public var description: String {
+    package var description: String {
         let hex = String(rawValue, radix: 16)
         return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }

@@ -1,11 +1,11 @@
 import SyncJournalPlatform
 
 /// The real system calls, through the platform layer.
-public struct PosixSystemCalls: SystemCalls {
+package struct PosixSystemCalls: SystemCalls {
     /// Creates the real system-call layer.
-    public init() {}
+    package init() {}
 
-    public func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
+    package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
         var flags: FileOpenFlags = options.contains(.readWrite) ? .readWrite : .readOnly
         if options.contains(.create) { flags.insert(.create) }
         if options.contains(.exclusive) { flags.insert(.exclusive) }
@@ -16,45 +16,45 @@ public struct PosixSystemCalls: SystemCalls {
         }
     }
 
-    public func close(_ fd: FileDescriptor) throws(SystemError) {
+    package func close(_ fd: FileDescriptor) throws(SystemError) {
         do { try SystemFile.close(fd.rawValue) } catch { throw SystemError(call: .close, code: error) }
     }
 
-    public func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         do { return try SystemFile.pread(fd.rawValue, into: buffer, at: offset) } catch { throw SystemError(call: .pread, code: error) }
     }
 
-    public func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+    package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         do { return try SystemFile.pwrite(fd.rawValue, from: buffer, at: offset) } catch { throw SystemError(call: .pwrite, code: error) }
     }
 
     /// The platform's durability barrier:
     /// `fdatasync` on Linux, `F_FULLFSYNC` on Apple platforms. Any failure is final.
-    public func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         do { try SystemFile.durabilityBarrier(fd.rawValue) } catch { throw SystemError(call: .fdatasync, code: error) }
     }
 
-    public func fsync(_ fd: FileDescriptor) throws(SystemError) {
+    package func fsync(_ fd: FileDescriptor) throws(SystemError) {
         do { try SystemFile.fsync(fd.rawValue) } catch { throw SystemError(call: .fsync, code: error) }
     }
 
-    public func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
+    package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) {
         do { try SystemFile.truncate(fd.rawValue, to: length) } catch { throw SystemError(call: .ftruncate, code: error) }
     }
 
-    public func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
+    package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 {
         do { return try SystemFile.size(fd.rawValue) } catch { throw SystemError(call: .fstat, code: error) }
     }
 
-    public func rename(_ from: String, _ to: String) throws(SystemError) {
+    package func rename(_ from: String, _ to: String) throws(SystemError) {
         do { try SystemFile.rename(from, to: to) } catch { throw SystemError(call: .rename, code: error, path: from) }
     }
 
-    public func unlink(_ path: String) throws(SystemError) {
+    package func unlink(_ path: String) throws(SystemError) {
         do { try SystemFile.unlink(path) } catch { throw SystemError(call: .unlink, code: error, path: path) }
     }
 
-    public func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
+    package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
         do { try SystemFile.lockExclusive(fd.rawValue) } catch { throw SystemError(call: .flock, code: error) }
     }
 }

@@ -4,7 +4,7 @@
 /// that is safe, and never for `close`). Loops that finish short reads and
 /// writes live in ``FileIO``, above this seam, so a fault injector can return
 /// short counts, `ENOSPC`, `EIO` or torn writes from any single call.
-public protocol SystemCalls: Sendable {
+package protocol SystemCalls: Sendable {
     /// `open(2)`; files are created with `mode`.
     func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor
     /// `close(2)`. Not retried on `EINTR`: on Linux the descriptor is already gone.
@@ -37,5 +37,5 @@ public protocol SystemCalls: Sendable {
 
 extension SystemCalls {
     /// The real file system's namespace: none.
-    public var lockNamespace: String { "" }
+    package var lockNamespace: String { "" }
 }

@@ -29,7 +29,7 @@ package protocol EngineFacingStore: Actor {
     func recordOutcomes(_ outcomes: [(OperationID, LocalStore.DeliveryOutcome)]) async throws(StoreError) -> Int
 
     /// Quarantined operations, in queue order.
-    func quarantinedOperations() throws(StoreError) -> [OutboxOperation]
+    func quarantinedOperations() throws(StoreError) -> [OutboxEntryStatus]
 
     /// The pull cursors of `kinds` (`nil` for a kind never pulled).
     func cursors(for kinds: [String]) throws(StoreError) -> [String: PullCursor?]

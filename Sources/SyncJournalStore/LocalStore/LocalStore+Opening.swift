@@ -42,14 +42,15 @@ extension LocalStore {
     }
 
     /// Copies what is readable of the journal at `path` into a new journal at
-    /// `destination` and leaves the original untouched (see ``JournalSalvage``).
+    /// `destination` and leaves the original untouched (see ``SalvageReport``).
     public static func salvage(path: String, to destination: String, includeRecordsAfterDamage: Bool = false,
-                               system: any SystemCalls = PosixSystemCalls()) async throws -> JournalSalvage.Result {
-        try await JournalSalvage.salvage(from: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: system)
+                               fileSystem: FileSystem = .system) async throws -> SalvageReport {
+        try await JournalSalvage.salvage(from: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage,
+                                         system: fileSystem.calls)
     }
 
     /// Salvages this store's journal into `destination` (the store stays as it is).
-    public func salvage(to destination: String, includeRecordsAfterDamage: Bool = false) async throws -> JournalSalvage.Result {
-        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, system: options.system)
+    public func salvage(to destination: String, includeRecordsAfterDamage: Bool = false) async throws -> SalvageReport {
+        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, fileSystem: options.fileSystem)
     }
 }

@@ -4,8 +4,14 @@ import SyncJournalCore
 extension LocalStore {
     /// How a store is opened.
     public struct Options: Sendable {
-        /// The system-call layer (a fault injector in tests).
-        public var system: any SystemCalls
+        /// The file system the journal lives on: the machine's own, or a
+        /// simulated disk in tests.
+        public var fileSystem: FileSystem
+        /// The system calls of ``fileSystem``.
+        package var system: any SystemCalls {
+            get { fileSystem.calls }
+            set { fileSystem = FileSystem(newValue) }
+        }
         /// The clock for `queuedAt` stamps.
         public var clock: any TimeSource
         /// Checkpoint once the journal holds this many records more than the
@@ -24,15 +30,15 @@ extension LocalStore {
         /// (``JournalWriter/Options/preallocationBytes``; 0: never).
         public var preallocationBytes: Int
 
-        /// Default options: real system calls and clock, checkpoint past
+        /// Default options: the machine's file system and clock, checkpoint past
         /// 10,000 dead records, server wins, quarantine after 3 permanent
         /// failures, the journal preallocated 1 MiB at a time.
-        public init(system: any SystemCalls = PosixSystemCalls(), clock: any TimeSource = SystemTimeSource(),
+        public init(fileSystem: FileSystem = .system, clock: any TimeSource = SystemTimeSource(),
                     checkpointThreshold: Int = 10_000,
                     makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                     conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
                     maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
-            self.system = system
+            self.fileSystem = fileSystem
             self.clock = clock
             self.checkpointThreshold = checkpointThreshold
             self.makeRecordID = makeRecordID
@@ -40,6 +46,18 @@ extension LocalStore {
             self.defaultConflictPolicy = defaultConflictPolicy
             self.maximumPermanentFailures = max(1, maximumPermanentFailures)
             self.preallocationBytes = max(0, preallocationBytes)
+        }
+
+        /// Options over these system calls (a fault injector in the package's own tests).
+        package init(system: any SystemCalls, clock: any TimeSource = SystemTimeSource(),
+                     checkpointThreshold: Int = 10_000,
+                     makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
+                     conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
+                     maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
+            self.init(fileSystem: FileSystem(system), clock: clock, checkpointThreshold: checkpointThreshold,
+                      makeRecordID: makeRecordID, conflictPolicies: conflictPolicies,
+                      defaultConflictPolicy: defaultConflictPolicy,
+                      maximumPermanentFailures: maximumPermanentFailures, preallocationBytes: preallocationBytes)
         }
     }
 }

@@ -21,7 +21,7 @@ extension LocalStore {
             var settled = board.recentOutcome(of: id)
             if settled == nil {
                 guard let entry = state.outbox[id], isOpen else { return .unknown }
-                if entry.quarantined { return .quarantined(entry) }
+                if entry.quarantined { return .quarantined(OutboxEntryStatus(entry, inFlight: false)) }
                 settled = await withCheckedContinuation { board.wait(for: id, $0) }
             }
             switch settled! {
@@ -82,8 +82,8 @@ extension LocalStore {
                 }
             case .attemptFailed(let id, _, _, let quarantine):
                 if quarantine, let entry = state.outbox[id] {
-                    board.settle(id, .final(.quarantined(entry)), remember: false)
-                    changes.append(.quarantined(entry))
+                    board.settle(id, .final(.quarantined(OutboxEntryStatus(entry, inFlight: false))), remember: false)
+                    changes.append(.quarantined(OutboxEntryStatus(entry, inFlight: false)))
                 }
             case .discarded(let id):
                 board.settle(id, .final(.cancelled))

@@ -13,7 +13,7 @@ extension LocalStore {
         try checkReadable()
         var keys = Set(state.snapshot.keys.filter { $0.kind == kind })
         for key in state.outbox.keys where key.kind == kind { keys.insert(key) }
-        return keys.sorted().compactMap(makeRecord)
+        return keys.sorted(by: <).compactMap(makeRecord)
     }
 
     private func makeRecord(_ key: RecordKey) -> StoreRecord? {
@@ -22,8 +22,8 @@ extension LocalStore {
                            hasPendingChanges: !state.outbox.operations(on: key).isEmpty)
     }
 
-    /// The queued operations, in order, with their delivery state.
-    public func pendingOperations() throws(StoreError) -> [OutboxOperation] {
+    /// The outbox as the store keeps it, in queue order.
+    package func outboxOperations() throws(StoreError) -> [OutboxOperation] {
         try checkReadable()
         return state.outbox.operations
     }
@@ -48,20 +48,20 @@ extension LocalStore {
     /// Quarantined operations, in queue order: each waits for
     /// ``retryQuarantined(_:)`` or ``discardQuarantined(_:)``, and later
     /// operations on its record wait behind it.
-    public func quarantinedOperations() throws(StoreError) -> [OutboxOperation] {
+    public func quarantinedOperations() throws(StoreError) -> [OutboxEntryStatus] {
         try checkReadable()
-        var result: [OutboxOperation] = []
+        var result: [OutboxEntryStatus] = []
         state.outbox.forEach { entry in
-            if entry.quarantined { result.append(entry) }
+            if entry.quarantined { result.append(OutboxEntryStatus(entry, inFlight: false)) }
             return true
         }
         return result
     }
 
     /// The queued operations on one record, in order (a create's id is here, to await its outcome).
-    public func pendingOperations(kind: String, id: String) throws(StoreError) -> [OutboxOperation] {
+    public func pendingOperations(kind: String, id: String) throws(StoreError) -> [OutboxEntryStatus] {
         try checkReadable()
-        return state.outbox.operations(on: RecordKey(kind: kind, id: id))
+        return state.outbox.operations(on: RecordKey(kind: kind, id: id)).map { OutboxEntryStatus($0, inFlight: inFlight.contains($0.id)) }
     }
 
     /// Rejections journaled by versions before quarantine existed.
