@@ -273,7 +273,7 @@ public actor SyncEngine {
     /// Pushes `batch` (already marked sent and in flight) and keeps the
     /// replies. A batch the server finds too large is split in halves, each
     /// pushed in turn; a single operation too large fails permanently.
-    private func push(_ batch: [OutboxOperation], newlyMarked: Set<OperationID>, pushed: inout Int, conflicts: inout Int,
+    private func push(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
         let results: [MutationResult]
@@ -285,7 +285,7 @@ public actor SyncEngine {
                 // Nothing left the device: undo this attempt's sent marks, so
                 // a skipped sync leaves the state as it was (and a create
                 // deleted later can still vanish without reaching the server).
-                do { try await outbox.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .stop(.failed(.store(error))) }
+                do { try await outbox.withdrawSending(ids, newlyMarked: Set(newlyMarked)) } catch { return .stop(.failed(.store(error))) }
                 return .stop(.skipped(.offline))
             case .transient(let reason, let after):
                 // The server's trouble, not the operations': attempts are

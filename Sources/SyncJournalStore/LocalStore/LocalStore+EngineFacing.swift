@@ -52,7 +52,7 @@ extension LocalStore: EngineFacingStore {
                 unsent.append(picked[index].id)
                 picked[index].sent = true
             }
-            draft.batch = SendingBatch(operations: picked, newlyMarked: Set(unsent))
+            draft.batch = SendingBatch(operations: picked, newlyMarked: unsent)
             return unsent.isEmpty ? [] : [.sent(unsent)]
         }
         for entry in draft.batch.operations { inFlight.insert(entry.id) }

@@ -5,12 +5,14 @@ import SyncJournalProtocol
 package struct SendingBatch: Sendable {
     /// The operations to hand to the transport, in queue order.
     package var operations: [OutboxOperation]
-    /// Those that this hand-over marked sent for the first time: an offline
-    /// transport unsends exactly these (``LocalStore/withdrawSending(_:newlyMarked:)``).
-    package var newlyMarked: Set<OperationID>
+    /// Those that this hand-over marked sent for the first time, in queue
+    /// order: an offline transport unsends exactly these
+    /// (``LocalStore/withdrawSending(_:newlyMarked:)``). A list, not a set:
+    /// it is looked into only when a request never left the device.
+    package var newlyMarked: [OperationID]
 
     /// A batch of `operations`, of which `newlyMarked` were first marked sent by this hand-over.
-    package init(operations: [OutboxOperation], newlyMarked: Set<OperationID>) {
+    package init(operations: [OutboxOperation], newlyMarked: [OperationID]) {
         self.operations = operations
         self.newlyMarked = newlyMarked
     }
