@@ -238,7 +238,7 @@ public enum JournalBench {
         if selected.contains("push") {
             for round in 0..<rounds {
                 samples.add(try await Workloads.push(directory: directory, count: c.pushOperations))
-                note("push", round, samples.last(["push.ops", "push-device.ops", "push-device.growth"]))
+                note("push", round, samples.last(["push.ops", "push-device.ops", "push.cpu", "push-device.cpu", "push-device.growth"]))
             }
         }
         return Report.entries(samples, configuration: configuration, selected: selected)

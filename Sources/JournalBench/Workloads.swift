@@ -368,8 +368,10 @@ enum Workloads {
                 let sampler = Sampler(base: transport, every: count / 10)
                 let engine = SyncEngine(store: store, transport: sampler, options: .init(kinds: [], batchSize: 500))
                 let start = Clock.now()
+                let cpuStart = SystemClock.processCPUNanoseconds()
                 let outcome = await engine.sync()
                 let seconds = Clock.now() - start
+                let cpuPerOperation = Double(SystemClock.processCPUNanoseconds() - cpuStart) / 1_000 / Double(count)
                 // Sampled at each tenth pushed (no sampling thread: it would slow the push).
                 let peak = max(await sampler.samples.max() ?? 0, Double(HeapSampler.inUse()) / 1_048_576)
                 let left = try await store.outboxOperations().count
@@ -382,9 +384,11 @@ enum Workloads {
                     figures["push-device.ops"] = Double(count) / seconds
                     figures["push-device.peak"] = peak
                     figures["push-device.growth"] = (samples.last ?? 0) - (samples.first ?? 0)
+                    figures["push-device.cpu"] = cpuPerOperation
                 } else {
                     figures["push.ops"] = Double(count) / seconds
                     figures["push.peak"] = peak
+                    figures["push.cpu"] = cpuPerOperation
                 }
             } catch let error as BenchError {
                 throw error

@@ -72,12 +72,19 @@ package struct Outbox: Sendable {
             if byKey.values[index].isEmpty { byKey.remove(at: index) }
         }
         dead += 1
+        if head < order.count && order[head] == id {
+            while head < order.count && entries.index(forKey: order[head]) == nil { head += 1 }
+        }
         if dead > 64 && dead > order.count / 2 {
-            order.removeAll { entries[$0] == nil }
+            if dead == head {
+                // Every removed id lies before the head (acknowledgements
+                // remove from the front): drop that prefix without a lookup.
+                order.removeFirst(head)
+            } else {
+                order.removeAll { entries.index(forKey: $0) == nil }
+            }
             dead = 0
             head = 0
-        } else if head < order.count && order[head] == id {
-            while head < order.count && entries.index(forKey: order[head]) == nil { head += 1 }
         }
         return entry
     }
@@ -100,9 +107,14 @@ package struct Outbox: Sendable {
     package mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
         // Changed in place: one lookup, and no copy of the entry written back.
         guard let index = entries.index(forKey: id) else { return }
-        let key = entries.values[index].key
-        body(&entries.values[index])
-        precondition(entries.values[index].key == key && entries.values[index].id == id, "an outbox entry keeps its id and record")
+        // Checked inside the one access to the entry: reading it back through
+        // the table would copy the whole entry out, twice.
+        func change(_ entry: inout OutboxOperation) {
+            let key = entry.key
+            body(&entry)
+            precondition(entry.key == key && entry.id == id, "an outbox entry keeps its id and record")
+        }
+        change(&entries.values[index])
     }
 }
 

@@ -252,19 +252,17 @@ public actor SyncEngine {
         let startedAt = clock.now()
         retryAt = retryAt.filter { $0.value > startedAt }
         let waiting = Set(retryAt.keys)
+        // Two store calls per round: one picks the batch, journals it as
+        // possibly sent and marks it in flight; one keeps its outcomes and
+        // ends the hand-over. Only what the store handed over goes out: an
+        // operation the user cancelled meanwhile is never picked.
         while true {
-            let ready: [OutboxOperation]
-            do { ready = try await outbox.operationsReadyToSend(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
+            let batch: SendingBatch
+            do { batch = try await outbox.beginSending(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
                 return .failed(.store(error))
             }
-            if ready.isEmpty { break }
-            // Only what the store accepted as sent goes out: an operation the
-            // user cancelled since `operationsReadyToSend` must not be sent.
-            let sending: [OutboxOperation]
-            do { sending = try await outbox.beginSending(ready.map(\.id)) } catch { return .failed(.store(error)) }
-            if sending.isEmpty { continue }
-            let newlyMarked = Set(ready.filter { !$0.sent }.map(\.id))
-            switch await push(sending, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted) {
+            if batch.isEmpty { break }
+            switch await push(batch.operations, newlyMarked: batch.newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted) {
             case .done: continue
             case .stop(let outcome): return outcome
             }
@@ -275,7 +273,7 @@ public actor SyncEngine {
     /// Pushes `batch` (already marked sent and in flight) and keeps the
     /// replies. A batch the server finds too large is split in halves, each
     /// pushed in turn; a single operation too large fails permanently.
-    private func push(_ batch: [OutboxOperation], newlyMarked: Set<OperationID>, pushed: inout Int, conflicts: inout Int,
+    private func push(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
         let results: [MutationResult]
@@ -287,13 +285,12 @@ public actor SyncEngine {
                 // Nothing left the device: undo this attempt's sent marks, so
                 // a skipped sync leaves the state as it was (and a create
                 // deleted later can still vanish without reaching the server).
-                do { try await outbox.withdrawSending(ids, newlyMarked: newlyMarked) } catch { return .stop(.failed(.store(error))) }
+                do { try await outbox.withdrawSending(ids, newlyMarked: Set(newlyMarked)) } catch { return .stop(.failed(.store(error))) }
                 return .stop(.skipped(.offline))
             case .transient(let reason, let after):
                 // The server's trouble, not the operations': attempts are
                 // counted, the permanent budget is not, and the whole sync backs off.
-                await outbox.finishSending(ids)
-                _ = try? await outbox.recordOutcomes(ids.map { ($0, .failure(.transient, reason: reason)) })
+                _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
                 return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
             case .tooLarge(let reason):
                 await outbox.finishSending(ids)
@@ -319,16 +316,26 @@ public actor SyncEngine {
                 return .stop(.failed(.transport(error)))
             }
         }
-        if case .retired = await outbox.status { return .stop(.failed(.store(.retired))) }
-        // A reply is checked whole before any of it is kept.
-        guard results.count == ids.count, Set(results.map(\.operationID)) == Set(ids) else {
-            await outbox.finishSending(ids)
-            return .stop(.failed(.malformedReply(.pushResultsMismatch(results: results.count, mutations: ids.count))))
+        // A reply is checked whole before any of it is kept. Servers answer in
+        // request order, so the reply is matched by position; only a reply in
+        // another order is matched by id.
+        let inOrder = results.count == batch.count && zip(results, ids).allSatisfy { $0.operationID == $1 }
+        var byID: [OperationID: OutboxOperation] = [:]
+        if !inOrder {
+            guard results.count == ids.count, Set(results.map(\.operationID)) == Set(ids) else {
+                await outbox.finishSending(ids)
+                if case .retired = await outbox.status { return .stop(.failed(.store(.retired))) }
+                return .stop(.failed(.malformedReply(.pushResultsMismatch(results: results.count, mutations: ids.count))))
+            }
+            byID = Dictionary(uniqueKeysWithValues: batch.map { ($0.id, $0) })
         }
-        let byID = Dictionary(uniqueKeysWithValues: batch.map { ($0.id, $0) })
         var outcomes: [(OperationID, LocalStore.DeliveryOutcome)] = []
-        for result in results {
-            let entry = byID[result.operationID]!
+        outcomes.reserveCapacity(results.count)
+        var entries: [OutboxOperation] = []
+        entries.reserveCapacity(results.count)
+        for (index, result) in results.enumerated() {
+            let entry = inOrder ? batch[index] : byID[result.operationID]!
+            entries.append(entry)
             switch result.outcome {
             case .applied(let row): outcomes.append((entry.id, .acknowledged(row)))
             case .conflict(let server): outcomes.append((entry.id, .conflicted(server: server)))
@@ -336,45 +343,45 @@ public actor SyncEngine {
             case .duplicate, .noMatch: outcomes.append((entry.id, await readBack(entry, outcome: result.outcome)))
             }
         }
-        do {
-            conflicts += try await outbox.recordOutcomes(outcomes)
-        } catch {
-            await outbox.finishSending(ids)
+        let kept: SendingEnd
+        do { kept = try await outbox.endSending(ids, outcomes: outcomes) } catch {
+            if case .retired = error { return .stop(.failed(.store(.retired))) }
             return .stop(.failed(.malformedReply(.pushRows(error))))
         }
-        await outbox.finishSending(ids)
+        conflicts += kept.conflicts
         let now = clock.now()
         var failed: [OutboxOperation] = []
-        for (id, outcome) in outcomes {
+        // Most replies are all acknowledgements of operations that never failed:
+        // no per-operation bookkeeping then.
+        let forgetFailures = !failuresInARow.isEmpty
+        for (index, (id, outcome)) in outcomes.enumerated() {
             switch outcome {
             case .acknowledged:
                 pushed += 1
-                failuresInARow[id] = nil
+                if forgetFailures { failuresInARow[id] = nil }
             case .conflicted:
                 attempted.insert(id)
-                failuresInARow[id] = nil
+                if forgetFailures { failuresInARow[id] = nil }
             case .failure:
                 attempted.insert(id)
-                failed.append(byID[id]!)
+                failed.append(entries[index])
             }
         }
-        await backOff(failed, at: now)
+        backOff(failed, quarantined: kept.quarantined, at: now)
         return .done
     }
 
     /// Records a failure of one operation the engine found itself (not in a reply).
     private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async {
         attempted.insert(entry.id)
-        _ = try? await outbox.recordOutcomes([(entry.id, .failure(kind, reason: reason))])
-        await backOff([entry], at: clock.now())
+        let kept = try? await outbox.endSending([], outcomes: [(entry.id, .failure(kind, reason: reason))])
+        backOff([entry], quarantined: kept?.quarantined ?? [], at: clock.now())
     }
 
     /// Operations that failed wait out their own backoff before they are
     /// tried again; a quarantined one waits for the app instead, so when the
     /// app releases it, it goes with the next attempt.
-    private func backOff(_ entries: [OutboxOperation], at now: Int64) async {
-        guard !entries.isEmpty else { return }
-        let quarantined = Set(((try? await outbox.quarantinedOperations()) ?? []).map(\.id))
+    private func backOff(_ entries: [OutboxOperation], quarantined: Set<OperationID>, at now: Int64) {
         for entry in entries {
             if quarantined.contains(entry.id) {
                 retryAt[entry.id] = nil

@@ -13,6 +13,10 @@ final class InMemoryStorage: StorageQueries {
 
     /// Every stored row, live or a tombstone, with its owner.
     private var table: [RecordKey: OwnedRow] = [:]
+    /// Where the last row read lies in `table`: the rules read a row and then
+    /// write the same row, and the write goes there without hashing the key
+    /// again. Forgotten whenever a row is added or removed (that may move rows).
+    private var lastRead: (key: RecordKey, index: Dictionary<RecordKey, OwnedRow>.Index)?
     /// The server's clock: the smallest stamp the next write can get.
     private(set) var clock: Int64
     private var lastIssued: Int64 = .min
@@ -36,7 +40,15 @@ final class InMemoryStorage: StorageQueries {
     // MARK: The rules' queries
 
     /// The row stored under `(kind, id)`, live or a tombstone, with its owner.
-    func row(kind: String, id: String) -> OwnedRow? { table[RecordKey(kind: kind, id: id)] }
+    func row(kind: String, id: String) -> OwnedRow? {
+        let key = RecordKey(kind: kind, id: id)
+        guard let index = table.index(forKey: key) else {
+            lastRead = nil
+            return nil
+        }
+        lastRead = (key, index)
+        return table.values[index]
+    }
 
     /// Stores a row for the rules (and counts it as an applied mutation).
     func write(_ row: ServerRow, owner: String) {
@@ -82,7 +94,14 @@ final class InMemoryStorage: StorageQueries {
 
     /// Stores a row as another writer would (not an applied mutation).
     func store(_ row: ServerRow, owner: String) {
-        table[row.key] = OwnedRow(row: row, owner: owner)
+        let key = row.key
+        if let lastRead, lastRead.key == key {
+            // Replacing a value in place moves no row: the index stays valid.
+            table.values[lastRead.index] = OwnedRow(row: row, owner: owner)
+            return
+        }
+        lastRead = nil
+        table[key] = OwnedRow(row: row, owner: owner)
     }
 
     /// Every stored row, live or a tombstone.
@@ -103,6 +122,7 @@ final class InMemoryStorage: StorageQueries {
         let purged = table.filter { key, stored in
             stored.row.isTombstone && stored.row.updatedAt < stamp && (kind == nil || key.kind == kind)
         }
+        if !purged.isEmpty { lastRead = nil }
         for (key, stored) in purged {
             table[key] = nil
             let position = PullCursor(updatedAt: stored.row.updatedAt, id: stored.row.id)

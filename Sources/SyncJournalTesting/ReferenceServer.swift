@@ -38,11 +38,9 @@ import SyncJournalSync
 public actor ReferenceServer {
     /// Rows, stamps and horizons, which the shared push and pull rules query.
     private let storage: InMemoryStorage
-    private struct Remembered: Hashable {
-        var user: String
-        var operationID: OperationID
-    }
-    private var remembered: [Remembered: MutationResult] = [:]
+    /// Per user, the first result of each operation id applied: looked up
+    /// once per push by user, then by id alone.
+    private var remembered: [String: [OperationID: MutationResult]] = [:]
     private var pushCount = 0
     private var appliedCount = 0
     private var readCount = 0
@@ -227,7 +225,10 @@ public actor ReferenceServer {
     }
 
     /// The injected failure for `key`, if any (a transient one is used up).
-    private func injectedFailure(for key: RecordKey) -> MutationOutcome? {
+    private func injectedFailure(kind: String, id: String) -> MutationOutcome? {
+        // Outside failure tests nothing is injected: no key is built or hashed.
+        guard !failing.isEmpty else { return nil }
+        let key = RecordKey(kind: kind, id: id)
         switch failing[key] {
         case nil:
             return nil
@@ -262,20 +263,25 @@ public actor ReferenceServer {
         acceptedSizes.append(mutations.count)
         var results: [MutationResult] = []
         results.reserveCapacity(mutations.count)
-        for mutation in mutations {
-            guard remembersOperationIDs else {
+        guard remembersOperationIDs else {
+            for mutation in mutations {
                 results.append(MutationResult(operationID: mutation.operationID, outcome: try apply(mutation, user: user)))
-                continue
             }
-            let key = Remembered(user: user, operationID: mutation.operationID)
-            if let first = remembered[key] {
+            return results
+        }
+        // The user's table is taken out while the push runs, so it is changed
+        // in place (not copied) and its key hashed once per push.
+        var mine = remembered.removeValue(forKey: user) ?? [:]
+        defer { remembered[user] = mine }
+        for mutation in mutations {
+            if let first = mine[mutation.operationID] {
                 results.append(first)
                 continue
             }
             let result = MutationResult(operationID: mutation.operationID, outcome: try apply(mutation, user: user))
             // Only an applied result changed anything; a refusal is judged
             // afresh on a resend (so a record released from a failure can pass).
-            if case .applied = result.outcome { remembered[key] = result }
+            if case .applied = result.outcome { mine[mutation.operationID] = result }
             results.append(result)
         }
         return results
@@ -286,7 +292,7 @@ public actor ReferenceServer {
     /// without ``remembersOperationIDs``).
     private func apply(_ mutation: Mutation, user: String) throws(TransportError) -> MutationOutcome {
         if let refusal = StorageRules.refusal(of: mutation) { return refusal }
-        if let injected = injectedFailure(for: RecordKey(kind: mutation.kind, id: mutation.recordID)) { return injected }
+        if let injected = injectedFailure(kind: mutation.kind, id: mutation.recordID) { return injected }
         let writesBefore = storage.ruleWrites
         let outcome = remembersOperationIDs
             ? try StorageRules.apply(mutation, user: user, storage)
@@ -447,7 +453,7 @@ public actor ReferenceServer {
     /// ```swift
     /// #expect(await server.remembers(operationID, user: "u1"))
     /// ```
-    public func remembers(_ id: OperationID, user: String) -> Bool { remembered[Remembered(user: user, operationID: id)] != nil }
+    public func remembers(_ id: OperationID, user: String) -> Bool { remembered[user]?[id] != nil }
 }
 
 /// The transport to a ``ReferenceServer`` in the same process.

@@ -14,6 +14,14 @@ package protocol EngineFacingStore: Actor {
     /// rest of their records' queues.
     func operationsReadyToSend(limit: Int, excluding: Set<OperationID>) throws(StoreError) -> [OutboxOperation]
 
+    /// Picks up to `limit` operations ready to send, journals that they may
+    /// reach the server and marks them in flight, in one call and one write.
+    func beginSending(limit: Int, excluding: Set<OperationID>) async throws(StoreError) -> SendingBatch
+
+    /// Journals the outcomes of one push request together (or none of them)
+    /// and ends the hand-over of `ids`, in one call and one write.
+    func endSending(_ ids: [OperationID], outcomes: [(OperationID, LocalStore.DeliveryOutcome)]) async throws(StoreError) -> SendingEnd
+
     /// Journals that `ids` may reach the server, marks them in flight, and
     /// returns those still queued.
     func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation]

@@ -10,18 +10,69 @@ extension LocalStore: EngineFacingStore {
     /// are skipped, and so is the rest of their record's queue.
     package func operationsReadyToSend(limit: Int, excluding: Set<OperationID> = []) throws(StoreError) -> [OutboxOperation] {
         try checkWritable()
+        return Self.ready(in: state.outbox, limit: limit, inFlight: inFlight, excluding: excluding)
+    }
+
+    /// The rule of ``operationsReadyToSend(limit:excluding:)`` over `outbox`.
+    static func ready(in outbox: Outbox, limit: Int, inFlight: Set<OperationID>, excluding: Set<OperationID>) -> [OutboxOperation] {
+        guard limit > 0 else { return [] }
         var seen = Set<RecordKey>()
         var ready: [OutboxOperation] = []
-        guard limit > 0 else { return [] }
-        state.outbox.forEach { entry in
+        // Between rounds nothing is in flight and nothing was refused: those
+        // two lookups per operation are skipped then.
+        let checkInFlight = !inFlight.isEmpty
+        let checkExcluded = !excluding.isEmpty
+        outbox.forEach { entry in
             // The first operation of each record decides: a quarantined one
             // holds its record's later operations back, and only those.
-            if seen.insert(entry.key).inserted, !entry.quarantined, !inFlight.contains(entry.id), !excluding.contains(entry.id) {
+            if seen.insert(entry.key).inserted, !entry.quarantined,
+               !checkInFlight || !inFlight.contains(entry.id), !checkExcluded || !excluding.contains(entry.id) {
                 ready.append(entry)
             }
             return ready.count < limit
         }
         return ready
+    }
+
+    /// Picks up to `limit` operations ready to send (as
+    /// ``operationsReadyToSend(limit:excluding:)`` does), journals durably
+    /// that those never sent before may reach the server, and marks them all
+    /// in flight: one write for the whole hand-over.
+    ///
+    /// The batch is picked against the staged state as the write is formed,
+    /// so an operation the user cancelled or merged in the meantime is never
+    /// handed over, and the operations returned are as the journal now holds them.
+    package func beginSending(limit: Int, excluding: Set<OperationID>) async throws(StoreError) -> SendingBatch {
+        let draft = SendingBatchDraft()
+        let busy = inFlight
+        try await submit { (staged) throws(StoreError) in
+            var picked = Self.ready(in: staged.outbox, limit: limit, inFlight: busy, excluding: excluding)
+            var unsent: [OperationID] = []
+            for index in picked.indices where !picked[index].sent {
+                unsent.append(picked[index].id)
+                picked[index].sent = true
+            }
+            draft.batch = SendingBatch(operations: picked, newlyMarked: unsent)
+            return unsent.isEmpty ? [] : [.sent(unsent)]
+        }
+        for entry in draft.batch.operations { inFlight.insert(entry.id) }
+        return draft.batch
+    }
+
+    /// Keeps the outcomes of one push request (as
+    /// ``recordOutcomes(_:)`` does: checked whole, then journaled in one
+    /// write) and ends the hand-over of `ids`: they are no longer in flight,
+    /// whether or not the outcomes could be kept.
+    ///
+    /// - Returns: the conflicts kept, and which operations of `outcomes` are quarantined now.
+    @discardableResult
+    package func endSending(_ ids: [OperationID], outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> SendingEnd {
+        defer { inFlight.subtract(ids) }
+        try checkWritable()
+        let conflicts = outcomes.isEmpty ? 0 : try await recordOutcomes(outcomes)
+        var quarantined = Set<OperationID>()
+        for case (let id, .failure) in outcomes where state.outbox[id]?.quarantined == true { quarantined.insert(id) }
+        return SendingEnd(conflicts: conflicts, quarantined: quarantined)
     }
 
     /// Records durably that `ids` may reach the server, then marks them in
@@ -69,14 +120,22 @@ extension LocalStore: EngineFacingStore {
             var events: [StoreEvent] = []
             var acks: [Acknowledgement] = []
             // Outcomes of operations no longer queued (a late duplicate reply) are ignored.
+            acks.reserveCapacity(outcomes.count)
             for (index, (id, outcome)) in outcomes.enumerated() {
+                if case .acknowledged(let row) = outcome {
+                    // An acknowledgement needs only the operation's record, read
+                    // in place: the common outcome copies no queued entry.
+                    guard let key = staged.outbox.key(of: id) else { continue }
+                    try Self.check(row, for: key, index: index)
+                    acks.append(Acknowledgement(operationID: id, row: row))
+                    continue
+                }
                 guard let entry = staged.outbox[id] else { continue }
                 switch outcome {
-                case .acknowledged(let row):
-                    try Self.check(row, for: entry, index: index)
-                    acks.append(Acknowledgement(operationID: id, row: row))
+                case .acknowledged:
+                    break
                 case .conflicted(let server):
-                    if let server { try Self.check(server, for: entry, index: index) }
+                    if let server { try Self.check(server, for: entry.key, index: index) }
                     let input = Self.conflictInput(entry, server: server, in: staged)
                     let resolution = ConflictResolution.resolve(input, policy: policies[entry.operation.entity] ?? defaultPolicy,
                                                                 newID: .random(), now: now)
@@ -113,10 +172,10 @@ extension LocalStore: EngineFacingStore {
         return ConflictInput(operation: operation, base: base, server: server, local: local)
     }
 
-    /// Throws unless `row` is a valid server copy of `entry`'s record.
-    private static func check(_ row: ServerRow, for entry: OutboxOperation, index: Int) throws(StoreError) {
+    /// Throws unless `row` is a valid server copy of the record `key`.
+    private static func check(_ row: ServerRow, for key: RecordKey, index: Int) throws(StoreError) {
         if let problem = problem(with: row) { throw .invalidServerData(kind: row.kind, index: index, reason: problem) }
-        if row.key != entry.key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
+        if row.key != key { throw .invalidServerData(kind: row.kind, index: index, reason: "reply for another record (\(row.key))") }
     }
 
     /// The transport answered (or failed) for `ids`: they are no longer in flight.

@@ -71,9 +71,11 @@ extension LocalStore {
             case .editBatch(let operations):
                 for key in Set(operations.map(\.key)) { changes.append(.edited(key)) }
             case .acknowledged(let acks):
+                // A push acknowledges hundreds at once; list them only for a listener.
+                let listed = board.hasObservers
                 for ack in acks {
                     board.settle(ack.operationID, .final(.acknowledged(ack.row)))
-                    changes.append(.acknowledged(ack.operationID, ack.row))
+                    if listed { changes.append(.acknowledged(ack.operationID, ack.row)) }
                 }
             case .conflicted(let id, _), .conflictResolved(let id, _, _, _):
                 if let conflict = state.conflicts.last(where: { $0.id == id }) {

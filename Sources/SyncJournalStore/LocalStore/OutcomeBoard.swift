@@ -45,6 +45,8 @@ struct OutcomeBoard {
                 recentOrder.removeFirst(Self.forgetBlock)
             }
         }
+        // Most operations have no caller waiting: no lookup then.
+        guard !waiters.isEmpty else { return }
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: outcome) }
     }
 
@@ -55,6 +57,9 @@ struct OutcomeBoard {
         observers[token] = continuation
         return token
     }
+
+    /// Whether any stream listens (without one, changes need not be listed).
+    var hasObservers: Bool { !observers.isEmpty }
 
     /// Removes the stream added with `token` (its reader stopped listening).
     mutating func removeObserver(_ token: Int) { observers[token] = nil }
