@@ -19,7 +19,7 @@ struct LocalStoreHandOverTests {
             try await store.update("pin", id: "a", changes: ["n": .int(1)])
             try await store.update("pin", id: "b", changes: ["n": .int(1)])
             try await store.update("pin", id: "c", changes: ["n": .int(1)])
-            let queued = try await store.pendingOperations()
+            let queued = try await store.outboxOperations()
             let first = try await store.beginSending(limit: 1, excluding: [])
             #expect(first.operations.map(\.id) == [queued[0].id])
             #expect(first.newlyMarked == [queued[0].id])
@@ -32,7 +32,7 @@ struct LocalStoreHandOverTests {
             #expect(second.operations.map(\.id) == [queued[1].id])
             let markers = try Kit.records(scratch.journal).filter { $0.type == RecordType.sentMarker }
             #expect(markers.count == 2)
-            #expect(try await store.pendingOperations().map(\.sent) == [true, true, false])
+            #expect(try await store.outboxOperations().map(\.sent) == [true, true, false])
             let none = try await store.beginSending(limit: 10, excluding: [queued[2].id])
             #expect(none.isEmpty)
             #expect(try Kit.records(scratch.journal).filter { $0.type == RecordType.sentMarker }.count == 2, "an empty hand-over writes nothing")
@@ -59,7 +59,7 @@ struct LocalStoreHandOverTests {
             #expect(end.quarantined == [ids[2]])
             #expect(try Kit.recordCount(scratch.journal) == before + 3, "an acknowledgement, a conflict and a quarantine")
             for id in ids { #expect(await store.isInFlight(id) == false) }
-            #expect(try await store.pendingOperations().map(\.id) == [ids[2]])
+            #expect(try await store.outboxOperations().map(\.id) == [ids[2]])
             #expect(try await store.quarantinedOperations().map(\.id) == [ids[2]])
             try await store.close()
         }
@@ -83,7 +83,7 @@ struct LocalStoreHandOverTests {
             #expect(error?.caseName == "invalidServerData")
             #expect(try Kit.recordCount(scratch.journal) == before)
             for id in ids { #expect(await store.isInFlight(id) == false) }
-            #expect(try await store.pendingOperations().map(\.id) == ids)
+            #expect(try await store.outboxOperations().map(\.id) == ids)
             try await store.close()
         }
     }
