@@ -64,7 +64,7 @@ package enum Replayer {
         /// Folds one verified record.
         package mutating func fold(_ record: JournalRecord) throws(Failure) {
             let event: StoreEvent?
-            do { event = try StoreEvent.decode(record) } catch { throw .undecodable(error) }
+            do { event = try StoreEvent.decode(record, forFold: true) } catch { throw .undecodable(error) }
             records += 1
             guard let event else { return }
             if case .checkpoint(let part) = event {
