@@ -78,12 +78,17 @@ extension JournalWriter {
                 $0.unclaimedRecords = file.recordCount > 0
                 $0.unsynced = false
             }
-            try? system.close(oldFD)
             do throws(SystemError) { try self.io.syncDirectory(FileIO.directory(of: self.path)) } catch {
+                try? system.close(oldFD)
                 let failure = JournalError.writerFailed(path: self.path, cause: error)
                 self.state.withLock { $0.failure = failure }
                 throw failure
             }
+            // Closing the replaced file frees all of it (its last name is
+            // gone), which takes as long as a good part of the checkpoint: it
+            // is queued behind the checkpoint on the writer's queue, ahead of
+            // anything the writer does next, instead of making the caller wait.
+            self.queue.async { try? system.close(oldFD) }
             return (firstSequence, file.recordCount)
         }
     }
