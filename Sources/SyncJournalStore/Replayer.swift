@@ -153,7 +153,7 @@ package enum Replayer {
 /// failure is always at an earlier record.
 final class ReplayDuringOpen: Sendable {
     private typealias Batch = [(event: StoreEvent?, sequence: UInt64)]
-    private static let batchSize = 256
+    private static let batchSize = 1024
 
     /// Filled by the scan only.
     private let decoding = Mutex<(batch: Batch, failure: Replayer.Failure?)>(([], nil))
