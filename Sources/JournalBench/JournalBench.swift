@@ -24,7 +24,7 @@ public enum JournalBench {
                 """),
             .value("--only", "NAMES", help: """
                 run only these workloads: durable, group, crash,
-                replay, checkpoint, push
+                replay, checkpoint, push, open
                 """),
         ])
 
@@ -51,6 +51,8 @@ public enum JournalBench {
         public var replayLiveRecords = 1_000
         /// Operations in the checkpoint journal, half of them dead (a quarter-size one shows scaling).
         public var checkpointOperations = 1_000_000
+        /// Operations in the journal of the store-opening workload, half of them dead.
+        public var openOperations = 1_000_000
         /// Queued operations pushed to the reference server.
         public var pushOperations = 100_000
         /// Print JSON instead of the table.
@@ -74,13 +76,14 @@ public enum JournalBench {
             configuration.replayOperations = 40_000
             configuration.replayLiveRecords = 500
             configuration.checkpointOperations = 40_000
+            configuration.openOperations = 40_000
             configuration.pushOperations = 5_000
             return configuration
         }
     }
 
     /// The workload names, in the order they run.
-    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push"]
+    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open"]
 
     /// A bad command line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -160,7 +163,7 @@ public enum JournalBench {
             }
         }
         defer {
-            for name in ["replay-full", "replay-quarter", "checkpoint-full", "checkpoint-quarter"] { Files.remove(directory + "/\(name).journal") }
+            for name in ["replay-full", "replay-quarter", "checkpoint-full", "checkpoint-quarter", "open-journal", "open-checkpointed"] { Files.remove(directory + "/\(name).journal") }
             // The scratch directory is the benchmark's own: whatever a
             // workload left in it (a lock file, a torn tail) goes with it.
             if temporary {
@@ -240,6 +243,21 @@ public enum JournalBench {
                 samples.add(try await Workloads.push(directory: directory, count: c.pushOperations))
                 note("push", round, samples.last(["push.ops", "push-device.ops", "push.cpu", "push-device.cpu", "push-device.growth"]))
             }
+        }
+        if selected.contains("open") {
+            let journal = directory + "/open-journal.journal", checkpointed = directory + "/open-checkpointed.journal"
+            progress("open: writing a journal of \(c.openOperations) operations and its checkpoint\n")
+            try await Workloads.checkpointJournal(path: journal, operations: c.openOperations)
+            try await Workloads.checkpointedCopy(of: journal, to: checkpointed)
+            for round in 0..<rounds {
+                samples.add(try await Workloads.open(path: journal, prefix: "open"))
+                samples.add(try await Workloads.open(path: checkpointed, prefix: "open-checkpointed"))
+                samples.add(try Workloads.pageCachedOpenRead(path: journal, prefix: "open-read"))
+                samples.add(try Workloads.pageCachedOpenRead(path: checkpointed, prefix: "open-checkpointed-read"))
+                note("open", round, samples.last(["open.seconds", "open-read.seconds", "open-checkpointed.seconds", "open.heap", "open-checkpointed.heap"]))
+            }
+            Files.remove(journal)
+            Files.remove(checkpointed)
         }
         return Report.entries(samples, configuration: configuration, selected: selected)
     }

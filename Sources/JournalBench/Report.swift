@@ -2,7 +2,7 @@ import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
-    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`).
+    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`).
     public var name: String
     /// What is measured (`edits/s`, `p99 latency`, …).
     public var figure: String
@@ -114,6 +114,16 @@ enum Report {
                 [("device-only-server-keeps-nothing", "push-device.cpu")], goal: nil)
             add("push", "device heap growth, 10 % → 100 % sent", "MiB", "push-device.growth", [],
                 goal: "flat: ≤ 8 MiB") { v, _ in v <= 8 }
+        }
+        if selected.contains("open") {
+            add("open", "seconds to open (\(c.openOperations) ops, half dead, no checkpoint)", "s", "open.seconds",
+                [("page-cached-read", "open-read.seconds")], goal: nil)
+            add("open", "seconds to open (the same state as a checkpoint)", "s", "open-checkpointed.seconds",
+                [("page-cached-read", "open-checkpointed-read.seconds")], goal: nil)
+            add("open", "heap after opening, no checkpoint", "MiB", "open.heap",
+                [("the-same-state-checkpointed", "open-checkpointed.heap")], goal: nil)
+            add("open", "journal bytes, no checkpoint", "bytes", "open.bytes",
+                [("the-same-state-checkpointed", "open-checkpointed.bytes")], goal: nil)
         }
         return entries
     }

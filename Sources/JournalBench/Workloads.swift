@@ -269,6 +269,54 @@ enum Workloads {
         return ["read.records": records / seconds, "read.mbps": Double(Files.size(path)) / seconds / 1e6]
     }
 
+    // MARK: 7. Opening a store
+
+    /// Opens a store on `path` (a copy of the journal, so the store's repair
+    /// and preallocation never change the source), times it, and reads the
+    /// heap in use above what it was before while the store is still open.
+    static func open(path: String, prefix: String) async throws(BenchError) -> Figures {
+        let work = path + ".open"
+        Files.remove(work)
+        defer { Files.remove(work) }
+        try Files.copy(path, to: work)
+        _ = try Files.readAll(work)
+        let heapBefore = HeapSampler.inUse()
+        do {
+            let start = Clock.now()
+            let store = try await LocalStore.open(path: work, options: storeOptions(PosixSystemCalls()))
+            let seconds = Clock.now() - start
+            let heapAfter = HeapSampler.inUse()
+            guard case .ready = await store.status else { throw BenchError("open: the store did not open ready: \(await store.status)") }
+            let records = Double(store.recovery?.recordCount ?? 0)
+            try await store.close()
+            return [prefix + ".seconds": seconds, prefix + ".heap": Double(max(0, heapAfter - heapBefore)) / 1_048_576,
+                    prefix + ".records": records, prefix + ".bytes": Double(Files.size(path))]
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw storeError("open", error)
+        }
+    }
+
+    /// The journal at `source` rewritten as a checkpoint of its state, at `destination`.
+    static func checkpointedCopy(of source: String, to destination: String) async throws(BenchError) {
+        Files.remove(destination)
+        try Files.copy(source, to: destination)
+        do {
+            let store = try await LocalStore.open(path: destination, options: storeOptions(PosixSystemCalls()))
+            try await store.checkpoint()
+            try await store.close()
+        } catch {
+            throw storeError("checkpointing \(destination)", error)
+        }
+    }
+
+    /// Reads the (page-cached) file at `path` in 1 MiB reads: the time reading alone takes.
+    static func pageCachedOpenRead(path: String, prefix: String) throws(BenchError) -> Figures {
+        _ = try Files.readAll(path)
+        return [prefix + ".seconds": try Files.readAll(path)]
+    }
+
     // MARK: 5. Checkpoint
 
     /// Copies the journal at `source`, opens a store on the copy, and times

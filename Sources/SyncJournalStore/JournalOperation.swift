@@ -63,6 +63,13 @@ public struct JournalOperation: Sendable, Hashable {
 
     /// Reads one operation.
     package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
+        var operation = try decodeAllButFields(from: &reader)
+        operation.fields = try FieldListCodec.decode(from: &reader)
+        return operation
+    }
+
+    /// Reads one operation up to its field list (left unread; the value's fields are empty).
+    package static func decodeAllButFields(from reader: inout ByteReader) throws(ByteReader.Failure) -> JournalOperation {
         let id = try OperationID.decode(from: &reader)
         let kindAt = reader.position
         guard let kind = OperationKind(code: try reader.readUInt8()) else { throw .invalid("unknown operation", at: kindAt) }
@@ -79,8 +86,7 @@ public struct JournalOperation: Sendable, Hashable {
         if presence & ~1 != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
         let base: Int64? = presence & 1 != 0 ? try reader.readZigzag() : nil
         let queuedAt = try reader.readZigzag()
-        let fields = try FieldListCodec.decode(from: &reader)
-        return JournalOperation(id: id, kind: kind, entity: entity, recordID: recordID, fields: fields,
+        return JournalOperation(id: id, kind: kind, entity: entity, recordID: recordID, fields: [:],
                                 baseUpdatedAt: base, queuedAt: queuedAt)
     }
 

@@ -1,52 +1,69 @@
 import SyncJournalProtocol
 
 /// The queue of local edits, in the order they were made, with an index per
-/// record. Removing from anywhere is O(1) amortised (entries are tombstoned
-/// in the order array and the array is compacted when half of it is dead),
-/// so acknowledging the head of a queue of 100,000 costs no more than the tail.
+/// operation and per record.
+///
+/// The entries themselves lie in an array in queue order, and the index maps
+/// an operation id to its place: a walk of the queue (a checkpoint, a push)
+/// reads memory in order instead of probing a hash table at random, and an
+/// update changes the entry where it lies. Removing from anywhere is O(1)
+/// amortised (the place is emptied, and the array is compacted when half of it
+/// is empty), so acknowledging the head of a queue of 100,000 costs no more
+/// than the tail.
 package struct Outbox: Sendable {
-    private var order: [OperationID] = []
-    private var entries: [OperationID: OutboxOperation] = [:]
+    /// The entries in queue order; `nil` where one was removed.
+    private var slots: [OutboxOperation?] = []
+    /// The place of each queued operation in `slots`.
+    private var index: [OperationID: Int] = [:]
     private var byKey: [RecordKey: [OperationID]] = [:]
     private var dead = 0
-    /// Every id before this index in `order` is removed. Acknowledgements
-    /// remove from the front, so walks start here instead of stepping over
-    /// up to half a queue of removed ids each time (a push of 100,000 queued
-    /// operations spent a third of its time there).
+    /// Every place before this one is empty. Acknowledgements remove from
+    /// the front, so walks start here instead of stepping over up to half a
+    /// queue of removed entries each time.
     private var head = 0
 
     /// An empty queue.
     package init() {}
 
     /// Number of queued operations.
-    package var count: Int { entries.count }
+    package var count: Int { index.count }
     /// Whether nothing is queued.
-    package var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { index.isEmpty }
 
     /// The queued operations in queue order.
     package var operations: [OutboxOperation] {
-        order[head...].compactMap { entries[$0] }
+        var result: [OutboxOperation] = []
+        result.reserveCapacity(count)
+        for place in head..<slots.count { if let entry = slots[place] { result.append(entry) } }
+        return result
     }
 
     /// Walks the queue in order until `body` returns false.
     package func forEach(_ body: (OutboxOperation) -> Bool) {
-        for id in order[head...] {
-            if let entry = entries[id], !body(entry) { return }
+        for place in head..<slots.count {
+            if let entry = slots[place], !body(entry) { return }
         }
     }
 
     /// The entry for `id`, if queued.
-    package subscript(id: OperationID) -> OutboxOperation? { entries[id] }
+    package subscript(id: OperationID) -> OutboxOperation? {
+        guard let place = index[id] else { return nil }
+        return slots[place]
+    }
+
+    /// Whether `id` is queued.
+    package func contains(_ id: OperationID) -> Bool { index[id] != nil }
 
     /// The record of the entry for `id`, if queued (read in place: the entry is not copied).
     func key(of id: OperationID) -> RecordKey? {
-        guard let index = entries.index(forKey: id) else { return nil }
-        return entries.values[index].key
+        guard let place = index[id] else { return nil }
+        return slots[place]?.operation.key
     }
 
     /// The queued operations on one record, in order.
     package func operations(on key: RecordKey) -> [OutboxOperation] {
-        (byKey[key] ?? []).compactMap { entries[$0] }
+        guard let ids = byKey[key] else { return [] }
+        return ids.compactMap { self[$0] }
     }
 
     /// Records with at least one queued operation.
@@ -54,67 +71,73 @@ package struct Outbox: Sendable {
 
     /// Queues `entry` at the end.
     package mutating func append(_ entry: OutboxOperation) {
-        // `index(forKey:)`, not `entries[id] == nil`: the subscript copies the entry out.
-        guard entries.index(forKey: entry.id) == nil else { return }
-        order.append(entry.id)
-        entries[entry.id] = entry
-        byKey[entry.key, default: []].append(entry.id)
+        let id = entry.id
+        guard index[id] == nil else { return }
+        index[id] = slots.count
+        byKey[entry.key, default: []].append(id)
+        slots.append(entry)
     }
 
     /// Removes `id` wherever it is; returns the removed entry.
     @discardableResult
     package mutating func remove(_ id: OperationID) -> OutboxOperation? {
-        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        guard let place = index.removeValue(forKey: id), let entry = slots[place].take() else { return nil }
         // The record's list is changed where it lies in the table (one lookup,
         // no copy of the list); an id is in its record's list once.
-        if let index = byKey.index(forKey: entry.key) {
-            if let position = byKey.values[index].firstIndex(of: id) { byKey.values[index].remove(at: position) }
-            if byKey.values[index].isEmpty { byKey.remove(at: index) }
+        if let keyIndex = byKey.index(forKey: entry.key) {
+            if let position = byKey.values[keyIndex].firstIndex(of: id) { byKey.values[keyIndex].remove(at: position) }
+            if byKey.values[keyIndex].isEmpty { byKey.remove(at: keyIndex) }
         }
         dead += 1
-        if head < order.count && order[head] == id {
-            while head < order.count && entries.index(forKey: order[head]) == nil { head += 1 }
-        }
-        if dead > 64 && dead > order.count / 2 {
-            if dead == head {
-                // Every removed id lies before the head (acknowledgements
-                // remove from the front): drop that prefix without a lookup.
-                order.removeFirst(head)
-            } else {
-                order.removeAll { entries.index(forKey: $0) == nil }
-            }
+        if index.isEmpty {
+            // Nothing left: start over without walking anything.
+            slots.removeAll(keepingCapacity: true)
             dead = 0
             head = 0
+        } else if dead > 64 && dead > slots.count / 2 {
+            compact()
+        } else if place == head {
+            while head < slots.count && slots[head] == nil { head += 1 }
         }
         return entry
+    }
+
+    /// Closes the gaps left by removals, keeping the order, and moves each
+    /// remaining entry's place in the index.
+    private mutating func compact() {
+        var kept = 0
+        for place in head..<slots.count {
+            guard let entry = slots[place] else { continue }
+            if kept != place {
+                index[entry.id] = kept
+                slots.swapAt(kept, place)
+            }
+            kept += 1
+        }
+        slots.removeLast(slots.count - kept)
+        dead = 0
+        head = 0
     }
 
     /// Puts `entry` in the place of `id` (same record, a new id): the
     /// queue order is kept, so later operations on the record still follow it.
     package mutating func replace(_ id: OperationID, with entry: OutboxOperation) {
-        guard let old = entries[id], entries[entry.id] == nil || entry.id == id else { return }
+        guard let place = index[id], let old = slots[place], index[entry.id] == nil || entry.id == id else { return }
         precondition(old.key == entry.key, "a replacement changes the same record")
-        entries[id] = nil
-        entries[entry.id] = entry
-        if let index = order.firstIndex(of: id) { order[index] = entry.id }
-        if var ids = byKey[entry.key], let index = ids.firstIndex(of: id) {
-            ids[index] = entry.id
-            byKey[entry.key] = ids
+        index[id] = nil
+        index[entry.id] = place
+        slots[place] = entry
+        if let keyIndex = byKey.index(forKey: entry.key), let position = byKey.values[keyIndex].firstIndex(of: id) {
+            byKey.values[keyIndex][position] = entry.id
         }
     }
 
     /// Changes the entry for `id` in place (its position is kept; its record must not change).
     package mutating func update(_ id: OperationID, _ body: (inout OutboxOperation) -> Void) {
-        // Changed in place: one lookup, and no copy of the entry written back.
-        guard let index = entries.index(forKey: id) else { return }
-        // Checked inside the one access to the entry: reading it back through
-        // the table would copy the whole entry out, twice.
-        func change(_ entry: inout OutboxOperation) {
-            let key = entry.key
-            body(&entry)
-            precondition(entry.key == key && entry.id == id, "an outbox entry keeps its id and record")
-        }
-        change(&entries.values[index])
+        guard let place = index[id], slots[place] != nil else { return }
+        let key = slots[place]!.operation.key
+        body(&slots[place]!)
+        precondition(slots[place]!.key == key && slots[place]!.id == id, "an outbox entry keeps its id and record")
     }
 }
 

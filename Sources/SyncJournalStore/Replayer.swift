@@ -1,6 +1,7 @@
 import SyncJournalProtocol
 import SyncJournalPlatform
 import SyncJournalCore
+import Dispatch
 
 /// Rebuilds a store's state from its journal: the same fold the live store
 /// runs (``StoreState/apply(_:)``), over the records read back.
@@ -63,13 +64,23 @@ package enum Replayer {
 
         /// Folds one verified record.
         package mutating func fold(_ record: JournalRecord) throws(Failure) {
-            let event: StoreEvent?
-            do { event = try StoreEvent.decode(record) } catch { throw .undecodable(error) }
+            try fold(Self.decode(record), sequence: record.sequence)
+        }
+
+        /// Decodes a verified record for ``fold(_:sequence:)``: `nil` for a
+        /// record that carries no event. Needs no state, so it may run ahead
+        /// of the fold, on another thread.
+        package static func decode(_ record: JournalRecord) throws(Failure) -> StoreEvent? {
+            do { return try StoreEvent.decode(record, forFold: true) } catch { throw .undecodable(error) }
+        }
+
+        /// Folds the event decoded from record `sequence` (``decode(_:)``).
+        package mutating func fold(_ event: StoreEvent?, sequence: UInt64) throws(Failure) {
             records += 1
             guard let event else { return }
             if case .checkpoint(let part) = event {
                 switch phase {
-                case .body: throw .misplacedCheckpoint(sequence: record.sequence)
+                case .body: throw .misplacedCheckpoint(sequence: sequence)
                 case .start, .inCheckpoint: phase = .inCheckpoint
                 }
                 switch part {
@@ -82,16 +93,16 @@ package enum Replayer {
                     let counted = checkpointCounts
                     guard counted.rows == rows, counted.operations == operations, counted.conflicts == conflicts,
                           counted.rejections == rejections else {
-                        throw .incompleteCheckpoint(sequence: record.sequence, reason: "parts hold \(counted) but the end names \((rows, operations, conflicts, rejections))")
+                        throw .incompleteCheckpoint(sequence: sequence, reason: "parts hold \(counted) but the end names \((rows, operations, conflicts, rejections))")
                     }
                     phase = .body
                     completedCheckpoint = true
                 }
             } else {
-                if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: record.sequence, reason: "ordinary record before the end part") }
+                if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: sequence, reason: "ordinary record before the end part") }
                 phase = .body
             }
-            if let reason = state.inconsistency(in: event) { throw .inconsistent(sequence: record.sequence, reason: reason) }
+            if let reason = state.inconsistency(in: event) { throw .inconsistent(sequence: sequence, reason: reason) }
             state.apply(event)
         }
 
@@ -131,24 +142,74 @@ package enum Replayer {
 }
 
 /// A ``Replayer/Fold`` fed from the writer's recovery scan while a store
-/// opens (on the writer's I/O queue), read back once opening has returned.
+/// opens, read back once opening has returned.
+///
+/// The records are decoded on the writer's I/O queue, as the scan reads
+/// them, and folded on a queue of their own in batches: on two cores the
+/// decoding and the fold run side by side. At most a few batches wait, so
+/// memory stays independent of the journal's length. The records are
+/// folded in order and the first failure wins, as in a fold of one thread:
+/// decoding stops at the first record that does not decode, so a fold
+/// failure is always at an earlier record.
 final class ReplayDuringOpen: Sendable {
-    private let state = Mutex<(fold: Replayer.Fold, failure: Replayer.Failure?)>((Replayer.Fold(), nil))
+    private typealias Batch = [(event: StoreEvent?, sequence: UInt64)]
+    private static let batchSize = 1024
 
-    /// Folds one record; after the first failure the rest are ignored.
+    /// Filled by the scan only.
+    private let decoding = Mutex<(batch: Batch, failure: Replayer.Failure?)>(([], nil))
+    private let folding = Mutex<(fold: Replayer.Fold, failure: Replayer.Failure?)>((Replayer.Fold(), nil))
+    private let foldQueue = DispatchQueue(label: "SyncJournal.replay")
+    /// Batches handed over and not yet folded.
+    private let waiting = DispatchSemaphore(value: 4)
+
+    /// Decodes one record and queues it for the fold; after the first failure the rest are ignored.
     func fold(_ record: JournalRecord) {
-        state.withLock { state in
-            guard state.failure == nil else { return }
-            do throws(Replayer.Failure) { try state.fold.fold(record) } catch { state.failure = error }
+        let full: Batch? = decoding.withLock { decoding in
+            guard decoding.failure == nil else { return nil }
+            do throws(Replayer.Failure) {
+                decoding.batch.append((try Replayer.Fold.decode(record), record.sequence))
+            } catch {
+                decoding.failure = error
+            }
+            guard decoding.batch.count >= Self.batchSize || decoding.failure != nil else { return nil }
+            let full = decoding.batch
+            decoding.batch = []
+            decoding.batch.reserveCapacity(Self.batchSize)
+            return full
+        }
+        if let full { handOver(full) }
+    }
+
+    /// Queues `batch` for the fold. The scan waits while the fold is several
+    /// batches behind; the last batch (`waitingForRoom` false) never waits.
+    private func handOver(_ batch: Batch, waitingForRoom: Bool = true) {
+        if waitingForRoom { waiting.wait() }
+        foldQueue.async { [self] in
+            folding.withLock { folding in
+                guard folding.failure == nil else { return }
+                do throws(Replayer.Failure) {
+                    for item in batch { try folding.fold.fold(item.event, sequence: item.sequence) }
+                } catch {
+                    folding.failure = error
+                }
+            }
+            if waitingForRoom { waiting.signal() }
         }
     }
 
     /// The state rebuilt, or the first failure; checks the checkpoint framing against `header`.
-    func finish(header: JournalHeader) throws(Replayer.Failure) -> (state: StoreState, records: Int) {
-        try state.withLock { (state) throws(Replayer.Failure) -> (state: StoreState, records: Int) in
-            if let failure = state.failure { throw failure }
-            try state.fold.finish(header: header)
-            return (state.fold.state, state.fold.records)
+    func finish(header: JournalHeader) async throws(Replayer.Failure) -> (state: StoreState, records: Int) {
+        let (rest, decodeFailure) = decoding.withLock { decoding in
+            defer { decoding.batch = [] }
+            return (decoding.batch, decoding.failure)
+        }
+        if !rest.isEmpty { handOver(rest, waitingForRoom: false) }
+        // Waits for the fold queue to drain without blocking a thread of the concurrency pool.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in foldQueue.async { done.resume() } }
+        return try folding.withLock { (folding) throws(Replayer.Failure) -> (state: StoreState, records: Int) in
+            if let failure = folding.failure ?? decodeFailure { throw failure }
+            try folding.fold.finish(header: header)
+            return (folding.fold.state, folding.fold.records)
         }
     }
 }

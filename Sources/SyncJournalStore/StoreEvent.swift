@@ -1,4 +1,5 @@
 import SyncJournalCore
+import SyncJournalFieldCodec
 import SyncJournalProtocol
 
 /// A change to the store's state, as it is journaled. The live store appends
@@ -174,7 +175,12 @@ extension StoreEvent {
     /// Decodes a verified record into an event; `nil` for record types that
     /// carry no store event (a skippable type this version does not know, a
     /// salvaged record).
-    package static func decode(_ record: JournalRecord) throws(JournalEntry.DecodeError) -> StoreEvent? {
+    ///
+    /// With `forFold`, an edit whose own compaction removes it comes back
+    /// without its fields (they are validated, not built): folding the event
+    /// reaches the same state, since the edit leaves the queue in the same
+    /// record. The same payloads are refused, with the same failures.
+    package static func decode(_ record: JournalRecord, forFold: Bool = false) throws(JournalEntry.DecodeError) -> StoreEvent? {
         func malformed(_ failure: ByteReader.Failure) -> JournalEntry.DecodeError {
             .malformed(sequence: record.sequence, offset: record.offset, type: record.type, failure)
         }
@@ -190,12 +196,27 @@ extension StoreEvent {
             case .operation:
                 event = .edit(try JournalOperation.decode(from: &reader), compaction: [])
             case .compactedEdit:
-                let operation = try JournalOperation.decode(from: &reader)
+                var operation = try JournalOperation.decodeAllButFields(from: &reader)
+                let fieldsReader = reader
+                let skipped = forFold && FieldListCodec.skipIfPlain(&reader)
+                if !skipped {
+                    reader = fieldsReader
+                    operation.fields = try FieldListCodec.decode(from: &reader)
+                }
                 let count = try reader.readCount(minimumItemSize: 17)
                 if count == 0 { throw .invalid("compacted edit without steps", at: reader.position) }
                 var steps: [CompactionStep] = []
                 steps.reserveCapacity(count)  // one allocation; the count is bounded by the payload
-                for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
+                var removesItself = false
+                for _ in 0..<count {
+                    let step = try CompactionStep.decode(from: &reader)
+                    if case .remove(let id) = step, id == operation.id { removesItself = true }
+                    steps.append(step)
+                }
+                if skipped && !removesItself {
+                    var again = fieldsReader
+                    operation.fields = try FieldListCodec.decode(from: &again)
+                }
                 event = .edit(operation, compaction: steps)
             case .operationBatch:
                 return .editBatch(try JournalOperation.decodeBatch(record.payload))

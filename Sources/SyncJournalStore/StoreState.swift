@@ -29,6 +29,14 @@ package struct StoreState: Sendable, Hashable {
     package mutating func apply(_ event: StoreEvent) {
         switch event {
         case .edit(let operation, let steps):
+            if let (target, replacement) = Self.mergedIntoEarlier(operation, steps), !outbox.contains(operation.id) {
+                // The edit merged into an earlier queued one and leaves the
+                // queue in the same record: queuing it only to remove it
+                // would end in the same queue, so only the earlier entry changes.
+                outbox.update(target) { $0.operation = replacement }
+                forgetBaseIfIdle(operation.key)
+                return
+            }
             outbox.append(OutboxOperation(operation: operation))
             for step in steps {
                 switch step {
@@ -104,6 +112,14 @@ package struct StoreState: Sendable, Hashable {
             case .end: break
             }
         }
+    }
+
+    /// The compaction steps of an edit that merged into an earlier queued
+    /// operation: that operation replaced, then the edit itself removed.
+    private static func mergedIntoEarlier(_ operation: JournalOperation, _ steps: [CompactionStep]) -> (OperationID, JournalOperation)? {
+        guard steps.count == 2, case .replace(let target, let replacement) = steps[0], case .remove(let removed) = steps[1],
+              removed == operation.id, target != operation.id else { return nil }
+        return (target, replacement)
     }
 
     /// Why applying `event` would break the state's rules, or `nil` when it
@@ -229,46 +245,63 @@ package struct StoreState: Sendable, Hashable {
     /// The checkpoint parts that rebuild this state, each under `partBytes` of payload where possible.
     package func checkpointParts(partBytes: Int = 1 << 20) -> [CheckpointPart] {
         var parts: [CheckpointPart] = []
-        func chunked<T>(_ items: [T], size: (T) -> Int, make: ([T]) -> CheckpointPart) {
+        forEachCheckpointPart(partBytes: partBytes) { part in
+            parts.append(part)
+            return true
+        }
+        return parts
+    }
+
+    /// Makes the parts of ``checkpointParts(partBytes:)`` one after another
+    /// and hands each to `body` as soon as it is complete, until `body`
+    /// returns false; so a checkpoint is written while the rest is made,
+    /// never holding all of it.
+    package func forEachCheckpointPart(partBytes: Int = 1 << 20, _ body: (CheckpointPart) -> Bool) {
+        var going = true
+        func chunked<T>(_ items: some Sequence<T>, size: (T) -> Int, make: ([T]) -> CheckpointPart) {
+            guard going else { return }
             var chunk: [T] = []
             var bytes = 0
             for item in items {
                 let itemBytes = size(item)
                 if !chunk.isEmpty && bytes + itemBytes > partBytes {
-                    parts.append(make(chunk))
-                    chunk = []
+                    going = body(make(chunk))
+                    if !going { return }
+                    chunk.removeAll(keepingCapacity: true)
                     bytes = 0
                 }
                 chunk.append(item)
                 bytes += itemBytes
             }
-            if !chunk.isEmpty { parts.append(make(chunk)) }
+            if !chunk.isEmpty { going = body(make(chunk)) }
         }
-        let rows = snapshot.values.sorted { $0.key < $1.key }
-        chunked(rows, size: { Self.estimate($0.fields) + 64 }, make: { .rows($0) })
-        // The queue is chunked as it is walked, not first copied whole into
-        // one array as large as the live state (same chunks as `chunked`).
+        chunked(snapshot.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .rows($0) })
+        guard going else { return }
+        // The queue lies in queue order: it is chunked as it is walked, never
+        // copied whole into one array as large as the live state.
         var queued: [OutboxOperation] = []
         var queuedBytes = 0
         outbox.forEach { entry in
             let itemBytes = Self.estimate(entry.operation.fields) + 128
             if !queued.isEmpty && queuedBytes + itemBytes > partBytes {
-                parts.append(.outbox(queued))
-                queued = []
+                going = body(.outbox(queued))
+                if !going { return false }
+                queued.removeAll(keepingCapacity: true)
                 queuedBytes = 0
             }
             queued.append(entry)
             queuedBytes += itemBytes
             return true
         }
-        if !queued.isEmpty { parts.append(.outbox(queued)) }
-        if !cursors.isEmpty { parts.append(.cursors(cursors)) }
+        guard going else { return }
+        if !queued.isEmpty { going = body(.outbox(queued)) }
+        queued = []
+        if going && !cursors.isEmpty { going = body(.cursors(cursors)) }
         chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
         chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])
             + Self.estimate($0.baseRow?.fields ?? [:]) + Self.estimate($0.resolution.replacement?.fields ?? [:]) + 320 }, make: { .conflicts($0) })
         chunked(rejections, size: { Self.estimate($0.operation.fields) + $0.reason.utf8.count + 128 }, make: { .rejections($0) })
-        parts.append(.end(rows: snapshot.count, operations: outbox.count, conflicts: conflicts.count, rejections: rejections.count))
-        return parts
+        if going { _ = body(.end(rows: snapshot.count, operations: outbox.count, conflicts: conflicts.count, rejections: rejections.count)) }
     }
 
     private static func estimate(_ fields: [String: FieldValue]) -> Int {

@@ -79,6 +79,11 @@ package struct ByteReader: Sendable {
 
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
     package mutating func readVarint() throws(Failure) -> UInt64 {
+        // Most varints (counts, lengths, small numbers) are one byte.
+        if position < bytes.count, bytes[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(bytes[position])
+        }
         let start = position
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -156,6 +161,9 @@ package struct ByteReader: Sendable {
     /// replacement character is inserted where the input was not valid), so
     /// comparing the bytes validates exactly as `String(validating:as:)` does.
     static func validatedUTF8(_ utf8: UnsafeRawBufferPointer) -> String? {
+        // ASCII is valid UTF-8 and decodes unchanged: no comparison needed
+        // (entity kinds, record ids and field names almost always are).
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
         var string = String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         let unchanged = string.withUTF8 { decoded in
             RawMemory.equal(UnsafeRawBufferPointer(decoded), utf8)

@@ -20,7 +20,19 @@ extension JournalWriter {
         for record in records where record.payload.count > JournalFormat.maximumPayloadLength {
             throw .recordTooLarge(bytes: record.payload.count, maximum: JournalFormat.maximumPayloadLength)
         }
-        return try await BlockingIO.run(on: queue) { () throws(JournalError) -> UInt64 in
+        return try await rewrite { (file) throws(JournalError) in
+            for record in records { try file.append(type: record.type, payload: record.payload) }
+        }.firstSequence
+    }
+
+    /// As ``rewrite(records:)``, with the records made by `produce` while
+    /// the new file is written (on the writer's queue): they go to the file in
+    /// chunks as they come, so the checkpoint is never held whole in memory.
+    /// A failure of `produce` (a record too large) leaves the old journal in
+    /// use. Returns the first record's sequence number and the records written.
+    @discardableResult
+    package func rewrite(streaming produce: @escaping @Sendable (inout CheckpointFileWriter) throws(JournalError) -> Void) async throws(JournalError) -> (firstSequence: UInt64, records: Int) {
+        try await BlockingIO.run(on: queue) { () throws(JournalError) -> (firstSequence: UInt64, records: Int) in
             try self.state.withLock { (state) throws(JournalError) in
                 if let failure = state.failure { throw failure }
                 if state.closed { throw .closed(path: self.path) }
@@ -34,51 +46,50 @@ extension JournalWriter {
                                        continuesGeneration: old.generation, firstSequence: firstSequence,
                                        createdAtMilliseconds: wallClockMilliseconds(),
                                        inFlightLimit: UInt32(self.inFlightLimit))
-            var bytes = header.encoded()
-            // Sized once: a checkpoint of a large state is hundreds of megabytes,
-            // and growing by doubling copied it over and over.
-            bytes.reserveCapacity(bytes.count + records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count })
-            var sequence = firstSequence
-            // The file appears under the journal's name only once complete
-            // and synced, so its records claim nothing beyond the header.
-            let horizon = Int64(header.headerLength)
-            for record in records {
-                RecordFrame.encode(type: record.type, header: header, sequence: sequence, horizon: horizon,
-                                   payload: record.payload, into: &bytes)
-                sequence += 1
-            }
             let system = self.io.system
             let temporary = JournalFiles(journal: self.path).checkpoint
             let newFD: FileDescriptor
             do throws(SystemError) { newFD = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
-            do throws(SystemError) {
-                try self.io.writeAll(newFD, bytes, at: 0, path: temporary)
-                do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
-                try system.rename(temporary, self.path)
+            var file = CheckpointFileWriter(io: self.io, fd: newFD, path: temporary, header: header)
+            do throws(JournalError) {
+                try produce(&file)
+                try file.flush()
+                do throws(SystemError) {
+                    do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
+                    try system.rename(temporary, self.path)
+                } catch {
+                    throw JournalError.io(error)
+                }
             } catch {
                 try? system.close(newFD)
                 try? system.unlink(temporary)
-                throw .io(error)
+                throw error
             }
             // The new file has the journal's name now; from here on a failure is final.
             let oldFD = self.fd
+            let end = file.endOffset
             self.state.withLock {
                 $0.fd = newFD
                 $0.header = header
-                $0.nextSequence = sequence
-                $0.endOffset = Int64(bytes.count)
-                $0.durableEnd = Int64(bytes.count)
-                $0.allocatedEnd = Int64(bytes.count)
-                $0.unclaimedRecords = !records.isEmpty
+                $0.nextSequence = file.nextSequence
+                $0.endOffset = end
+                $0.durableEnd = end
+                $0.allocatedEnd = end
+                $0.unclaimedRecords = file.recordCount > 0
                 $0.unsynced = false
             }
-            try? system.close(oldFD)
             do throws(SystemError) { try self.io.syncDirectory(FileIO.directory(of: self.path)) } catch {
+                try? system.close(oldFD)
                 let failure = JournalError.writerFailed(path: self.path, cause: error)
                 self.state.withLock { $0.failure = failure }
                 throw failure
             }
-            return firstSequence
+            // Closing the replaced file frees all of it (its last name is
+            // gone), which takes as long as a good part of the checkpoint: it
+            // is queued behind the checkpoint on the writer's queue, ahead of
+            // anything the writer does next, instead of making the caller wait.
+            self.queue.async { try? system.close(oldFD) }
+            return (firstSequence, file.recordCount)
         }
     }
 }

@@ -31,7 +31,7 @@ extension LocalStore {
         }
         let replayed: (state: StoreState, records: Int)
         do {
-            replayed = try replay.finish(header: writer.header)
+            replayed = try await replay.finish(header: writer.header)
         } catch {
             try? await writer.close()
             return LocalStore(path: path, options: options, writer: nil, state: StoreState(),

@@ -72,14 +72,23 @@ extension LocalStore {
 
     /// Rewrites the journal as a checkpoint of the current state.
     private func runCheckpoint(_ request: WriteBatcher.Request?, writer: JournalWriter) async {
-        let parts = state.checkpointParts()
-        let records = parts.map { part -> (type: RecordType, payload: [UInt8]) in
-            let event = StoreEvent.checkpoint(part)
-            return (event.recordType, event.encodedPayload())
-        }
+        // The parts are made, encoded and written on the writer's queue, a
+        // chunk at a time, from this copy of the state (the store goes on with its own).
+        let checkpointed = state
         do {
-            try await writer.rewrite(records: records)
-            journalRecords = records.count
+            let written = try await writer.rewrite { (file) throws(JournalError) in
+                var failure: JournalError?
+                checkpointed.forEachCheckpointPart { part in
+                    let event = StoreEvent.checkpoint(part)
+                    do throws(JournalError) { try file.append(type: event.recordType, payload: event.encodedPayload()) } catch {
+                        failure = error
+                        return false
+                    }
+                    return true
+                }
+                if let failure { throw failure }
+            }
+            journalRecords = written.records
             request?.continuation.resume(returning: .success(()))
         } catch {
             if case .writerFailed = error {
