@@ -6,12 +6,7 @@ package struct PosixSystemCalls: SystemCalls {
     package init() {}
 
     package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor {
-        var flags: FileOpenFlags = options.contains(.readWrite) ? .readWrite : .readOnly
-        if options.contains(.create) { flags.insert(.create) }
-        if options.contains(.exclusive) { flags.insert(.exclusive) }
-        if options.contains(.truncate) { flags.insert(.truncate) }
-        if options.contains(.directory) { flags.insert(.directory) }
-        do { return FileDescriptor(rawValue: try SystemFile.open(path, flags, mode: mode)) } catch {
+        do { return FileDescriptor(rawValue: try SystemFile.open(path, options, mode: mode)) } catch {
             throw SystemError(call: .open, code: error, path: path)
         }
     }
