@@ -4,10 +4,9 @@ import SyncJournalCore
 
 // The write path runs on the store's own thread (its executor), which may
 // block: a batch is decided, encoded and written there with no hand-over.
-// One editor at a time is synced right there too, so its caller is resumed
-// once, when its edit is durable. With several editors the sync runs on a
-// second thread, and the next batch is written meanwhile; each batch is
-// acknowledged when a sync that covers it returns. A power cut may then keep
+// The sync runs on a second thread, so the store stays responsive (reads,
+// retire) while it runs and the next batch is written meanwhile; each batch
+// is acknowledged when a sync that covers it returns. A power cut may then keep
 // a later batch without an earlier one, which format 2's recovery rule
 // allows for (the later batch's records carry the older sync horizon).
 extension LocalStore {
@@ -92,16 +91,8 @@ extension LocalStore {
             writeFailed(batch, decision, .recordTooLarge(bytes: bytes, maximum: Int(JournalFormat.defaultInFlightLimit)))
             return
         }
-        // One editor at a time (nothing being synced, this batch and the one
-        // before it of one request each) is synced right here: no hand-over.
-        let syncHere = batcher.written.isEmpty && !syncScheduled && batch.count == 1 && previousBatchSize == 1
-        previousBatchSize = batch.count
         batcher.wrote(WriteBatcher.Written(end: end, requests: batch, decision: decision))
-        if syncHere {
-            do { completeBatches(through: try writer.syncOnCallingThread()) } catch { failWritten(error) }
-        } else {
-            scheduleSync(writer: writer)
-        }
+        scheduleSync(writer: writer)
     }
 
     /// Syncs everything written so far on the sync thread, unless a sync

@@ -24,7 +24,7 @@ import SyncJournalCore
 /// The store runs on a thread of its own (it blocks there on the journal's
 /// writes), which ends when the store is released.
 public actor LocalStore {
-    /// The store's own thread, where it writes (and, one editor at a time, syncs) the journal.
+    /// The store's own thread, where it decides and writes the journal's batches.
     nonisolated let executor = DedicatedThreadExecutor()
     /// Runs the store on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -57,9 +57,6 @@ public actor LocalStore {
     var syncScheduled = false
     /// Callers waiting for that sync to end.
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Requests in the last batch written: one at a time means one editor,
-    /// whose batches are synced right away on the store's thread.
-    var previousBatchSize = 1
     /// Waiters for outcomes and streams of changes.
     var board = OutcomeBoard()
     /// Run after each durable local edit (the sync engine's trigger).
