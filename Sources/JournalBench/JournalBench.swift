@@ -24,7 +24,8 @@ public enum JournalBench {
                 """),
             .value("--only", "NAMES", help: """
                 run only these workloads: durable, group, crash,
-                replay, checkpoint, push, open
+                replay, checkpoint, push, open,
+                memory
                 """),
         ])
 
@@ -55,6 +56,8 @@ public enum JournalBench {
         public var openOperations = 1_000_000
         /// Queued operations pushed to the reference server.
         public var pushOperations = 100_000
+        /// Operations queued (not sent) when the heap per queued operation is measured.
+        public var memoryOperations = 100_000
         /// Print JSON instead of the table.
         public var json = false
         /// Where the files go; nil for a temporary directory, removed afterwards.
@@ -78,12 +81,13 @@ public enum JournalBench {
             configuration.checkpointOperations = 40_000
             configuration.openOperations = 40_000
             configuration.pushOperations = 5_000
+            configuration.memoryOperations = 5_000
             return configuration
         }
     }
 
     /// The workload names, in the order they run.
-    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open"]
+    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory"]
 
     /// A bad command line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -237,6 +241,12 @@ public enum JournalBench {
             }
             Files.remove(full)
             Files.remove(quarter)
+        }
+        if selected.contains("memory") {
+            for round in 0..<rounds {
+                samples.add(try await Workloads.memoryPerQueued(directory: directory, count: c.memoryOperations, editors: c.editors))
+                note("memory", round, samples.last(["memory.perOperation"]))
+            }
         }
         if selected.contains("push") {
             for round in 0..<rounds {

@@ -2,7 +2,7 @@ import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
-    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`).
+    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`).
     public var name: String
     /// What is measured (`edits/s`, `p99 latency`, …).
     public var figure: String
@@ -104,6 +104,10 @@ enum Report {
                                      value: scaling, spread: scaling...scaling, baselines: [],
                                      goal: "linear in live data: ≤ 1.3", met: scaling <= 1.3, hasGoal: true))
             }
+        }
+        if selected.contains("memory") {
+            add("memory", "heap per queued operation (\(c.memoryOperations) queued creates)", "bytes/op", "memory.perOperation", [],
+                goal: "≤ 600 bytes/op") { v, _ in v <= 600 }
         }
         if selected.contains("push") {
             add("push", "operations/s (\(c.pushOperations) queued, reference server)", "ops/s", "push.ops",

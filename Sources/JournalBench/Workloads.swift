@@ -76,6 +76,45 @@ enum Workloads {
                 prefix + ".p99": Statistics.quantile(run.latencies, 0.99) * 1e6]
     }
 
+    // MARK: Memory per queued operation
+
+    /// Heap in use per queued operation: 64 editors create `count` records
+    /// through one store (each a queued create, none sent), and the heap in
+    /// use afterwards, above what it was before the store opened, is divided
+    /// by `count`. The store's visible state, what later edits are decided
+    /// against, and its outbox are all in it.
+    static func memoryPerQueued(directory: String, count: Int, editors: Int) async throws(BenchError) -> Figures {
+        let path = directory + "/memory.journal"
+        Files.remove(path)
+        defer { Files.remove(path) }
+        do {
+            let heapBefore = HeapSampler.inUse()
+            let store = try await LocalStore.open(path: path, options: storeOptions(PosixSystemCalls()))
+            let next = Counter()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<editors {
+                    group.addTask {
+                        while let n = next.take(below: count) {
+                            do { try await store.create("item", id: Records.recordID(n), fields: Records.fields(n)) } catch {
+                                next.failures.add(1, ordering: .relaxed)
+                            }
+                        }
+                    }
+                }
+            }
+            let queued = try await store.outboxOperations().count
+            let heapAfter = HeapSampler.inUse()
+            try await store.close()
+            let failed = next.failures.load(ordering: .relaxed)
+            if failed > 0 || queued != count { throw BenchError("memory: \(failed) creates failed, \(queued) of \(count) queued") }
+            return ["memory.perOperation": Double(max(0, heapAfter - heapBefore)) / Double(count)]
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw storeError("memory", error)
+        }
+    }
+
     // MARK: 2. Concurrent editors, group commit
 
     final class Counter: Sendable {

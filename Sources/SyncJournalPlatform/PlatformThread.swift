@@ -52,6 +52,27 @@ package final class PlatformThread: @unchecked Sendable {
         #endif
     }
 
+    /// Lets the thread end on its own, never joined: for a thread whose owner
+    /// may be released on that very thread (which cannot join itself).
+    package func detach() {
+        guard started else { return }
+        started = false
+        #if canImport(Darwin)
+        if let handle { pthread_detach(handle) }
+        #else
+        pthread_detach(handle)
+        #endif
+    }
+
+    /// An identifier of the calling thread, unique among running threads.
+    package static func currentIdentifier() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
     private final class BodyBox {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

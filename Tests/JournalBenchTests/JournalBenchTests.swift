@@ -6,7 +6,7 @@ import Testing
 /// timed assertion: the figures themselves are not checked.
 @Suite("journal-bench")
 struct JournalBenchTests {
-    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open"]
+    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory"]
     static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
                             "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",
                             "sqlite-wal-normal-1-row-per-txn", "raw-buffered-write", "page-cached-read",
@@ -27,6 +27,7 @@ struct JournalBenchTests {
         configuration.checkpointOperations = 400
         configuration.openOperations = 400
         configuration.pushOperations = 200
+        configuration.memoryOperations = 200
         let entries = try await JournalBench.run(configuration)
         let json = JournalBench.json(entries)
 

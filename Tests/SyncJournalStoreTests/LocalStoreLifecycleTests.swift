@@ -274,7 +274,10 @@ struct LocalStoreLifecycleTests {
             // the disk before the lock was released, so the new store sees it.
             let storeB = try await Kit.open(scratch.journal)
             #expect(try await storeB.record("pin", id: "p")?.fields == ["name": .string("Renamed")])
-            #expect(try await storeB.outboxOperations().isEmpty, "the edit queued behind the held write was never written")
+            // The edit queued behind the held write may have been written
+            // behind it (pipelined group commit) and replays, or not: like
+            // the held write, its caller was told .retired either way.
+            #expect(try await storeB.outboxOperations().count <= 1)
             try await storeB.delete("pin", id: "p")
             let journalAfterRemoval = Kit.bytes(scratch.journal)
 

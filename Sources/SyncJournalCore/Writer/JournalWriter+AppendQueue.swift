@@ -108,22 +108,8 @@ extension JournalWriter {
                 preallocate(through: offset + Int64(bytes.count))
                 try io.writeAll(fd, bytes, at: offset, path: path)
             } catch {
-                // Nothing was appended: cut any partial bytes so the next
-                // record starts at the same boundary, and make the cut
-                // durable before anything is written there again, so a power
-                // cut can never mix the failed write's records with the next
-                // ones. If either fails the file's end is unknown, so the
-                // writer stops (a failed sync is never retried).
-                var failure = JournalError.io(error)
-                do {
-                    try io.system.ftruncate(fd, offset)
-                    state.withLock { $0.allocatedEnd = offset }
-                    try io.system.fdatasync(fd)
-                } catch {
-                    let stop = JournalError.writerFailed(path: path, cause: error.at(path))
-                    state.withLock { $0.failure = stop }
-                    failure = stop
-                }
+                // Nothing was appended.
+                let failure = cutBackFailedWrite(at: offset, error)
                 for request in batch { request.continuation.resume(returning: .failure(failure)) }
                 continue
             }

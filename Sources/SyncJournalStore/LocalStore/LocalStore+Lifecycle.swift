@@ -17,12 +17,16 @@ extension LocalStore {
         guard currentStatus != .retired else { return }
         currentStatus = .retired
         failPending(.retired)
+        // Written but not yet synced: a reopened store replays them, this one changes nothing more.
+        refuseWritten(.retired)
         inFlight.removeAll()
         endObservation()
+        await waitForSyncs()
         if let writer {
             self.writer = nil
             try? await writer.close()
         }
+        stopSyncThread()
     }
 
     /// Journals everything queued and closes the journal.
@@ -35,6 +39,8 @@ extension LocalStore {
         currentStatus = .closed
         failPending(.closed)
         endObservation()
+        await waitForSyncs()
+        stopSyncThread()
         if let writer {
             self.writer = nil
             do { try await writer.close() } catch { throw .journal(error) }

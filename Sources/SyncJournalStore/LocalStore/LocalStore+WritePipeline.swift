@@ -1,6 +1,14 @@
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalCore
 
+// The write path runs on the store's own thread (its executor), which may
+// block: a batch is decided, encoded and written there with no hand-over.
+// The sync runs on a second thread, so the store stays responsive (reads,
+// retire) while it runs and the next batch is written meanwhile; each batch
+// is acknowledged when a sync that covers it returns. A power cut may then keep
+// a later batch without an earlier one, which format 2's recovery rule
+// allows for (the later batch's records carry the older sync horizon).
 extension LocalStore {
     /// Journals the events `compute` returns, applies them, and returns once
     /// they are durable and visible.
@@ -8,12 +16,18 @@ extension LocalStore {
                 _ compute: @escaping (StoreState) throws(StoreError) -> [StoreEvent]) async throws(StoreError) {
         try checkWritable()
         let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
-            let request = WriteBatcher.Request(compute: compute, checkpoint: checkpoint, continuation: continuation)
-            if batcher.enqueue(request) {
-                Task { await self.flush() }
-            }
+            batcher.enqueue(WriteBatcher.Request(compute: compute, checkpoint: checkpoint, continuation: continuation))
+            startFlushIfIdle()
         }
         try result.get()
+    }
+
+    /// Starts forming batches unless that is already under way. The flush
+    /// runs after the jobs already queued on the store's thread, so changes
+    /// that arrived together go in one batch.
+    func startFlushIfIdle() {
+        guard batcher.claimFlush() else { return }
+        Task { await self.flush() }
     }
 
     /// Refuses every queued change with `error`.
@@ -21,52 +35,161 @@ extension LocalStore {
         for request in batcher.takeAll() { request.continuation.resume(returning: .failure(error)) }
     }
 
-    /// Forms batches from the queued requests, one journal write at a time.
+    /// Whether enough records are superseded that rewriting the journal pays off.
+    private var checkpointDue: Bool {
+        options.checkpointThreshold > 0 && journalRecords - state.liveItemCount > options.checkpointThreshold
+    }
+
+    /// Forms batches from the queued requests and writes them, one at a time.
     private func flush() async {
         defer { batcher.flushEnded() }
-        while batcher.hasPending {
-            guard case .ready = currentStatus, let writer else {
-                failPending(currentStatus == .retired ? .retired : .closed)
-                return
-            }
-            let batch = batcher.nextBatch()
-            if batch.count == 1 && batch[0].checkpoint {
-                await runCheckpoint(batch[0], writer: writer)
+        var checkpointTried = false
+        while case .ready = currentStatus, let writer {
+            if !batcher.hasPending {
+                // A checkpoint rewrites the durable state: only once every batch is synced.
+                guard !checkpointTried, batcher.written.isEmpty, !syncScheduled, checkpointDue else { return }
+                checkpointTried = true
+                await runCheckpoint(nil, writer: writer)
                 continue
             }
-            let decision = WriteBatcher.decide(batch, staged: &staged)
-            if !decision.records.isEmpty {
-                do {
-                    try await writer.append(records: decision.records)
-                } catch {
-                    // Nothing was appended: the view and the outbox stay as they were.
-                    staged = state
-                    if case .writerFailed = error {
-                        currentStatus = .failed(reason: error.description)
-                        writerFailure = error
-                    }
-                    for (request, result) in zip(batch, decision.results) {
-                        if case .success = result { request.continuation.resume(returning: .failure(.journal(error))) } else {
-                            request.continuation.resume(returning: result)
-                        }
-                    }
-                    continue
-                }
-                // Retired while the write was in flight: the records are in the
-                // journal (a reopened store replays them) but this store changes nothing more.
-                guard case .ready = currentStatus else {
-                    for request in batch { request.continuation.resume(returning: .failure(.retired)) }
-                    failPending(.retired)
-                    return
-                }
-                for event in decision.events { state.apply(event) }
-                journalRecords += decision.records.count
-                publish(decision.events)
+            if batcher.nextIsCheckpoint {
+                // Resumed by the sync that makes the written batches durable.
+                guard batcher.written.isEmpty, !syncScheduled else { return }
+                await runCheckpoint(batcher.nextBatch()[0], writer: writer)
+                continue
             }
-            for (request, result) in zip(batch, decision.results) { request.continuation.resume(returning: result) }
-            if options.checkpointThreshold > 0 && journalRecords - state.liveItemCount > options.checkpointThreshold {
-                await runCheckpoint(nil, writer: writer)
+            write(batcher.nextBatch(), writer: writer)
+        }
+        if batcher.hasPending { failPending(currentStatus == .retired ? .retired : .closed) }
+    }
+
+    /// Decides `batch`, writes it, and syncs it here or hands it to the sync thread.
+    private func write(_ batch: [WriteBatcher.Request], writer: JournalWriter) {
+        let decision = WriteBatcher.decide(batch, staged: &staged)
+        guard !decision.records.isEmpty else {
+            if !batcher.follow(batch, decision.results) {
+                for (request, result) in zip(batch, decision.results) { request.continuation.resume(returning: result) }
             }
+            return
+        }
+        var end: Int64?
+        do {
+            end = try writer.writeOnCallingThread(records: decision.records)
+            if end == nil {
+                // Too much written and not yet synced (format 2's in-flight
+                // limit): sync here, then write.
+                completeBatches(through: try writer.syncOnCallingThread())
+                end = try writer.writeOnCallingThread(records: decision.records)
+            }
+        } catch {
+            writeFailed(batch, decision, error)
+            return
+        }
+        guard let end else {
+            // Only a batch larger than the limit itself finds no room after a sync.
+            let bytes = decision.records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count }
+            writeFailed(batch, decision, .recordTooLarge(bytes: bytes, maximum: Int(JournalFormat.defaultInFlightLimit)))
+            return
+        }
+        batcher.wrote(WriteBatcher.Written(end: end, requests: batch, decision: decision))
+        scheduleSync(writer: writer)
+    }
+
+    /// Syncs everything written so far on the sync thread, unless a sync
+    /// is already under way (the one after it covers what is written meanwhile).
+    private func scheduleSync(writer: JournalWriter) {
+        guard !syncScheduled else { return }
+        syncScheduled = true
+        let thread: DedicatedThreadExecutor
+        if let syncThread {
+            thread = syncThread
+        } else {
+            thread = DedicatedThreadExecutor()
+            syncThread = thread
+        }
+        thread.perform { [executor] in
+            let result: Result<Int64, JournalError>
+            do throws(JournalError) { result = .success(try writer.syncOnCallingThread()) } catch { result = .failure(error) }
+            executor.perform { self.assumeIsolated { $0.finishSync(result) } }
+        }
+    }
+
+    /// Back on the store's thread after a sync on the sync thread.
+    private func finishSync(_ result: Result<Int64, JournalError>) {
+        syncScheduled = false
+        switch result {
+        case .success(let durableEnd): completeBatches(through: durableEnd)
+        case .failure(let error): failWritten(error)
+        }
+        for waiter in syncIdleWaiters { waiter.resume() }
+        syncIdleWaiters = []
+        if !batcher.written.isEmpty, case .ready = currentStatus, let writer { scheduleSync(writer: writer) }
+        if batcher.hasPending || checkpointDue { startFlushIfIdle() }
+    }
+
+    /// Returns once no sync is running on the sync thread (before the file is closed under it).
+    func waitForSyncs() async {
+        guard syncScheduled else { return }
+        await withCheckedContinuation { syncIdleWaiters.append($0) }
+    }
+
+    /// Ends the sync thread (the store closed or retired).
+    func stopSyncThread() {
+        syncThread?.shutdown()
+        syncThread = nil
+    }
+
+    /// Makes the batches a sync up to `durableEnd` covers visible, and
+    /// resumes their callers.
+    private func completeBatches(through durableEnd: Int64) {
+        for batch in batcher.takeSynced(through: durableEnd) {
+            for event in batch.decision.events { state.apply(event) }
+            journalRecords += batch.decision.records.count
+            publish(batch.decision.events)
+            for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
+        }
+    }
+
+    /// A sync failed: every batch written before it returned fails (later
+    /// ones were decided on top of them), and so does the store, for good.
+    private func failWritten(_ error: JournalError) {
+        staged = state
+        if case .ready = currentStatus {
+            currentStatus = .failed(reason: error.description)
+            writerFailure = error
+        }
+        for batch in batcher.takeWritten() { refuse(batch.requests, batch.decision.results, error) }
+        failPending(.journal(error))
+    }
+
+    /// The write of `batch` failed: nothing of it was appended, so the view
+    /// and the outbox stay as they were.
+    private func writeFailed(_ batch: [WriteBatcher.Request], _ decision: WriteBatcher.Decision, _ error: JournalError) {
+        // What later changes are decided against: the durable state and the batches being synced.
+        staged = state
+        for written in batcher.written {
+            for event in written.decision.events { staged.apply(event) }
+        }
+        if case .writerFailed = error, case .ready = currentStatus {
+            currentStatus = .failed(reason: error.description)
+            writerFailure = error
+        }
+        refuse(batch, decision.results, error)
+    }
+
+    /// Resumes the requests whose change succeeded with `error`, the others with their own result.
+    private func refuse(_ requests: [WriteBatcher.Request], _ results: [Result<Void, StoreError>], _ error: JournalError) {
+        for (request, result) in zip(requests, results) {
+            if case .success = result { request.continuation.resume(returning: .failure(.journal(error))) } else {
+                request.continuation.resume(returning: result)
+            }
+        }
+    }
+
+    /// Refuses the batches still being synced (the store retired).
+    func refuseWritten(_ error: StoreError) {
+        for batch in batcher.takeWritten() {
+            for request in batch.requests { request.continuation.resume(returning: .failure(error)) }
         }
     }
 

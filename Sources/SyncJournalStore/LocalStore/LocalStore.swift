@@ -1,3 +1,4 @@
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalCore
 
@@ -19,7 +20,14 @@ import SyncJournalCore
 ///
 /// Concurrent calls are journaled in arrival order; calls that arrive while
 /// an append is being synced share the next write and `fdatasync`.
+///
+/// The store runs on a thread of its own (it blocks there on the journal's
+/// writes), which ends when the store is released.
 public actor LocalStore {
+    /// The store's own thread, where it decides and writes the journal's batches.
+    nonisolated let executor = DedicatedThreadExecutor()
+    /// Runs the store on its own thread.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The journal's path.
     public nonisolated let path: String
     /// What opening found: a repaired torn tail, the records replayed.
@@ -40,8 +48,15 @@ public actor LocalStore {
     var writerFailure: JournalError?
     /// Records in the journal file, to decide when a checkpoint pays off.
     var journalRecords: Int
-    /// Changes waiting for their journal write.
+    /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
+    /// Where written batches are synced while the next ones are written;
+    /// started by the first such sync, ended when the store closes.
+    var syncThread: DedicatedThreadExecutor?
+    /// Whether a sync is running (or queued) on `syncThread`.
+    var syncScheduled = false
+    /// Callers waiting for that sync to end.
+    var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waiters for outcomes and streams of changes.
     var board = OutcomeBoard()
     /// Run after each durable local edit (the sync engine's trigger).
@@ -57,6 +72,11 @@ public actor LocalStore {
         currentStatus = status
         self.journalRecords = journalRecords
         self.recovery = recovery
+    }
+
+    deinit {
+        syncThread?.shutdown()
+        executor.shutdown()
     }
 
     /// Ready, unreadable, failed, retired or closed.

@@ -2,10 +2,12 @@ import SyncJournalProtocol
 import SyncJournalCore
 
 /// Groups the store's changes into journal appends: changes that arrive while
-/// a write is being synced wait here and go together in the next one (one
-/// append, one `fdatasync`). Each change is decided against the state staged
-/// by the changes before it, when its batch is formed. One batcher per store,
-/// used on the store's actor.
+/// a batch is being written wait here and go together in the next one (one
+/// write). Each change is decided against the state staged by the changes
+/// before it, when its batch is formed. Written batches wait here for the
+/// `fdatasync` that covers them, in order: while one is synced the next ones
+/// are written (one sync then covers them all). One batcher per store, used
+/// on the store's actor.
 struct WriteBatcher {
     /// A change waiting to be journaled: it computes its events against the
     /// state staged so far, when its batch is formed.
@@ -29,23 +31,68 @@ struct WriteBatcher {
         var results: [Result<Void, StoreError>] = []
     }
 
+    /// A batch in the journal file, not yet durable: its callers wait for a
+    /// sync that covers `end`.
+    struct Written {
+        /// The end of the batch's bytes in the file.
+        var end: Int64
+        /// The requests of the batch, in order.
+        var requests: [Request]
+        /// What they decided.
+        var decision: Decision
+    }
+
     private var pending: [Request] = []
+    /// Written batches awaiting their sync, in file order.
+    private(set) var written: [Written] = []
     /// Whether a flush is running; a change queued meanwhile joins its next batch.
     private(set) var flushing = false
 
-    /// Whether anything is queued or being written.
-    var isBusy: Bool { !pending.isEmpty || flushing }
+    /// Whether anything is queued, being written or being synced.
+    var isBusy: Bool { !pending.isEmpty || flushing || !written.isEmpty }
 
     /// Whether requests are waiting for a batch.
     var hasPending: Bool { !pending.isEmpty }
 
-    /// Queues `request`; returns `true` when no flush is running, so the
-    /// caller must start one.
-    mutating func enqueue(_ request: Request) -> Bool {
-        pending.append(request)
+    /// Whether the next batch is a checkpoint.
+    var nextIsCheckpoint: Bool { pending.first?.checkpoint ?? false }
+
+    /// Queues `request`.
+    mutating func enqueue(_ request: Request) { pending.append(request) }
+
+    /// Marks a flush as running; `false` when one already is.
+    mutating func claimFlush() -> Bool {
         guard !flushing else { return false }
         flushing = true
         return true
+    }
+
+    /// Keeps a written batch until a sync covers it.
+    mutating func wrote(_ batch: Written) { written.append(batch) }
+
+    /// Requests that decided nothing to write wait for the batches written
+    /// before them, so their callers never learn of a result ahead of an
+    /// earlier edit's durability. `false` when nothing is being synced.
+    mutating func follow(_ requests: [Request], _ results: [Result<Void, StoreError>]) -> Bool {
+        guard !written.isEmpty else { return false }
+        written[written.count - 1].requests += requests
+        written[written.count - 1].decision.results += results
+        return true
+    }
+
+    /// Takes the written batches a sync up to `durableEnd` covers, in order.
+    mutating func takeSynced(through durableEnd: Int64) -> ArraySlice<Written> {
+        let count = written.prefix { $0.end <= durableEnd }.count
+        let synced = written.prefix(count)
+        written.removeFirst(count)
+        return synced
+    }
+
+    /// Takes every written batch (a sync failed, or the store retired).
+    mutating func takeWritten() -> [Written] {
+        let all = written
+        written = []
+        return all
     }
 
     /// The flush ended.
