@@ -108,6 +108,8 @@ enum Report {
         if selected.contains("memory") {
             add("memory", "heap per queued operation (\(c.memoryOperations) queued creates)", "bytes/op", "memory.perOperation", [],
                 goal: "≤ 600 bytes/op") { v, _ in v <= 600 }
+            add("memory", "heap per queued operation, the same queue reopened (one copy of the state)", "bytes/op",
+                "memory.perOperationReopened", [], goal: nil)
         }
         if selected.contains("push") {
             add("push", "operations/s (\(c.pushOperations) queued, reference server)", "ops/s", "push.ops",

@@ -107,7 +107,14 @@ enum Workloads {
             try await store.close()
             let failed = next.failures.load(ordering: .relaxed)
             if failed > 0 || queued != count { throw BenchError("memory: \(failed) creates failed, \(queued) of \(count) queued") }
-            return ["memory.perOperation": Double(max(0, heapAfter - heapBefore)) / Double(count)]
+            // The same queue replayed into a store that has written nothing
+            // since: its staged state still shares the durable state's storage.
+            let heapBeforeReopen = HeapSampler.inUse()
+            let reopened = try await LocalStore.open(path: path, options: storeOptions(PosixSystemCalls()))
+            let heapReopened = HeapSampler.inUse()
+            try await reopened.close()
+            return ["memory.perOperation": Double(max(0, heapAfter - heapBefore)) / Double(count),
+                    "memory.perOperationReopened": Double(max(0, heapReopened - heapBeforeReopen)) / Double(count)]
         } catch let error as BenchError {
             throw error
         } catch {
