@@ -90,22 +90,10 @@ enum Workloads {
         do {
             let heapBefore = HeapSampler.inUse()
             let store = try await LocalStore.open(path: path, options: storeOptions(PosixSystemCalls()))
-            let next = Counter()
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<editors {
-                    group.addTask {
-                        while let n = next.take(below: count) {
-                            do { try await store.create("item", id: Records.recordID(n), fields: Records.fields(n)) } catch {
-                                next.failures.add(1, ordering: .relaxed)
-                            }
-                        }
-                    }
-                }
-            }
+            let failed = await createConcurrently(count, editors: editors, through: store)
             let queued = try await store.outboxOperations().count
             let heapAfter = HeapSampler.inUse()
             try await store.close()
-            let failed = next.failures.load(ordering: .relaxed)
             if failed > 0 || queued != count { throw BenchError("memory: \(failed) creates failed, \(queued) of \(count) queued") }
             // The same queue replayed into a store that has written nothing
             // since: its staged state still shares the durable state's storage.
@@ -133,6 +121,24 @@ enum Workloads {
         }
     }
 
+    /// `editors` tasks create records 0..<`count` through `store`, each taking
+    /// the next number; returns how many creates failed.
+    static func createConcurrently(_ count: Int, editors: Int, through store: LocalStore) async -> Int {
+        let next = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<editors {
+                group.addTask {
+                    while let n = next.take(below: count) {
+                        do { try await store.create("item", id: Records.recordID(n), fields: Records.fields(n)) } catch {
+                            next.failures.add(1, ordering: .relaxed)
+                        }
+                    }
+                }
+            }
+        }
+        return next.failures.load(ordering: .relaxed)
+    }
+
     /// `editors` tasks create `count` records through one `LocalStore`; each
     /// create returns once durable. Counts the `fdatasync` calls issued.
     static func groupCommit(directory: String, count: Int, editors: Int) async throws(BenchError) -> Figures {
@@ -143,23 +149,11 @@ enum Workloads {
         do {
             let store = try await LocalStore.open(path: path, options: storeOptions(counting))
             let syncsBefore = counting.fdatasyncCount
-            let next = Counter()
             let start = Clock.now()
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<editors {
-                    group.addTask {
-                        while let n = next.take(below: count) {
-                            do { try await store.create("item", id: Records.recordID(n), fields: Records.fields(n)) } catch {
-                                next.failures.add(1, ordering: .relaxed)
-                            }
-                        }
-                    }
-                }
-            }
+            let failed = await createConcurrently(count, editors: editors, through: store)
             let seconds = Clock.now() - start
             let syncs = counting.fdatasyncCount - syncsBefore
             try await store.close()
-            let failed = next.failures.load(ordering: .relaxed)
             if failed > 0 { throw BenchError("group commit: \(failed) creates failed") }
             return ["group.edits": Double(count) / seconds, "group.syncs": Double(syncs)]
         } catch let error as BenchError {
