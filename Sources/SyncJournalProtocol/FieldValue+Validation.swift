@@ -5,15 +5,18 @@ extension FieldValue {
     /// empty name (every decoder refuses each of these).
     package static func problem(in fields: [String: FieldValue]) -> String? {
         if fields.keys.contains(where: \.isEmpty) { return "empty field name" }
-        for name in fields.keys.sorted() {
-            let value = fields[name]!
+        // Every edit is checked: scalars, the common case, cost one switch each and
+        // no sorting; the names are sorted only to report the first problem by name.
+        var problems: [(name: String, problem: String)] = []
+        for (name, value) in fields {
             let depth = value.nestingDepth
             if depth > maximumNestingDepth {
-                return "field \"\(name)\" nests arrays and objects more than \(maximumNestingDepth) deep"
+                problems.append((name, "field \"\(name)\" nests arrays and objects more than \(maximumNestingDepth) deep"))
+            } else if depth > 0, value.hasEmptyMemberName {
+                problems.append((name, "field \"\(name)\" holds an object member with an empty name"))
             }
-            if depth > 0, value.hasEmptyMemberName { return "field \"\(name)\" holds an object member with an empty name" }
         }
-        return nil
+        return problems.min { $0.name < $1.name }?.problem
     }
 
     /// Whether an object anywhere inside this value has a member with an empty name.
