@@ -17,11 +17,24 @@ public protocol SyncTransport: Sendable {
     /// ``MutationOutcome/noMatch``. A server that remembers operation ids
     /// never answers those, so it need not implement this.
     func read(kind: String, id: String) async throws(TransportError) -> ServerRow?
+    /// Waits until the server holds rows after `cursors` (the kinds this
+    /// device follows, at the positions it has pulled to), or `timeout`
+    /// passes. A wait opened after changes already happened returns
+    /// ``ChangeWaitResult/changed`` at once, so nothing slips between a pull
+    /// and the next wait. Cancelling the calling task ends the wait. A
+    /// transport without change notifications need not implement this: the
+    /// default answers ``ChangeWaitResult/notSupported``.
+    func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult
 }
 
 extension SyncTransport {
     /// Not supported: a permanent error.
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
         throw .permanent(reason: "this transport cannot read single rows")
+    }
+
+    /// Not supported: the engine pulls on its idle interval instead.
+    public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        .notSupported
     }
 }

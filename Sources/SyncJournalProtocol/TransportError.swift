@@ -4,6 +4,16 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// not a failure: the sync is skipped. (A request that may have left,
     /// then lost its connection, is ``transient(reason:retryAfterMilliseconds:)``.)
     case offline
+    /// The device has a network but the server did not answer: the
+    /// connection was refused or timed out (the server is down, or a
+    /// firewall drops the request). A request that timed out may have
+    /// reached the server; operation ids make the resend safe. The engine
+    /// retries with backoff, charging no operation.
+    case serverUnreachable(reason: String)
+    /// The server refused the credentials (HTTP 401), even after the
+    /// transport asked its token provider for a fresh token. No operation is
+    /// to blame; the engine pauses until the app signs in again.
+    case unauthorized(reason: String)
     /// Worth retrying later: a timeout, an overloaded or failing server (5xx),
     /// or too many requests (429), with the server's retry-after if it gave one.
     case transient(reason: String, retryAfterMilliseconds: Int64?)
@@ -21,6 +31,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .offline: return "offline"
+        case .serverUnreachable(let reason): return "server unreachable: \(reason)"
+        case .unauthorized(let reason): return "unauthorized: \(reason)"
         case .transient(let reason, let after): return "transient: \(reason)" + (after.map { " (retry after \($0) ms)" } ?? "")
         case .permanent(let reason): return "permanent: \(reason)"
         case .tooLarge(let reason): return "too large: \(reason)"

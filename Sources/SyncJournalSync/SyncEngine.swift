@@ -52,10 +52,24 @@ public actor SyncEngine {
         public var retryPolicy: RetryPolicy
         /// Seed of the backoff jitter (`nil`: a random seed), so a simulation repeats exactly.
         public var jitterSeed: UInt64?
+        /// Once started, pull this long after the last sync even when nothing
+        /// is pending, so an idle app sees other devices' edits (`nil`: pull
+        /// only after pushes, when the app becomes active, and when the
+        /// server announces changes).
+        public var idlePullInterval: Duration?
+        /// Once started, keep a wait for server changes open
+        /// (``SyncTransport/waitForChanges(after:timeout:)``), each lasting at
+        /// most this long, and pull when it reports changes (`nil`: no waits).
+        /// A transport that cannot wait is asked once.
+        public var changeWaitTimeout: Duration?
+        /// How long past its timeout a wait may stay unanswered before the
+        /// engine gives it up as lost and opens a new one.
+        public var changeWaitMargin: Duration
 
         /// Options for pulling `kinds`.
         public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50,
-                    maximumResyncPages: Int = 100_000, retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64? = nil) {
+                    maximumResyncPages: Int = 100_000, retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64? = nil,
+                    idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil, changeWaitMargin: Duration = .seconds(10)) {
             self.kinds = kinds
             self.batchSize = max(1, batchSize)
             self.pullLimit = max(1, pullLimit)
@@ -63,6 +77,9 @@ public actor SyncEngine {
             self.maximumResyncPages = max(1, maximumResyncPages)
             self.retryPolicy = retryPolicy
             self.jitterSeed = jitterSeed
+            self.idlePullInterval = idlePullInterval
+            self.changeWaitTimeout = changeWaitTimeout
+            self.changeWaitMargin = changeWaitMargin
         }
     }
 
@@ -73,14 +90,18 @@ public actor SyncEngine {
     /// `any EngineFacingStore` existential, the async typed-throws calls
     /// crashed at run time with this toolchain (Swift 6.3.1).
     private var outbox: LocalStore { store }
-    private let transport: any SyncTransport
-    private var options: Options
-    private let clock: any SyncClock
+    let transport: any SyncTransport
+    var options: Options
+    let clock: any SyncClock
     private var running: Task<SyncOutcome, Never>?
-    private var generator: SeededGenerator
+    var generator: SeededGenerator
     /// The scheduler's state (meaningful once started).
-    private var schedule: SyncSchedule
-    private var started = false
+    var schedule: SyncSchedule
+    var started = false
+    /// The open wait for server changes, if any (see SyncEngine+ChangeWaits).
+    var changeWait = ChangeWaitState()
+    /// What the status reports (see SyncEngine+Status).
+    var statusState = StatusState()
     private var timer: SyncTimer?
     /// Per-operation backoff after a failure, in clock milliseconds. Memory
     /// only, like in-flight marks: after a restart everything may be tried.
@@ -99,7 +120,8 @@ public actor SyncEngine {
         self.options = options
         self.clock = clock
         generator = SeededGenerator(seed: options.jitterSeed ?? UInt64.random(in: 0...UInt64.max))
-        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: clock.now())
+        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: clock.now(),
+                                idlePullMilliseconds: options.idlePullInterval.map(Self.milliseconds))
     }
 
     /// Changes the push batch size (for tests and the simulator).
@@ -112,28 +134,47 @@ public actor SyncEngine {
 
     /// Starts scheduling syncs: one is due at once if anything is queued, and
     /// from then on after each edit (coalesced), when ``setOnline(_:)``
-    /// reports connectivity back, and when a backoff ends.
+    /// reports connectivity back, and when a backoff ends. With
+    /// ``Options/idlePullInterval`` a pull is due at once and then every
+    /// interval; with ``Options/changeWaitTimeout`` a wait for server
+    /// changes opens.
     public func start(online: Bool = true) async {
         guard !started else { return }
         started = true
-        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now())
+        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now(),
+                                idlePullMilliseconds: options.idlePullInterval.map(Self.milliseconds))
+        if options.idlePullInterval != nil {
+            schedule.handle(.pullRequested, at: clock.now(), using: &generator)
+        }
         await outbox.setEditObserver { [weak self] in await self?.localEditMade() }
         await refreshPendingWork()
+        await openChangeWait()
+        await refreshStatus()
     }
 
-    /// Stops scheduling (a sync already running finishes).
+    /// Stops scheduling and closes the wait for changes (a sync already
+    /// running finishes).
     public func stop() async {
         started = false
         timer?.cancel()
         timer = nil
+        closeChangeWait()
         await outbox.setEditObserver(nil)
+        publishStatus()
     }
 
     /// The app's report of connectivity (say, from a path monitor). Going
-    /// online schedules an attempt at once, or when the backoff ends.
-    public func setOnline(_ online: Bool) {
+    /// online schedules an attempt at once, or when the backoff ends, and
+    /// reopens the wait for changes; going offline closes it.
+    public func setOnline(_ online: Bool) async {
         schedule.handle(.connectivityChanged(online: online), at: clock.now(), using: &generator)
         arm()
+        if online {
+            await openChangeWait()
+        } else {
+            closeChangeWait()
+        }
+        publishStatus()
     }
 
     /// When the scheduler will next sync (clock milliseconds), or `nil`.
@@ -159,10 +200,11 @@ public actor SyncEngine {
         }
     }
 
-    private func localEditMade() {
+    private func localEditMade() async {
         guard started else { return }
         schedule.handle(.localEdit, at: clock.now(), using: &generator)
         arm()
+        await refreshStatus()
     }
 
     /// Tells the scheduler what can be sent now (after start, or a release from quarantine).
@@ -181,7 +223,7 @@ public actor SyncEngine {
     }
 
     /// Sets the timer for the schedule's next attempt.
-    private func arm() {
+    func arm() {
         timer?.cancel()
         timer = nil
         guard started, let at = schedule.nextAttemptAt else { return }
@@ -221,18 +263,30 @@ public actor SyncEngine {
 
     private func finishRun(_ outcome: SyncOutcome) async {
         running = nil
-        guard started else { return }
+        recordForStatus(outcome)
+        guard started else {
+            await refreshStatus()
+            return
+        }
         let result: SyncSchedule.Result
         switch outcome {
         case .ok: result = .succeeded
         case .skipped: result = .offline
         case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
+        case .failed(.authentication): result = .authenticationNeeded
         case .failed: result = .failed
         }
         let readyAt = await pendingWorkReadyAt()
         guard running == nil else { return }
         schedule.handle(.syncEnded(result, pendingWorkReadyAt: readyAt), at: clock.now(), using: &generator)
         arm()
+        switch outcome {
+        case .failed(.authentication), .failed(.store(.retired)):
+            closeChangeWait()
+        default:
+            await openChangeWait()
+        }
+        await refreshStatus()
     }
 
     /// How one push request ended.
@@ -244,6 +298,7 @@ public actor SyncEngine {
     }
 
     private func run() async -> SyncOutcome {
+        statusState.serverUnreachable = false
         var pushed = 0
         var conflicts = 0
         // Operations tried in this sync and not finished (failed or refused):
@@ -262,11 +317,13 @@ public actor SyncEngine {
                 return .failed(.store(error))
             }
             if batch.isEmpty { break }
+            setActivity(.pushing)
             switch await push(batch.operations, newlyMarked: batch.newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted) {
             case .done: continue
             case .stop(let outcome): return outcome
             }
         }
+        setActivity(.pulling)
         return await pull(pushed: pushed, conflicts: conflicts)
     }
 
@@ -292,6 +349,16 @@ public actor SyncEngine {
                 // counted, the permanent budget is not, and the whole sync backs off.
                 _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
                 return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
+            case .serverUnreachable(let reason):
+                // As a transient failure: a timed-out request may have been applied.
+                statusState.serverUnreachable = true
+                _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
+                return .stop(.retryLater(reason: error.description, retryAfterMilliseconds: nil))
+            case .unauthorized(let reason):
+                // The credentials, not the operations: none is charged, and
+                // they go again once the app has signed in.
+                await outbox.finishSending(ids)
+                return .stop(.failed(.authentication(reason: reason)))
             case .tooLarge(let reason):
                 await outbox.finishSending(ids)
                 if batch.count == 1 {
@@ -447,6 +514,10 @@ public actor SyncEngine {
                 switch error {
                 case .offline: return .skipped(.offline)
                 case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
+                case .serverUnreachable:
+                    statusState.serverUnreachable = true
+                    return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+                case .unauthorized(let reason): return .failed(.authentication(reason: reason))
                 case .cursorExpired(let kinds):
                     // Each kind is resynced at most once per sync: a server that
                     // keeps refusing a fresh cursor is a server bug, not a loop.
@@ -500,6 +571,8 @@ public actor SyncEngine {
                 switch error {
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
                 case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
+                case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfterMilliseconds: nil)))
+                case .unauthorized(let reason): return .failure(ResyncStop(outcome: .failed(.authentication(reason: reason))))
                 default: return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
                 }
             }

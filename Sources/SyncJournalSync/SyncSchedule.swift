@@ -4,9 +4,17 @@ import SyncJournalProtocol
 /// through a generator, so a test can drive it with a virtual clock and a
 /// seeded generator.
 ///
-/// It keeps one promise: while there is pending work, the device is online
-/// and no sync is running, ``nextAttemptAt`` is never `nil` (the queue never
-/// stalls) and never earlier than ``backoffUntil`` (no attempt storm).
+/// It keeps one promise: while there is pending work, the device is online,
+/// the server has not refused the credentials and no sync is running,
+/// ``nextAttemptAt`` is never `nil` (the queue never stalls) and never
+/// earlier than ``backoffUntil`` (no attempt storm).
+///
+/// - With nothing pending, a sync still runs to pull: every
+///   ``idlePullMilliseconds`` after the last sync, and at once on
+///   ``Event/pullRequested`` (the app became active, the server announced
+///   changes). A sync pushes before it pulls, so a pull never overlaps a push.
+/// - A refused credential (``Result/authenticationNeeded``) pauses
+///   everything until ``Event/authenticationRenewed``.
 ///
 /// - A local edit schedules an attempt ``RetryPolicy/editCoalescingMilliseconds``
 ///   later; further edits in a burst do not postpone it.
@@ -56,6 +64,15 @@ package struct SyncSchedule: Sendable, Hashable {
         /// What can be sent changed outside a sync (the engine started, the
         /// app released a quarantined operation): `nil` when nothing can be sent.
         case pendingWorkChanged(readyAt: Int64?)
+        /// A pull is wanted now: the app became active, or the server
+        /// announced changes. It waits for a running sync and for the backoff.
+        case pullRequested
+        /// The app has new credentials: the pause ends and a sync is due at once.
+        case authenticationRenewed
+        /// The server refused the credentials outside a sync (say, to a
+        /// wait for changes): nothing more is scheduled until
+        /// ``authenticationRenewed``.
+        case authenticationRefused
     }
 
     /// How a sync ended, as the scheduler sees it.
@@ -75,6 +92,9 @@ package struct SyncSchedule: Sendable, Hashable {
         case transientFailure(retryAfterMilliseconds: Int64?)
         /// The sync failed some other way; it is retried with backoff too.
         case failed
+        /// The server refused the credentials: nothing more is scheduled
+        /// until ``Event/authenticationRenewed`` or a sync started by hand.
+        case authenticationNeeded
     }
 
     /// The delays this schedule uses.
@@ -122,12 +142,38 @@ package struct SyncSchedule: Sendable, Hashable {
     package private(set) var backoffUntil: Int64?
 
     /// When the next sync attempt is due (milliseconds), or `nil` when none
-    /// is needed or possible (nothing pending, offline, or syncing).
+    /// is needed or possible (nothing pending and no pull wanted, offline,
+    /// syncing, or paused until the app signs in again): the earlier of the
+    /// push attempt and the pull attempt.
     ///
     /// ```swift
     /// if let at = schedule.nextAttemptAt { armTimer(firingAt: at) }
     /// ```
-    package private(set) var nextAttemptAt: Int64?
+    package var nextAttemptAt: Int64? {
+        guard isOnline, !isSyncing, !isPausedForAuthentication else { return nil }
+        return [hasPendingWork ? pushAttemptAt : nil, pullAttemptAt].compactMap { $0 }.min()
+    }
+
+    /// When pending work is next sent (milliseconds), or `nil`.
+    package private(set) var pushAttemptAt: Int64?
+
+    /// When a sync with nothing to push is next due to pull (milliseconds),
+    /// or `nil`: the idle interval after the last sync, or at once after the
+    /// app became active or the server announced changes.
+    package private(set) var pullAttemptAt: Int64?
+
+    /// Pull this often (milliseconds) while nothing is pending; `nil`: only
+    /// when asked (``Event/pullRequested``).
+    package var idlePullMilliseconds: Int64?
+
+    /// A pull was asked for while a sync ran: another sync follows it, since
+    /// the running one may have pulled before the change.
+    package private(set) var pullsAfterSync = false
+
+    /// The server refused the credentials: nothing is scheduled until the
+    /// app signs in again (``Event/authenticationRenewed``) or a sync started
+    /// by hand gets past the server.
+    package private(set) var isPausedForAuthentication = false
 
     /// A schedule with no backoff. If the outbox already holds work (as after
     /// a restart) and the device is online, an attempt is due at `now`.
@@ -135,14 +181,16 @@ package struct SyncSchedule: Sendable, Hashable {
     /// ```swift
     /// var schedule = SyncSchedule(isOnline: true, hasPendingWork: !outbox.isEmpty, at: now)
     /// ```
-    package init(policy: RetryPolicy = RetryPolicy(), isOnline: Bool = true, hasPendingWork: Bool = false, at now: Int64 = 0) {
+    package init(policy: RetryPolicy = RetryPolicy(), isOnline: Bool = true, hasPendingWork: Bool = false, at now: Int64 = 0,
+                 idlePullMilliseconds: Int64? = nil) {
         self.policy = policy
         self.isOnline = isOnline
         self.hasPendingWork = hasPendingWork
         self.isSyncing = false
         self.consecutiveFailures = 0
         self.backoffUntil = nil
-        self.nextAttemptAt = isOnline && hasPendingWork ? now : nil
+        self.pushAttemptAt = isOnline && hasPendingWork ? now : nil
+        self.idlePullMilliseconds = idlePullMilliseconds.map { max(1, $0) }
     }
 
     /// Whether a sync should start at `now`: there is pending work, the
@@ -152,7 +200,7 @@ package struct SyncSchedule: Sendable, Hashable {
     /// if schedule.isDue(at: clock.now) { startSync() }
     /// ```
     package func isDue(at now: Int64) -> Bool {
-        guard hasPendingWork, isOnline, !isSyncing, let at = nextAttemptAt else { return false }
+        guard let at = nextAttemptAt else { return false }
         return now >= at
     }
 
@@ -174,22 +222,29 @@ package struct SyncSchedule: Sendable, Hashable {
             let candidate = max(backoffUntil ?? coalesced, coalesced)
             // An attempt already scheduled earlier stands: later edits of a
             // burst ride along instead of postponing it.
-            nextAttemptAt = min(nextAttemptAt ?? candidate, candidate)
+            pushAttemptAt = min(pushAttemptAt ?? candidate, candidate)
 
         case .connectivityChanged(online: let online):
             isOnline = online
             if !online {
-                nextAttemptAt = nil
-            } else if hasPendingWork, !isSyncing {
+                pushAttemptAt = nil
+                pullAttemptAt = nil
+            } else if idlePullMilliseconds != nil, !isSyncing {
+                // Back online with idle pulls on: what changed meanwhile is pulled at once.
+                requestPull(at: now)
+            }
+            if online, hasPendingWork, !isSyncing {
                 // Online again (or still, after a sync that found no
                 // connection): at once, unless a backoff says otherwise.
                 let candidate = max(backoffUntil ?? now, now)
-                nextAttemptAt = min(nextAttemptAt ?? candidate, candidate)
+                pushAttemptAt = min(pushAttemptAt ?? candidate, candidate)
             }
 
         case .syncStarted:
             isSyncing = true
-            nextAttemptAt = nil
+            pushAttemptAt = nil
+            pullAttemptAt = nil
+            pullsAfterSync = false
 
         case .syncFinished(let result, outboxEmpty: let outboxEmpty):
             handle(.syncEnded(result, pendingWorkReadyAt: outboxEmpty ? nil : now), at: now, using: &generator)
@@ -197,20 +252,30 @@ package struct SyncSchedule: Sendable, Hashable {
         case .syncEnded(let result, pendingWorkReadyAt: let readyAt):
             isSyncing = false
             hasPendingWork = readyAt != nil
-            nextAttemptAt = nil
+            pushAttemptAt = nil
+            pullAttemptAt = nil
+            if case .authenticationNeeded = result {
+                isPausedForAuthentication = true
+                pullsAfterSync = false
+                return
+            }
+            isPausedForAuthentication = false
+            defer { schedulePullAfterSync(at: now) }
             switch result {
+            case .authenticationNeeded:
+                break
             case .succeeded:
                 consecutiveFailures = 0
                 backoffUntil = nil
                 if let readyAt, isOnline {
-                    nextAttemptAt = max(Self.adding(now, max(0, policy.editCoalescingMilliseconds)), readyAt)
+                    pushAttemptAt = max(Self.adding(now, max(0, policy.editCoalescingMilliseconds)), readyAt)
                 }
             case .offline:
                 // The app's report of connectivity stands; the transport's
                 // "no connection" only delays the next look.
                 if let readyAt, isOnline {
                     let probe = Self.adding(now, max(1, policy.offlineProbeMilliseconds))
-                    nextAttemptAt = max(probe, readyAt, backoffUntil ?? probe)
+                    pushAttemptAt = max(probe, readyAt, backoffUntil ?? probe)
                 }
             case .transientFailure(retryAfterMilliseconds: let retryAfter):
                 backOff(at: now, retryAfter: retryAfter, readyAt: readyAt, using: &generator)
@@ -222,10 +287,50 @@ package struct SyncSchedule: Sendable, Hashable {
             hasPendingWork = readyAt != nil
             guard !isSyncing else { return }
             if let readyAt, isOnline {
-                nextAttemptAt = max(readyAt, backoffUntil ?? readyAt, now)
+                pushAttemptAt = max(readyAt, backoffUntil ?? readyAt, now)
             } else {
-                nextAttemptAt = nil
+                pushAttemptAt = nil
             }
+
+        case .pullRequested:
+            if isSyncing {
+                pullsAfterSync = true
+            } else if isOnline {
+                requestPull(at: now)
+            }
+
+        case .authenticationRefused:
+            isPausedForAuthentication = true
+            pushAttemptAt = nil
+            pullAttemptAt = nil
+            pullsAfterSync = false
+
+        case .authenticationRenewed:
+            guard isPausedForAuthentication else { return }
+            isPausedForAuthentication = false
+            guard isOnline, !isSyncing else { return }
+            if hasPendingWork { pushAttemptAt = now }
+            requestPull(at: now)
+        }
+    }
+
+    /// A pull at once, or when the backoff ends; an earlier one already due stands.
+    private mutating func requestPull(at now: Int64) {
+        let candidate = max(backoffUntil ?? now, now)
+        pullAttemptAt = min(pullAttemptAt ?? candidate, candidate)
+    }
+
+    /// After a sync: a pull asked for during it follows at once (or after the
+    /// backoff); otherwise the next idle pull is one interval later (never
+    /// before the backoff ends).
+    private mutating func schedulePullAfterSync(at now: Int64) {
+        defer { pullsAfterSync = false }
+        guard isOnline else { return }
+        if pullsAfterSync {
+            requestPull(at: now)
+        } else if let interval = idlePullMilliseconds {
+            let idle = Self.adding(now, interval)
+            pullAttemptAt = max(idle, backoffUntil ?? idle)
         }
     }
 
@@ -237,7 +342,7 @@ package struct SyncSchedule: Sendable, Hashable {
         let until = Self.adding(now, max(jittered, retryAfter ?? 0, 0))
         backoffUntil = until
         if hasPendingWork, isOnline {
-            nextAttemptAt = max(until, readyAt ?? until)
+            pushAttemptAt = max(until, readyAt ?? until)
         }
     }
 

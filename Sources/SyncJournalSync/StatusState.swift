@@ -1,0 +1,21 @@
+/// What the engine remembers for its ``SyncStatus``: the last outcome, the
+/// counts read from the store, and who listens.
+struct StatusState: Sendable {
+    /// What the engine is doing inside a sync (`nil`: no sync runs).
+    var syncActivity: SyncStatus.Activity?
+    /// How the last sync ended (`nil`: none yet).
+    var lastOutcome: SyncOutcome?
+    /// Whether the last sync's trouble was a server that did not answer.
+    var serverUnreachable = false
+    /// When a sync last ended well (clock milliseconds).
+    var lastSuccessAt: Int64?
+    /// Counts read from the store at the last refresh.
+    var pending = 0
+    var quarantined = 0
+    var conflicts = 0
+    /// The status last sent to listeners.
+    var published: SyncStatus?
+    /// Listeners of ``SyncEngine/statusUpdates()``, by id.
+    var listeners: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
+    var nextListener = 0
+}

@@ -1,0 +1,202 @@
+import SyncJournalProtocol
+import SyncJournalStore
+
+extension SyncEngine {
+    /// The app came to the foreground: pull at once (after the running sync,
+    /// or when a backoff ends), and make sure a wait for changes is open.
+    /// Returns the outcome of the sync it ran, or `nil` when none could run
+    /// now (offline, backing off, paused for sign-in, or a sync was running:
+    /// another one follows it).
+    ///
+    /// ```swift
+    /// // from the scene's "became active" callback:
+    /// Task { await engine.appDidBecomeActive() }
+    /// ```
+    @discardableResult
+    public func appDidBecomeActive() async -> SyncOutcome? {
+        guard started else { return nil }
+        schedule.handle(.pullRequested, at: clock.now(), using: &generator)
+        await openChangeWait()
+        guard schedule.isDue(at: clock.now()) else {
+            arm()
+            return nil
+        }
+        return await sync()
+    }
+
+    /// The app has signed in again after the server refused its credentials
+    /// (``SyncFailure/authentication(reason:)``): scheduling resumes and a
+    /// sync runs at once. Returns that sync's outcome (`nil` when none could
+    /// run now). A ``sync()`` called by hand resumes too.
+    ///
+    /// ```swift
+    /// await tokenStore.save(try await signIn())
+    /// await engine.resumeAfterAuthentication()
+    /// ```
+    @discardableResult
+    public func resumeAfterAuthentication() async -> SyncOutcome? {
+        schedule.handle(.authenticationRenewed, at: clock.now(), using: &generator)
+        guard started else { return await sync() }
+        guard schedule.isDue(at: clock.now()) else {
+            arm()
+            await openChangeWait()
+            return nil
+        }
+        return await sync()
+    }
+
+    /// Whether the engine is paused until the app signs in again.
+    public var isWaitingForAuthentication: Bool { schedule.isPausedForAuthentication }
+
+    // MARK: The wait for changes
+
+    /// Opens a wait for server changes unless one is open, waits are off or
+    /// unsupported, the engine is stopped, offline or paused, a reconnect is
+    /// pending, or the store is retired.
+    func openChangeWait() async {
+        guard started, let timeout = options.changeWaitTimeout, changeWait.isSupported, !changeWait.isActive,
+              changeWait.reconnectTimer == nil, schedule.isOnline, !schedule.isPausedForAuthentication,
+              !options.kinds.isEmpty else { return }
+        changeWait.isOpening = true
+        let cursors = try? await store.cursors(for: options.kinds)
+        changeWait.isOpening = false
+        // Checked again: the world may have changed during the read.
+        guard let cursors, started, changeWait.task == nil, changeWait.reconnectTimer == nil, schedule.isOnline,
+              !schedule.isPausedForAuthentication else { return }
+        changeWait.generation += 1
+        changeWait.opened += 1
+        let generation = changeWait.generation
+        let transport = self.transport
+        changeWait.openedAt = clock.now()
+        changeWait.task = Task { [weak self] in
+            let result: Result<ChangeWaitResult, TransportError>
+            do throws(TransportError) {
+                result = .success(try await transport.waitForChanges(after: cursors, timeout: timeout))
+            } catch {
+                result = .failure(error)
+            }
+            await self?.changeWaitEnded(generation, result)
+        }
+        let overdue = changeWait.openedAt + Self.milliseconds(timeout) + Self.milliseconds(options.changeWaitMargin)
+        changeWait.overdueTimer = clock.schedule(at: overdue) { [weak self] in await self?.changeWaitOverdue(generation) }
+        publishStatus()
+    }
+
+    /// Closes the open wait (if any) and any pending reconnect.
+    func closeChangeWait() {
+        changeWait.generation += 1
+        changeWait.task?.cancel()
+        changeWait.task = nil
+        changeWait.overdueTimer?.cancel()
+        changeWait.overdueTimer = nil
+        changeWait.reconnectTimer?.cancel()
+        changeWait.reconnectTimer = nil
+        changeWait.failuresInARow = 0
+    }
+
+    /// A wait answered (or failed). Changes pull at once, unless a sync runs
+    /// (the wait is reopened when it ends, and finds what it missed); a
+    /// timeout reopens at once; a failure reconnects after a backoff.
+    private func changeWaitEnded(_ generation: Int, _ result: Result<ChangeWaitResult, TransportError>) async {
+        guard generation == changeWait.generation, changeWait.task != nil else { return }
+        changeWait.task = nil
+        changeWait.overdueTimer?.cancel()
+        changeWait.overdueTimer = nil
+        defer { changeWaitFinished() }
+        let now = clock.now()
+        switch result {
+        case .success(.changed):
+            changeWait.failuresInARow = 0
+            schedule.handle(.pullRequested, at: now, using: &generator)
+            if schedule.isDue(at: now) {
+                _ = await sync()
+            } else {
+                arm()
+            }
+        case .success(.timedOut):
+            // A wait that gives up much sooner than asked is a server that
+            // does not hold waits: reconnect with backoff, not in a loop.
+            let timeout = options.changeWaitTimeout.map(Self.milliseconds) ?? 0
+            if now - changeWait.openedAt < timeout / 2 {
+                scheduleChangeWaitReconnect(at: now)
+            } else {
+                changeWait.failuresInARow = 0
+                await openChangeWait()
+            }
+        case .success(.notSupported):
+            changeWait.isSupported = false
+            publishStatus()
+        case .failure(.unauthorized(let reason)):
+            // Refused credentials stop everything until the app signs in.
+            recordForStatus(.failed(.authentication(reason: reason)))
+            schedule.handle(.authenticationRefused, at: now, using: &generator)
+            arm()
+            await refreshStatus()
+        case .failure:
+            scheduleChangeWaitReconnect(at: now)
+        }
+    }
+
+    /// Opens the next wait after the reconnect backoff.
+    private func scheduleChangeWaitReconnect(at now: Int64) {
+        changeWait.failuresInARow += 1
+        let delay = max(1, options.retryPolicy.backoffDelay(afterFailures: changeWait.failuresInARow, using: &generator))
+        let generation = changeWait.generation
+        changeWait.reconnectTimer = clock.schedule(at: now + delay) { [weak self] in
+            await self?.changeWaitReconnect(generation)
+        }
+        publishStatus()
+    }
+
+    private func changeWaitReconnect(_ generation: Int) async {
+        guard generation == changeWait.generation else { return }
+        changeWait.reconnectTimer = nil
+        await openChangeWait()
+    }
+
+    /// The wait neither answered nor failed within its timeout plus the
+    /// margin: the connection is taken for lost, the wait cancelled and a new one opened.
+    private func changeWaitOverdue(_ generation: Int) async {
+        guard generation == changeWait.generation, let task = changeWait.task else { return }
+        changeWait.overdueTimer = nil
+        task.cancel()
+        changeWait.task = nil
+        changeWait.generation += 1
+        changeWaitFinished()
+        await openChangeWait()
+    }
+
+    private func changeWaitFinished() {
+        changeWait.ended += 1
+        let ended = changeWait.ended
+        let ready = changeWait.endedWatchers.filter { $0.count <= ended }
+        changeWait.endedWatchers.removeAll { $0.count <= ended }
+        for watcher in ready { watcher.continuation.resume() }
+    }
+
+    /// Waits for changes opened so far.
+    package var changeWaitsOpened: Int { changeWait.opened }
+
+    /// Whether a wait for changes is open now.
+    package var isWaitingForChanges: Bool { changeWait.task != nil }
+
+    /// Whether a failed wait is waiting out its reconnect backoff.
+    package var isReconnectingChangeWait: Bool { changeWait.reconnectTimer != nil }
+
+    /// Returns once `count` waits have ended and the engine has acted on
+    /// them (the pull a change brought has finished; a replacement is open).
+    package func untilChangeWaitsEnded(_ count: Int) async {
+        if changeWait.ended >= count { return }
+        await withCheckedContinuation { changeWait.endedWatchers.append((count, $0)) }
+    }
+
+    /// `duration` in whole milliseconds (rounded up, saturating).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        if overflow { return seconds > 0 ? .max : .min }
+        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let (sum, overflowSum) = whole.addingReportingOverflow(fraction)
+        return overflowSum ? .max : sum
+    }
+}

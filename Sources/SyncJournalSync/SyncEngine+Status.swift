@@ -1,0 +1,97 @@
+import SyncJournalProtocol
+import SyncJournalStore
+
+extension SyncEngine {
+    /// The status now: activity, connectivity, counts and the last good sync.
+    public var status: SyncStatus {
+        get async {
+            await readCounts()
+            return currentStatus()
+        }
+    }
+
+    /// The status as it changes, the current value first. Only the latest
+    /// value is buffered: a slow reader skips to the newest, never lags.
+    ///
+    /// ```swift
+    /// Task { @MainActor in
+    ///     for await status in await engine.statusUpdates() { statusBar.show(status) }
+    /// }
+    /// ```
+    public func statusUpdates() async -> AsyncStream<SyncStatus> {
+        await readCounts()
+        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = statusState.nextListener
+        statusState.nextListener += 1
+        statusState.listeners[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeStatusListener(id) }
+        }
+        let status = currentStatus()
+        statusState.published = status
+        continuation.yield(status)
+        return stream
+    }
+
+    private func removeStatusListener(_ id: Int) {
+        statusState.listeners[id] = nil
+    }
+
+    /// Notes a sync's outcome for the status.
+    func recordForStatus(_ outcome: SyncOutcome) {
+        statusState.syncActivity = nil
+        statusState.lastOutcome = outcome
+        if case .ok = outcome { statusState.lastSuccessAt = clock.now() }
+    }
+
+    /// Marks what a running sync does now.
+    func setActivity(_ activity: SyncStatus.Activity) {
+        statusState.syncActivity = activity
+        publishStatus()
+    }
+
+    /// Reads the counts from the store, then tells listeners.
+    func refreshStatus() async {
+        guard !statusState.listeners.isEmpty else { return }
+        await readCounts()
+        publishStatus()
+    }
+
+    /// Tells listeners the status, if it changed.
+    func publishStatus() {
+        guard !statusState.listeners.isEmpty else { return }
+        let status = currentStatus()
+        guard status != statusState.published else { return }
+        statusState.published = status
+        for listener in statusState.listeners.values { listener.yield(status) }
+    }
+
+    private func readCounts() async {
+        // A retired or closed store keeps the last counts it had.
+        guard let outbox = try? await store.outboxStatus(), let conflicts = try? await store.conflicts() else { return }
+        let quarantined = outbox.filter { $0.state == .quarantined }.count
+        statusState.quarantined = quarantined
+        statusState.pending = outbox.count - quarantined
+        statusState.conflicts = conflicts.count
+    }
+
+    private func currentStatus() -> SyncStatus {
+        let activity: SyncStatus.Activity = statusState.syncActivity ?? (changeWait.task != nil ? .waitingForChanges : .idle)
+        return SyncStatus(activity: activity, connectivity: connectivity(), pendingOperations: statusState.pending,
+                          quarantinedOperations: statusState.quarantined, conflicts: statusState.conflicts,
+                          lastSuccessfulSyncAt: statusState.lastSuccessAt)
+    }
+
+    private func connectivity() -> SyncStatus.Connectivity {
+        if started, !schedule.isOnline { return .offline }
+        switch statusState.lastOutcome {
+        case nil, .ok?: return .online
+        case .skipped(.offline)?: return .noConnection
+        case .retryLater(let reason, _)?:
+            return statusState.serverUnreachable ? .serverUnreachable(reason: reason) : .serverBusy(reason: reason)
+        case .failed(.authentication(let reason))?:
+            return schedule.isPausedForAuthentication || !started ? .authenticationNeeded(reason: reason) : .online
+        case .failed(let failure)?: return .failing(failure)
+        }
+    }
+}
