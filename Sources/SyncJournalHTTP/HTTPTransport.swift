@@ -9,9 +9,12 @@ import SyncJournalWire
 /// `URLSession`: `push`, `pull` and `read` post JSON to `/v1/sync/push`,
 /// `/v1/sync/pull` and `/v1/sync/read` under ``baseURL`` with a bearer token.
 ///
-/// Failures are classified as the protocol's error table says: no
-/// connection (refused, no route, DNS) is ``TransportError/offline``; a
-/// timeout, a dropped connection, a 408, a 5xx or 429 (with its
+/// Failures are classified as the protocol's error table says: no network
+/// (no route, DNS) is ``TransportError/offline``; a refused connection or a
+/// timeout is ``TransportError/serverUnreachable(reason:)``; a 401 that a
+/// fresh token from the token provider does not cure is
+/// ``TransportError/unauthorized(reason:)``; a dropped connection, a 408,
+/// a 5xx or 429 (with its
 /// `Retry-After` seconds), or a 200 whose body does not decode is
 /// ``TransportError/transient(reason:retryAfterMilliseconds:)`` and nothing
 /// of it is returned; 410 `cursor_expired` is
@@ -25,6 +28,10 @@ import SyncJournalWire
 ///                               token: "device-token", timeout: .seconds(30))
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
 /// ```
+///
+/// The server offers no change notifications yet, so
+/// ``waitForChanges(after:timeout:)`` answers ``ChangeWaitResult/notSupported``
+/// and the engine relies on ``SyncEngine/Options/idlePullInterval``.
 public final class HTTPTransport: SyncTransport, Sendable {
     /// The server's root; the protocol's paths are appended to it.
     public let baseURL: URL
@@ -33,7 +40,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// The longest reply body accepted (a longer one is a transient error).
     package let maximumReplyBytes: Int
 
-    private let token: String
+    private let tokens: BearerTokenSource
     private let session: URLSession
     private let parser: JSONParser
 
@@ -48,10 +55,33 @@ public final class HTTPTransport: SyncTransport, Sendable {
     ///   - token: the bearer token sent with every request.
     ///   - timeout: the limit on each request, from sending to the whole reply.
     ///   - maximumReplyBytes: the longest reply body accepted.
-    public init(baseURL: URL, token: String, timeout: Duration = .seconds(30),
+    public convenience init(baseURL: URL, token: String, timeout: Duration = .seconds(30),
+                            maximumReplyBytes: Int = HTTPTransport.defaultMaximumReplyBytes) {
+        self.init(baseURL: baseURL, tokenProvider: { token }, timeout: timeout, maximumReplyBytes: maximumReplyBytes)
+    }
+
+    /// Creates a transport whose bearer token comes from `tokenProvider`:
+    /// asked before the first request, and once more when the server
+    /// refuses the token (401), after which the refused request is sent
+    /// again, once. A second 401, or a provider that throws, is
+    /// ``TransportError/unauthorized(reason:)``: the engine pauses until the
+    /// app signs in and calls ``SyncEngine/resumeAfterAuthentication()``.
+    ///
+    /// ```swift
+    /// let transport = HTTPTransport(baseURL: URL(string: "https://sync.example.com")!) {
+    ///     try await session.freshAccessToken()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: the server's root.
+    ///   - tokenProvider: returns a current bearer token (say, refreshing an OAuth access token).
+    ///   - timeout: the limit on each request, from sending to the whole reply.
+    ///   - maximumReplyBytes: the longest reply body accepted.
+    public init(baseURL: URL, tokenProvider: @escaping @Sendable () async throws -> String, timeout: Duration = .seconds(30),
                 maximumReplyBytes: Int = HTTPTransport.defaultMaximumReplyBytes) {
         self.baseURL = baseURL
-        self.token = token
+        self.tokens = BearerTokenSource(tokenProvider)
         self.timeout = timeout
         self.maximumReplyBytes = maximumReplyBytes
         self.parser = JSONParser(maximumByteCount: maximumReplyBytes)
@@ -142,13 +172,43 @@ public final class HTTPTransport: SyncTransport, Sendable {
         endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
     }
 
-    /// Sends one request (a POST with `body` and the token, or a GET without
-    /// either) and returns the body of a 200 reply; anything else is classified.
+    /// Sends one request and returns the body of a 200 reply. A 401 to a
+    /// request with a token gets one retry with a fresh token from the
+    /// provider (none when the provider hands back the refused token).
     private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
+        guard body != nil else { return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds) }
+        let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
+        do {
+            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds)
+        } catch {
+            guard case .unauthorized(let reason) = error else { throw error }
+            let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
+            if fresh == token { throw .unauthorized(reason: reason) }
+            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds)
+        }
+    }
+
+    /// A token from the source; a provider that fails means the app must sign in.
+    private func bearerToken(_ read: @Sendable () async throws -> String) async throws(TransportError) -> String {
+        do { return try await read() } catch {
+            throw .unauthorized(reason: "no bearer token: \(error)")
+        }
+    }
+
+    /// Waits for server changes: not offered by the protocol's server yet,
+    /// so the answer is ``ChangeWaitResult/notSupported`` (the engine pulls
+    /// on its idle interval instead).
+    public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        .notSupported
+    }
+
+    /// Sends one request (a POST with `body` and `token`, or a GET without
+    /// either) and returns the body of a 200 reply; anything else is classified.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
         request.httpMethod = endpoint.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body {
+        if let body, let token {
             // A token with a line break could smuggle headers; only visible ASCII travels.
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw .permanent(reason: "the bearer token is empty or holds characters other than visible ASCII")
@@ -164,7 +224,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         switch exchange {
         case .failed(let error): throw TransportErrorClassifier.classify(error)
         case .cancelled: throw .transient(reason: "cancelled while waiting for \(endpoint.path)", retryAfterMilliseconds: nil)
-        case .timedOut: throw .transient(reason: "no reply from \(endpoint.path) within \(timeout)", retryAfterMilliseconds: nil)
+        case .timedOut: throw .serverUnreachable(reason: "no reply from \(endpoint.path) within \(timeout)")
         case .completed(let reply, let replyData):
             guard let http = reply as? HTTPURLResponse else {
                 throw .transient(reason: "not an HTTP reply from \(endpoint.path)", retryAfterMilliseconds: nil)

@@ -8,19 +8,23 @@ import SyncJournalWire
 /// The protocol's error table (`journals/PROTOCOL.md`, "Errors"): what a
 /// failed exchange means to the sync engine.
 enum TransportErrorClassifier {
-    /// A session error: no connection is `.offline` (the request never left);
-    /// anything after that may have reached the server, so it is transient.
+    /// A session error: no network is `.offline` (the request never left); a
+    /// refused connection or a timeout is `.serverUnreachable` (a timed-out
+    /// request may have reached the server: the engine retries it as it
+    /// retries a transient error); anything else is transient.
     static func classify(_ error: Error) -> TransportError {
         let nsError = error as NSError
         guard nsError.domain == NSURLErrorDomain else {
             return .transient(reason: "request failed: \(nsError.localizedDescription)", retryAfterMilliseconds: nil)
         }
         switch URLError.Code(rawValue: nsError.code) {
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+        case .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
              .internationalRoamingOff, .dataNotAllowed, .callIsActive:
             return .offline
+        case .cannotConnectToHost:
+            return .serverUnreachable(reason: "connection refused")
         case .timedOut:
-            return .transient(reason: "timed out", retryAfterMilliseconds: nil)
+            return .serverUnreachable(reason: "timed out")
         case .networkConnectionLost:
             return .transient(reason: "connection lost", retryAfterMilliseconds: nil)
         case .badURL, .unsupportedURL:
@@ -44,6 +48,8 @@ enum TransportErrorClassifier {
         case 410 where endpoint == .pull:
             if let kinds = errorBody?.kinds, !kinds.isEmpty { return .cursorExpired(kinds: kinds) }
             return .cursorExpired(kinds: pulledKinds)
+        case 401:
+            return .unauthorized(reason: detail)
         case 413:
             return .tooLarge(reason: detail)
         case 408:

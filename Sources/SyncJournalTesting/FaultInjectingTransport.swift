@@ -40,7 +40,14 @@ public actor FaultInjectingTransport: SyncTransport {
         /// The server receives the request twice; the second reply returns.
         case duplicate
         /// The request waits before the server until ``releaseHeld(deliverReply:)``.
+        /// A held wait for changes is a hung connection: it neither answers nor fails.
         case hold
+        /// Fails with ``TransportError/serverUnreachable(reason:)`` (connection
+        /// refused) without reaching the server.
+        case serverUnreachable(reason: String)
+        /// Fails with ``TransportError/unauthorized(reason:)`` (a 401 that a
+        /// fresh token did not cure) without reaching the server.
+        case unauthorized(reason: String)
     }
 
     /// Which requests a fault applies to.
@@ -51,7 +58,10 @@ public actor FaultInjectingTransport: SyncTransport {
         case pull
         /// Single-row reads (``SyncTransport/read(kind:id:)``).
         case read
-        /// Any request.
+        /// Waits for changes (``SyncTransport/waitForChanges(after:timeout:)``):
+        /// only faults aimed at them apply, never ``any``.
+        case changeWait
+        /// Any push, pull or read.
         case any
     }
 
@@ -61,6 +71,7 @@ public actor FaultInjectingTransport: SyncTransport {
     private var held: [CheckedContinuation<Bool, Never>] = []
     private var heldWatchers: [CheckedContinuation<Void, Never>] = []
     private var requests = 0
+    private var changeWaits = 0
 
     /// Wraps `base`.
     public init(_ base: any SyncTransport) {
@@ -100,8 +111,15 @@ public actor FaultInjectingTransport: SyncTransport {
     /// Holds the next request of `kind` before it reaches the server.
     public func holdNextRequest(_ kind: RequestKind = .push) { inject(.hold, on: kind) }
 
-    /// Requests seen (including failed ones).
+    /// Requests seen (including failed ones), not counting waits for changes.
     public var requestCount: Int { requests }
+
+    /// Waits for changes seen (including failed and held ones).
+    ///
+    /// ```swift
+    /// #expect(await faulty.changeWaitCount == 2, "the hung wait was replaced")
+    /// ```
+    public var changeWaitCount: Int { changeWaits }
 
     /// Whether a request is being held now.
     public var isHolding: Bool { !held.isEmpty }
@@ -121,12 +139,12 @@ public actor FaultInjectingTransport: SyncTransport {
     }
 
     private func nextFault(for kind: RequestKind) -> Fault? {
-        guard let index = faults.firstIndex(where: { $0.1 == .any || $0.1 == kind }) else { return nil }
+        guard let index = faults.firstIndex(where: { ($0.1 == .any && kind != .changeWait) || $0.1 == kind }) else { return nil }
         return faults.remove(at: index).0
     }
 
     private func perform<T: Sendable>(_ kind: RequestKind, _ send: @Sendable () async throws(TransportError) -> T) async throws(TransportError) -> T {
-        requests += 1
+        if kind == .changeWait { changeWaits += 1 } else { requests += 1 }
         if offline { throw .offline }
         switch nextFault(for: kind) {
         case nil:
@@ -139,6 +157,10 @@ public actor FaultInjectingTransport: SyncTransport {
             throw .permanent(reason: reason)
         case .tooLarge(let reason)?:
             throw .tooLarge(reason: reason)
+        case .serverUnreachable(let reason)?:
+            throw .serverUnreachable(reason: reason)
+        case .unauthorized(let reason)?:
+            throw .unauthorized(reason: reason)
         case .loseRequest?:
             throw .transient(reason: "timeout (request lost)", retryAfterMilliseconds: nil)
         case .loseReply?:
@@ -175,5 +197,14 @@ public actor FaultInjectingTransport: SyncTransport {
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
         let base = self.base
         return try await perform(.read) { () async throws(TransportError) -> ServerRow? in try await base.read(kind: kind, id: id) }
+    }
+
+    /// Waits through the wrapped transport; only faults queued for
+    /// ``RequestKind/changeWait`` apply (and ``setOffline(_:)``).
+    public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        let base = self.base
+        return try await perform(.changeWait) { () async throws(TransportError) -> ChangeWaitResult in
+            try await base.waitForChanges(after: cursors, timeout: timeout)
+        }
     }
 }

@@ -26,6 +26,9 @@ import SyncJournalSync
 ///   id answers ``MutationOutcome/duplicate``, an update or delete that
 ///   matches nothing answers ``MutationOutcome/noMatch``, and the client
 ///   reads the row back with ``read(user:kind:id:)``.
+/// - Clients may wait for changes (``waitForChanges(user:after:)``): a wait
+///   returns as soon as the user has rows after its cursors, whoever wrote
+///   them (another device's push, or ``write(user:kind:id:fields:)``).
 /// - For tests, a push may be refused as too large
 ///   (``maximumBatchSize``), and single records can be made to fail
 ///   (``rejectPermanently(kind:id:reason:)``, ``failTransiently(kind:id:reason:times:retryAfterMilliseconds:)``).
@@ -53,6 +56,17 @@ public actor ReferenceServer {
         case transient(reason: String, remaining: Int, retryAfterMilliseconds: Int64?)
     }
     private var failing: [RecordKey: Failing] = [:]
+
+    /// A client waiting for changes (``waitForChanges(user:after:)``).
+    private struct ChangeWaiter {
+        var user: String
+        var cursors: [String: PullCursor?]
+        var continuation: CheckedContinuation<ChangeWaitResult, Never>
+    }
+    private var changeWaiters: [Int: ChangeWaiter] = [:]
+    private var nextChangeWaiter = 0
+    /// Waits cancelled before they were registered.
+    private var cancelledChangeWaiters: Set<Int> = []
 
     /// Whether the server remembers operation ids and answers a replayed id
     /// with its first result (exactly-once effect). When `false`, nothing is
@@ -261,6 +275,7 @@ public actor ReferenceServer {
             throw .tooLarge(reason: "413: \(mutations.count) mutations, at most \(maximumBatchSize) per request")
         }
         acceptedSizes.append(mutations.count)
+        defer { wakeChangeWaiters() }
         var results: [MutationResult] = []
         results.reserveCapacity(mutations.count)
         guard remembersOperationIDs else {
@@ -396,6 +411,7 @@ public actor ReferenceServer {
         let key = RecordKey(kind: kind, id: id)
         let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key))
         storage.store(row, owner: user)
+        wakeChangeWaiters()
         return row
     }
 
@@ -411,6 +427,7 @@ public actor ReferenceServer {
         stored.row.fields.merge(changes) { _, new in new }
         stored.row.updatedAt = stamp(for: key)
         storage.store(stored.row, owner: stored.owner)
+        wakeChangeWaiters()
         return stored.row
     }
 
@@ -426,6 +443,7 @@ public actor ReferenceServer {
         let now = stamp(for: key)
         stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now)
         storage.store(stored.row, owner: stored.owner)
+        wakeChangeWaiters()
         return stored.row
     }
 
@@ -454,6 +472,77 @@ public actor ReferenceServer {
     /// #expect(await server.remembers(operationID, user: "u1"))
     /// ```
     public func remembers(_ id: OperationID, user: String) -> Bool { remembered[user]?[id] != nil }
+
+    // MARK: Waiting for changes
+
+    /// Waits until `user` has rows after `cursors` (any of the kinds named),
+    /// and answers ``ChangeWaitResult/changed``: at once if there already are,
+    /// otherwise when a push or another writer stores one. The wait has no
+    /// clock of its own: it ends with a change, with ``endChangeWaits()``
+    /// (``ChangeWaitResult/timedOut``, as a server's timeout would), or when
+    /// the waiting task is cancelled (``ChangeWaitResult/timedOut`` too).
+    ///
+    /// ```swift
+    /// let result = await server.waitForChanges(user: "u1", after: ["pin": nil])   // .changed once u1 has a pin
+    /// ```
+    public func waitForChanges(user: String, after cursors: [String: PullCursor?]) async -> ChangeWaitResult {
+        if hasChanges(user: user, after: cursors) { return .changed }
+        let id = nextChangeWaiter
+        nextChangeWaiter += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ChangeWaitResult, Never>) in
+                if cancelledChangeWaiters.remove(id) != nil {
+                    continuation.resume(returning: .timedOut)
+                    return
+                }
+                changeWaiters[id] = ChangeWaiter(user: user, cursors: cursors, continuation: continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelChangeWait(id) }
+        }
+    }
+
+    /// Waits for changes open now.
+    ///
+    /// ```swift
+    /// #expect(await server.openChangeWaits == 1, "one wait per device")
+    /// ```
+    public var openChangeWaits: Int { changeWaiters.count }
+
+    /// Answers every open wait with ``ChangeWaitResult/timedOut``, as a
+    /// server does when a wait has lasted its timeout.
+    ///
+    /// ```swift
+    /// await server.endChangeWaits()   // clients open new waits
+    /// ```
+    public func endChangeWaits() {
+        let waiters = changeWaiters
+        changeWaiters = [:]
+        for waiter in waiters.values { waiter.continuation.resume(returning: .timedOut) }
+    }
+
+    private func cancelChangeWait(_ id: Int) {
+        if let waiter = changeWaiters.removeValue(forKey: id) {
+            waiter.continuation.resume(returning: .timedOut)
+        } else if id < nextChangeWaiter {
+            // Cancelled before it was registered (or after it was answered: harmless).
+            cancelledChangeWaiters.insert(id)
+        }
+    }
+
+    /// Whether `user` has a row of one of the kinds after its cursor.
+    private func hasChanges(user: String, after cursors: [String: PullCursor?]) -> Bool {
+        cursors.contains { kind, cursor in !storage.rows(owner: user, kind: kind, after: cursor, limit: 1).isEmpty }
+    }
+
+    /// Answers the waits that now have rows after their cursors.
+    private func wakeChangeWaiters() {
+        guard !changeWaiters.isEmpty else { return }
+        for (id, waiter) in changeWaiters where hasChanges(user: waiter.user, after: waiter.cursors) {
+            changeWaiters[id] = nil
+            waiter.continuation.resume(returning: .changed)
+        }
+    }
 }
 
 /// The transport to a ``ReferenceServer`` in the same process.
@@ -481,5 +570,11 @@ public struct ReferenceTransport: SyncTransport {
     /// Reads one row as ``user`` sees it (see ``ReferenceServer/read(user:kind:id:)``).
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
         await server.read(user: user, kind: kind, id: id)
+    }
+
+    /// Waits for ``user``'s changes (see ``ReferenceServer/waitForChanges(user:after:)``);
+    /// the server has no clock, so `timeout` is the caller's to keep.
+    public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        await server.waitForChanges(user: user, after: cursors)
     }
 }
