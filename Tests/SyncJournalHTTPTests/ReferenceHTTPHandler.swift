@@ -48,7 +48,8 @@ struct ReferenceHTTPHandler: Sendable {
     /// The reply PROTOCOL.md's error table gives `error`.
     static func reply(_ error: TransportError) -> ScriptedHTTPResponder.Reply {
         switch error {
-        case .offline: return .close
+        case .offline, .serverUnreachable: return .close
+        case .unauthorized(let reason): return Self.error(401, ErrorBody(code: .unauthorized, message: reason))
         case .permanent(let reason): return Self.error(400, ErrorBody(code: .badRequest, message: reason))
         case .tooLarge(let reason): return Self.error(413, ErrorBody(code: .tooLarge, message: reason))
         case .cursorExpired(let kinds): return Self.error(410, ErrorBody(code: .cursorExpired, message: "resync", kinds: kinds))
