@@ -36,7 +36,12 @@ import SyncJournalStore
 /// clock), `server mode exactly-once|postgrest`, `server reject KIND ID`,
 /// `server fail KIND ID N`, `server clear KIND ID`, `expect A outcome retry`,
 /// `expect A status failed|closed|down`, `expect server applied N`,
-/// `expect A quarantined N`.
+/// `expect A quarantined N`; live sync: `A start [idle MS] [waits]` (the
+/// engine schedules its own syncs, pulls every MS while idle, keeps a wait
+/// for server changes open), `A stop`, `A active` (the app came to the
+/// foreground: a pull at once), `A notified` (returns once A's wait reported
+/// changes and the pull it brought finished), `expect A requests N` (pushes,
+/// pulls and reads A's transport has seen).
 ///
 /// `#` starts a comment (outside quotes); tokens are separated by spaces;
 /// values are bare words or "quoted strings" (see ``ScenarioValue``).
@@ -129,6 +134,14 @@ public enum ScenarioCommand: Sendable, Hashable {
     case setBatch(device: String, Int)
     /// `A set policy KIND server-wins|client-wins|merge`.
     case setPolicy(device: String, kind: String, ScenarioPolicy)
+    /// `A start [idle MS] [waits]`: the engine schedules its own syncs.
+    case start(device: String, idlePullMilliseconds: Int64?, changeWaits: Bool)
+    /// `A stop`: the engine syncs only when told.
+    case stop(device: String)
+    /// `A active`: the app came to the foreground.
+    case active(device: String)
+    /// `A notified`: A's wait for changes reported changes and its pull finished.
+    case notified(device: String)
     /// `expect …`.
     case expect(ScenarioExpectation)
 }
@@ -168,6 +181,8 @@ public enum ScenarioExpectation: Sendable, Hashable {
     case conflicts(device: String, Int)
     /// `expect A quarantined N`.
     case quarantined(device: String, Int)
+    /// `expect A requests N`: pushes, pulls and reads A's transport has seen (waits not counted).
+    case requests(device: String, Int)
     /// `expect A outcome ok|skipped|error|retry`: the last sync's outcome.
     case outcome(device: String, String)
     /// `expect A status ok|unreadable|retired|failed|closed|down`.
@@ -428,6 +443,33 @@ struct ScenarioParser {
             case "retire": return .retire(device: device)
             default: return .reopen(device: device)
             }
+        case "start":
+            var index = 2
+            var idle: Int64?
+            var waits = false
+            let usage = "\(device) start [idle MS] [waits]"
+            while index < tokens.count {
+                switch tokens[index] {
+                case "idle" where idle == nil && index + 1 < tokens.count:
+                    let value = try count(tokens[index + 1], what: "idle pull milliseconds")
+                    if value < 1 { throw LineError(message: "idle must be at least 1 ms, saw \(tokens[index + 1])") }
+                    idle = Int64(value)
+                    index += 2
+                case "waits" where !waits:
+                    waits = true
+                    index += 1
+                default:
+                    throw LineError(message: "unexpected \(tokens[index]); usage: \(usage)")
+                }
+            }
+            return .start(device: device, idlePullMilliseconds: idle, changeWaits: waits)
+        case "stop", "active", "notified":
+            try expectEnd(tokens, count: 2, usage: "\(device) \(verb)")
+            switch verb {
+            case "stop": return .stop(device: device)
+            case "active": return .active(device: device)
+            default: return .notified(device: device)
+            }
         case "set":
             guard tokens.count >= 3 else { throw LineError(message: "expected `\(device) set pull-limit N|batch N|policy KIND POLICY`") }
             switch tokens[2] {
@@ -447,7 +489,7 @@ struct ScenarioParser {
             }
         default:
             throw LineError(message: "unknown command \(verb) for device \(device) "
-                + "(online, offline, create, update, delete, sync, release, crash, restart, retire, reopen, set)")
+                + "(online, offline, create, update, delete, sync, release, crash, restart, retire, reopen, set, start, stop, active, notified)")
         }
     }
 
@@ -478,12 +520,13 @@ struct ScenarioParser {
             try expectEnd(tokens, count: 5, usage: "expect \(device) lacks KIND ID")
             let (kind, id) = try kindAndID(tokens, at: 3, usage: "expect \(device) lacks KIND ID")
             return .deviceLacks(device: device, kind: kind, id: id)
-        case "outbox", "conflicts", "quarantined":
+        case "outbox", "conflicts", "quarantined", "requests":
             try expectEnd(tokens, count: 4, usage: "expect \(device) \(tokens[2]) N")
             let value = try count(tokens[3], what: tokens[2])
             switch tokens[2] {
             case "outbox": return .outbox(device: device, value)
             case "conflicts": return .conflicts(device: device, value)
+            case "requests": return .requests(device: device, value)
             default: return .quarantined(device: device, value)
             }
         case "outcome":
@@ -499,7 +542,7 @@ struct ScenarioParser {
             }
             return .status(device: device, tokens[3])
         default:
-            throw LineError(message: "unknown expectation \(tokens[2]) (has, lacks, outbox, conflicts, quarantined, outcome, status)")
+            throw LineError(message: "unknown expectation \(tokens[2]) (has, lacks, outbox, conflicts, quarantined, requests, outcome, status)")
         }
     }
 }

@@ -88,7 +88,9 @@ public enum ScenarioRunner {
             }
         }
         // Held requests left at the end are released, so no task outlives the run.
+        // Engines that scheduled their own syncs stop, so none outlives the run either.
         for device in devices.values.sorted(by: { $0.name < $1.name }) {
+            await device.stopLive()
             while device.isHolding { _ = try? await device.release() }
         }
         return report
@@ -156,6 +158,14 @@ public enum ScenarioRunner {
             try await device(name, in: devices).setBatchSize(size)
         case .setPolicy(let name, let kind, let policy):
             try await device(name, in: devices).setPolicy(policy.policy, for: kind)
+        case .start(let name, let idle, let waits):
+            try await device(name, in: devices).startLive(idlePullMilliseconds: idle, changeWaits: waits)
+        case .stop(let name):
+            try await device(name, in: devices).stopLive()
+        case .active(let name):
+            try await device(name, in: devices).becomeActive()
+        case .notified(let name):
+            try await device(name, in: devices).awaitNotification()
         case .expect:
             break
         }
@@ -203,6 +213,9 @@ public enum ScenarioRunner {
             do { quarantined = try await store.quarantinedOperations() } catch { return "\(name) cannot read: \(error)" }
             if quarantined.count == expected { return nil }
             return "\(name) has \(quarantined.count) quarantined: " + (quarantined.isEmpty ? "none" : quarantined.map { describe($0.operation, sent: $0.sent, quarantined: true) }.joined(separator: ", "))
+        case .requests(let name, let expected):
+            let seen = try await device(name, in: devices).requestCount()
+            return seen == expected ? nil : "\(name)'s transport has seen \(seen) request(s)"
         case .outcome(let name, let expected):
             let device = try device(name, in: devices)
             guard let outcome = device.lastOutcome else { return "\(name) has not synced yet" }

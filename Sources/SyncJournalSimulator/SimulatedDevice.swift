@@ -77,6 +77,21 @@ public final class SimulatedDevice {
     /// Rows per pull page.
     public private(set) var pullLimit = 500
     private var policies: [String: ConflictPolicy] = [:]
+    /// How the engine syncs on its own once started (kept across restarts); `nil`: only when told.
+    private var live: LiveSettings?
+    /// Waits for changes the scenario has seen end (`A notified`), for the current engine.
+    private var changeWaitsSeen = 0
+
+    /// What `A start` asked for.
+    struct LiveSettings {
+        /// Pull this often while idle (milliseconds), or never.
+        var idlePullMilliseconds: Int64?
+        /// Keep a wait for server changes open.
+        var changeWaits: Bool
+    }
+
+    /// How long a simulated wait for changes lasts before the engine gives it up as lost (plus the margin).
+    static let changeWaitTimeout: Duration = .seconds(60)
 
     /// A sync waiting on a held request.
     struct HeldSync {
@@ -162,14 +177,71 @@ public final class SimulatedDevice {
         await faulty.setOffline(offline)
         store = opened
         transport = faulty
-        engine = SyncEngine(store: opened, transport: faulty,
-                            options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit, jitterSeed: jitterSeed), clock: clock)
+        await engine?.stop()
+        await makeEngine()
+    }
+
+    /// A new engine on the current store and transport, started when the scenario asked for live sync.
+    private func makeEngine() async {
+        guard let store, let transport else { return }
+        var options = SyncEngine.Options(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit, jitterSeed: jitterSeed)
+        options.idlePullInterval = live?.idlePullMilliseconds.map { .milliseconds($0) }
+        options.changeWaitTimeout = live?.changeWaits == true ? Self.changeWaitTimeout : nil
+        let engine = SyncEngine(store: store, transport: transport, options: options, clock: clock)
+        self.engine = engine
+        changeWaitsSeen = 0
+        if live != nil { await engine.start(online: !offline) }
+    }
+
+    /// Starts the engine's own scheduling (`A start [idle MS] [waits]`):
+    /// syncs after edits, idle pulls every `idlePullMilliseconds`, and with
+    /// `changeWaits` a wait for server changes kept open. Kept across restarts.
+    public func startLive(idlePullMilliseconds: Int64?, changeWaits: Bool) async throws(DeviceError) {
+        _ = try liveStore()
+        live = LiveSettings(idlePullMilliseconds: idlePullMilliseconds, changeWaits: changeWaits)
+        await engine?.stop()
+        await makeEngine()
+    }
+
+    /// Stops the engine's own scheduling (`A stop`); syncs run only when told again.
+    public func stopLive() async {
+        live = nil
+        await engine?.stop()
+    }
+
+    /// The app came to the foreground (`A active`): a pull at once when one can run.
+    public func becomeActive() async throws(DeviceError) {
+        _ = try liveStore()
+        guard let engine else { throw DeviceError(description: "\(name) has no engine") }
+        if let outcome = await engine.appDidBecomeActive() { lastOutcome = outcome }
+    }
+
+    /// Returns once the device's wait for changes has ended and the pull it
+    /// brought has finished (`A notified`). Fails at once when no wait is
+    /// open and none ended since the last `notified`.
+    public func awaitNotification() async throws(DeviceError) {
+        _ = try liveStore()
+        guard let engine, live?.changeWaits == true else {
+            throw DeviceError(description: "\(name) does not wait for changes; `\(name) start waits` first")
+        }
+        let ended = await engine.changeWaitsEnded
+        if ended <= changeWaitsSeen, await !engine.hasChangeWaitUnderway {
+            throw DeviceError(description: "\(name) has no wait for changes open")
+        }
+        await engine.untilChangeWaitsEnded(changeWaitsSeen + 1)
+        changeWaitsSeen = await engine.changeWaitsEnded
+    }
+
+    /// Requests the device's transport has seen (pushes, pulls and reads; waits not counted).
+    public func requestCount() async -> Int {
+        await transport?.requestCount ?? 0
     }
 
     /// Reports the device online or offline (kept across restarts).
     public func setOnline(_ online: Bool) async {
         offline = !online
         await transport?.setOffline(offline)
+        if live != nil { await engine?.setOnline(online) }
     }
 
     /// Sets the push batch size (kept across restarts).
@@ -274,6 +346,7 @@ public final class SimulatedDevice {
         // reply, a pending write or checkpoint fails), so nothing of theirs
         // can touch the new boot's files; then the power goes.
         disk.freeze(afterCalls: 0)
+        await engine?.stop()
         for entry in held {
             await entry.transport.releaseHeld(deliverReply: false)
             _ = await entry.task.value

@@ -18,6 +18,8 @@ struct ChangeWaitState: Sendable {
     var isSupported = true
     /// Set while a wait is being opened (across the store read of the cursors).
     var isOpening = false
+    /// Set while the engine acts on a wait's answer (the pull a change brings).
+    var isHandlingAnswer = false
     /// Waits opened so far.
     var opened = 0
     /// Waits that ended so far (answered, failed, or given up as hung).

@@ -102,7 +102,11 @@ extension SyncEngine {
         changeWait.task = nil
         changeWait.overdueTimer?.cancel()
         changeWait.overdueTimer = nil
-        defer { changeWaitFinished() }
+        changeWait.isHandlingAnswer = true
+        defer {
+            changeWait.isHandlingAnswer = false
+            changeWaitFinished()
+        }
         let now = clock.now()
         switch result {
         case .success(.changed):
@@ -177,8 +181,17 @@ extension SyncEngine {
     /// Waits for changes opened so far.
     package var changeWaitsOpened: Int { changeWait.opened }
 
+    /// Waits for changes that ended so far (answered, failed, or given up as hung).
+    package var changeWaitsEnded: Int { changeWait.ended }
+
     /// Whether a wait for changes is open now.
     package var isWaitingForChanges: Bool { changeWait.task != nil }
+
+    /// Whether a wait is open, being opened, being acted on, or reconnecting:
+    /// one will end (or open) without anything else happening first.
+    package var hasChangeWaitUnderway: Bool {
+        changeWait.isActive || changeWait.isHandlingAnswer || changeWait.reconnectTimer != nil
+    }
 
     /// Whether a failed wait is waiting out its reconnect backoff.
     package var isReconnectingChangeWait: Bool { changeWait.reconnectTimer != nil }

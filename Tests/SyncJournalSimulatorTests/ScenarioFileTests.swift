@@ -23,10 +23,10 @@ enum ScenarioFiles {
 
 @Suite("Scenario files: every staged race, run as a test")
 struct ScenarioFileTests {
-    @Test("every group of races (offline removal, repetition and order, pulling, sent versus pending) has scenario files")
+    @Test("every group of races (offline removal, repetition and order, pulling, sent versus pending, live sync) has scenario files")
     func everyRaceGroupHasScenarios() {
         // The groups are the file-name prefixes listed in Scenarios/README.md.
-        for group in ["000", "001", "002", "003"] {
+        for group in ["000", "001", "002", "003", "004"] {
             #expect(ScenarioFiles.names.contains { $0.hasPrefix(group + "-") }, "no scenario in group \(group)")
         }
         #expect(ScenarioFiles.names.count >= 20)
