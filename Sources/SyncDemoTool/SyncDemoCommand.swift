@@ -67,7 +67,7 @@ package enum SyncDemoCommand {
             let http = HTTPDemoServer(baseURL: serverURL, token: token)
             do throws(TransportError) { try await http.checkReachable() } catch {
                 switch error {
-                case .offline, .transient:
+                case .offline, .serverUnreachable, .transient:
                     output.error("sync-demo: cannot reach sync-server at \(serverURL.absoluteString): \(error) (start it with: swift run sync-server)\n")
                 default:
                     output.error("sync-demo: sync-server at \(serverURL.absoluteString) refused the demo's first pull: \(error)\n")

@@ -111,7 +111,7 @@ public enum SyncSimCommand {
             return nil
         } catch {
             switch error {
-            case .offline, .transient:
+            case .offline, .serverUnreachable, .transient:
                 return Result(output: "", errors: "sync-sim: cannot reach sync-server at \(url.absoluteString): \(error) (start it with: swift run sync-server)\n", status: 69)
             default:
                 return Result(output: "", errors: "sync-sim: sync-server at \(url.absoluteString) refused the first pull: \(error)\n", status: 69)

@@ -20,9 +20,16 @@ import SyncJournalStore
 /// - No poison pill: an operation that fails waits out its own backoff and
 ///   holds back only later operations on the same record; a batch the
 ///   server refuses as too large is split.
-/// - With ``start(online:)`` the engine schedules syncs itself (see
-///   ``SyncSchedule``): soon after an edit, when the app reports the device
-///   online, and when a backoff ends; never sooner than the backoff allows.
+/// - With ``start(online:)`` the engine schedules syncs itself: soon after
+///   an edit, when the app reports the device online, and when a backoff
+///   ends; never sooner than the backoff allows. It also pulls while idle
+///   (``Options/idlePullInterval``), when the app comes to the foreground
+///   (``appDidBecomeActive()``), and when a wait for server changes reports
+///   some (``Options/changeWaitTimeout``).
+/// - Refused credentials (``SyncFailure/authentication(reason:)``) charge no
+///   operation and pause scheduling until ``resumeAfterAuthentication()``.
+/// - ``statusUpdates()`` tells a UI what the engine does and whether the
+///   server can be reached.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
