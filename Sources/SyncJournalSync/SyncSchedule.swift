@@ -308,6 +308,9 @@ package struct SyncSchedule: Sendable, Hashable {
         case .authenticationRenewed:
             guard isPausedForAuthentication else { return }
             isPausedForAuthentication = false
+            // Times noted while paused are stale: everything is due now.
+            pushAttemptAt = nil
+            pullAttemptAt = nil
             guard isOnline, !isSyncing else { return }
             if hasPendingWork { pushAttemptAt = now }
             requestPull(at: now)
