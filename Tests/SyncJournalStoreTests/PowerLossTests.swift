@@ -752,7 +752,7 @@ extension PowerLossTests {
         let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
         try await store.applyPulledPage(kind: "pin", rows: [ServerRow(kind: "pin", id: "a", fields: ["name": .string("Cafe")], updatedAt: 100)],
                                         cursor: PullCursor(updatedAt: 100, id: "a"))
-        let update = try await store.update("pin", id: "a", changes: ["name": .string("Tapas bar"), "rating": .int(5)])
+        let update = try await store.update("pin", id: "a", changes: ["name": .string("Tapas bar"), "rating": .int(5)]).operation
         try await store.beginSending([update])
         try await store.recordOutcomes([(update, .conflicted(server: ServerRow(kind: "pin", id: "a", fields: ["name": .string("Bar")], updatedAt: 200)))])
         await store.finishSending([update])

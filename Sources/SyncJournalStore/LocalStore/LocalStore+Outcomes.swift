@@ -7,7 +7,7 @@ extension LocalStore {
     /// operation merged into an earlier one by compaction reports that one's outcome.
     ///
     /// ```swift
-    /// let op = try await store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+    /// let op = try await store.update("pin", id: "p1", changes: ["visited": .bool(true)]).operation
     /// switch await store.outcome(of: op) {
     /// case .acknowledged(let row): print("saved at", row.updatedAt)
     /// case .conflicted(let conflict): print("lost fields", conflict.resolution.lostFields)
