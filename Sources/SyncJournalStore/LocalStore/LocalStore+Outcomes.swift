@@ -93,7 +93,7 @@ extension LocalStore {
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
             case .forgotten(let kind, _):
                 changes.append(.pulled(kinds: [kind]))
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .checkpoint:
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint:
                 break
             }
         }
