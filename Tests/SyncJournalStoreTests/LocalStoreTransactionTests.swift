@@ -174,4 +174,42 @@ struct LocalStoreTransactionTests {
             try await store.close()
         }
     }
+
+    @Test("a reader that does not know the transaction type stops there as unsupported, read-only, instead of skipping it")
+    func olderReaderRefusesTransaction() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            try await store.create("pin", id: "a", fields: [:])
+            try await store.write { tx in
+                try tx.update("pin", id: "a", changes: ["n": .int(1)])
+                try tx.create("pin", id: "b", fields: [:])
+            }
+            try await store.close()
+            let transaction = try #require(try Kit.records(scratch.journal).first { $0.type == .transaction })
+            let older: @Sendable (RecordType) -> Bool = { $0 != .transaction && StoreEvent.isUnderstood($0) }
+            let report = try JournalReader(path: scratch.journal, understands: older).scan()
+            guard case .unsupported(let offset, _) = report.status else {
+                Issue.record("expected unsupported, found \(report.status)")
+                return
+            }
+            #expect(offset == transaction.offset)
+        }
+    }
+
+    @Test("salvage copies a transaction record as it is, and the copy replays to the same state")
+    func salvageKeepsTransactions() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            try await store.write { tx in
+                try tx.create("trip", id: "t", fields: ["name": .string("Lisbon")])
+                try tx.create("stop", id: "s", fields: ["trip": .string("t")])
+            }
+            let state = try await store.currentState()
+            try await store.close()
+            let copy = scratch.file("salvaged.journal")
+            _ = try await JournalSalvage.salvage(from: scratch.journal, to: copy)
+            #expect(try Kit.records(copy).contains { $0.type == .transaction })
+            #expect(try Replayer.replay(path: copy).state == state)
+        }
+    }
 }

@@ -68,7 +68,7 @@ extension LocalStore {
     /// checked against the records as the operations before it leave them,
     /// given its base, and compacted with what is queued by then. A single
     /// operation is journaled as a plain edit, readable by every version.
-    static func transaction(_ operations: [JournalOperation], in staged: StoreState) throws(StoreError) -> [StoreEvent] {
+    package static func transaction(_ operations: [JournalOperation], in staged: StoreState) throws(StoreError) -> [StoreEvent] {
         if operations.count == 1 { return [edit(try decided(operations[0], in: staged), in: staged)] }
         // Only the records the transaction touches: deciding costs the same in a large store.
         var part = staged.restricted(to: operations.map(\.key))
