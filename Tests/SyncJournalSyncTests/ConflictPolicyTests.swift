@@ -328,7 +328,7 @@ struct ConflictPolicyTests {
 
         let conflict = try #require(await scene.store.outcome(of: op).asConflict)
         #expect(conflict.resolution.strategy == .custom)
-        #expect(conflict.resolution.lostFields == ["name"], "the local name did not survive; the rating did")
+        #expect(conflict.resolution.lostFields.isEmpty, "the policy merged the name and kept the rating: no local value is gone")
         let replacement = try #require(conflict.resolution.replacement)
         #expect(replacement.kind == .update && replacement.baseUpdatedAt == theirs.updatedAt)
         #expect(replacement.fields == ["name": .string("Mine + Theirs"), "rating": .int(5)], "only fields that differ from the server's copy")

@@ -26,7 +26,7 @@ extension LocalStore {
     }
 
     /// Changes some fields of a visible record and returns the edit (its
-    /// ``Edit/operation`` to await with ``outcome(of:)``).
+    /// ``Edit/operation`` to await with ``outcome(of:timeout:clock:)``).
     @discardableResult
     public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)

@@ -1,6 +1,6 @@
 import SyncJournalProtocol
 /// Who is waiting to hear what the store decided: callers of
-/// ``LocalStore/outcome(of:)`` per operation, the outcomes of operations that
+/// ``LocalStore/outcome(of:timeout:clock:)`` per operation, the outcomes of operations that
 /// left the queue recently (so a caller that asks just after still gets its
 /// answer), and the streams of ``LocalStore/changes()``. Memory only; one
 /// board per store, used on the store's actor.
