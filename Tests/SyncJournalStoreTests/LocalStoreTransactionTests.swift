@@ -212,4 +212,17 @@ struct LocalStoreTransactionTests {
             #expect(try Replayer.replay(path: copy).state == state)
         }
     }
+
+    @Test("the keys a transaction touches are every record it edits, across kinds, including one its own compaction removes")
+    func transactionTouchesEveryKey() throws {
+        let operations = [
+            JournalOperation(id: .random(), kind: .create, entity: "trip", recordID: "t", fields: [:], queuedAt: 0),
+            JournalOperation(id: .random(), kind: .create, entity: "stop", recordID: "s", fields: [:], queuedAt: 0),
+            JournalOperation(id: .random(), kind: .delete, entity: "stop", recordID: "s", queuedAt: 0),
+        ]
+        let events = try LocalStore.transaction(operations, in: StoreState())
+        #expect(events.count == 1)
+        let event = try #require(events.first)
+        #expect(StoreState().keysTouched(by: event) == [RecordKey(kind: "trip", id: "t"), RecordKey(kind: "stop", id: "s")])
+    }
 }

@@ -94,7 +94,9 @@ extension LocalStore {
     private func removeObserver(_ token: Int) { board.removeObserver(token) }
 
     /// Tells waiters and observers what the events just applied mean.
-    func publish(_ events: [StoreEvent]) {
+    /// `touched` holds every record key the events changed (from
+    /// ``StoreState/keysTouched(by:)``), for observers of records.
+    func publish(_ events: [StoreEvent], touching touched: Set<RecordKey> = []) {
         var changes: [StoreChange] = []
         for event in events.flatMap(\.parts) {
             switch event {
