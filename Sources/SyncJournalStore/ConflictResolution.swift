@@ -58,7 +58,9 @@ public struct ConflictResolution: Sendable, Hashable {
     /// The operation queued in the refused one's place, with a new id and the
     /// server's stamp as its base; `nil` when the server's copy stands.
     public var replacement: JournalOperation?
-    /// Local changes that did not survive (field names, sorted).
+    /// Local changes that did not survive (field names, sorted): fields left
+    /// at a server value that differs from the local one. A field a policy
+    /// kept or merged is not listed.
     public var lostFields: [String]
 
     /// Creates a resolution.
