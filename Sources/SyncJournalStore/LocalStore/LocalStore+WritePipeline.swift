@@ -140,12 +140,18 @@ extension LocalStore {
     }
 
     /// Makes the batches a sync up to `durableEnd` covers visible, and
-    /// resumes their callers.
+    /// resumes their callers. This is the one place a batch becomes
+    /// visible: `touched` is every record key its events changed (all keys
+    /// of a transaction), handed to ``publish(_:touching:)``.
     private func completeBatches(through durableEnd: Int64) {
         for batch in batcher.takeSynced(through: durableEnd) {
-            for event in batch.decision.events { state.apply(event) }
+            var touched = Set<RecordKey>()
+            for event in batch.decision.events {
+                touched.formUnion(state.keysTouched(by: event))
+                state.apply(event)
+            }
             journalRecords += batch.decision.records.count
-            publish(batch.decision.events)
+            publish(batch.decision.events, touching: touched)
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
     }

@@ -12,7 +12,7 @@ import SyncJournalCore
 ///
 /// ```swift
 /// let store = try await LocalStore.open(path: "journals/pins.journal")
-/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")])
+/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")]).id
 /// try await store.update("pin", id: id, changes: ["visited": .bool(true)])
 /// let pin = try await store.record("pin", id: id)      // shows both edits
 /// try await store.delete("pin", id: id)                // never sent: both vanish
