@@ -38,9 +38,11 @@ struct FieldIndexTests {
     func indexedLookupDoesNotScan() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Self.open(scratch.journal)
-            try await store.applyPulledPage(kind: "note", rows: (0..<200).map { n in
-                Kit.row("n\(n)", at: Int64(n + 1), ["list": n % 50 == 0 ? "inbox" : "work", "due": .int(Int64(n))], kind: "note")
-            }, cursor: nil)
+            let rows: [ServerRow] = (0..<200).map { (n: Int) -> ServerRow in
+                let list: FieldValue = n % 50 == 0 ? .string("inbox") : .string("work")
+                return Kit.row("n\(n)", at: Int64(n + 1), ["list": list, "due": .int(Int64(n))], kind: "note")
+            }
+            try await store.applyPulledPage(kind: "note", rows: rows, cursor: nil)
             let before = await store.queryWork
             let inbox = try await store.fetch(Query("note").filter(Field("list") == "inbox").order(Field("due")))
             #expect(inbox.map(\.id) == ["n0", "n50", "n100", "n150"])
