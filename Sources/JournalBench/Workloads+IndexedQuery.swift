@@ -1,3 +1,4 @@
+import SyncJournalCore
 import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore

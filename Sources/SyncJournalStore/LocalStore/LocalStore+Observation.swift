@@ -32,6 +32,8 @@ extension LocalStore {
             observedQueries[token] = observation
         }
         return await withCheckedContinuation { continuation in
+            // A copy of the iterator asking too: the earlier wait ends.
+            observedQueries[token]?.waiter?.resume(returning: nil)
             observedQueries[token]?.waiter = continuation
         }
     }

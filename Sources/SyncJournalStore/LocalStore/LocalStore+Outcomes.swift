@@ -103,5 +103,6 @@ extension LocalStore {
     /// Ends every wait and observation (the store closed or retired).
     func endObservation() {
         board.endAll()
+        observedQueries.removeAll()
     }
 }
