@@ -47,6 +47,17 @@ struct QueryTests {
         }
     }
 
+    @Test("each result is the record exactly as record(_:id:) returns it: fields with pending edits on top, server stamp, pending mark")
+    func resultsAreTheVisibleRecords() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Self.notes(scratch)
+            let all = try await store.fetch(Query("note"))
+            #expect(all.count == 4)
+            for record in all { #expect(try await store.record("note", id: record.id) == record) }
+            #expect(all == (try await store.records("note")))
+        }
+    }
+
     @Test("limit and offset page through the ordered results, and count counts the page")
     func limitAndOffset() async throws {
         try await Kit.withScratch { scratch in
