@@ -1,30 +1,42 @@
 import SyncJournalProtocol
 
 extension StoreState {
-    /// The records whose visible copy, pending flag or queue `event` may
-    /// change, asked of the state *before* the event applies (an operation
-    /// that leaves the queue is still found in it). Every key of a
-    /// transaction is included. Events that change no record (sent marks,
-    /// a dismissed conflict, checkpoint parts) touch none.
-    package func keysTouched(by event: StoreEvent) -> Set<RecordKey> {
+    /// Appends to `keys` the records whose visible state `event` may change
+    /// (their fields, existence, server stamp or pending mark). Asked before
+    /// the event is applied: it reads the queue to learn an operation's record.
+    package func collectKeys(touchedBy event: StoreEvent, into keys: inout [RecordKey]) {
         switch event {
-        case .edit(let operation, _): return [operation.key]
-        case .editBatch(let operations): return Set(operations.map(\.key))
-        case .transaction(let edits): return Set(edits.map(\.operation.key))
-        case .conflictSettled(_, let operation, _): return [operation.key]
+        case .edit(let operation, _), .conflictSettled(_, let operation, _):
+            keys.append(operation.key)
+        case .editBatch(let operations):
+            for operation in operations { keys.append(operation.key) }
+        case .transaction(let edits):
+            for edit in edits { keys.append(edit.operation.key) }
         case .acknowledged(let acks):
-            var keys = Set(acks.map(\.row.key))
-            for ack in acks { if let key = outbox.key(of: ack.operationID) { keys.insert(key) } }
-            return keys
-        case .conflicted(let id, let server), .conflictResolved(let id, let server, _, _):
-            var keys: Set<RecordKey> = server.map { [$0.key] } ?? []
-            if let key = outbox.key(of: id) { keys.insert(key) }
-            return keys
-        case .failed(let id, _, _), .attemptFailed(let id, _, _, _), .released(let id), .discarded(let id):
-            return outbox.key(of: id).map { [$0] } ?? []
-        case .pulled(_, let rows, _): return Set(rows.map(\.key))
-        case .forgotten(let kind, let ids): return Set(ids.map { RecordKey(kind: kind, id: $0) })
-        case .sent, .withdrawn, .conflictDismissed, .checkpoint: return []
+            // An acknowledgement's row is a row of its operation's record (checked before it is journaled).
+            for ack in acks { keys.append(ack.row.key) }
+        case .failed(let id, _, let permanent):
+            if permanent, let key = outbox.key(of: id) { keys.append(key) }
+        case .attemptFailed(let id, _, _, let quarantine):
+            if quarantine, let key = outbox.key(of: id) { keys.append(key) }
+        case .conflicted(let id, _), .released(let id), .discarded(let id):
+            if let key = outbox.key(of: id) { keys.append(key) }
+        case .conflictResolved(let id, _, _, let resolution):
+            let key = outbox.key(of: id)
+            if let key { keys.append(key) }
+            if let replacement = resolution.replacement?.key, replacement != key { keys.append(replacement) }
+        case .forgotten(let kind, let ids):
+            for id in ids { keys.append(RecordKey(kind: kind, id: id)) }
+        case .pulled(_, let rows, _):
+            for row in rows { keys.append(row.key) }
+        case .checkpoint(let part):
+            switch part {
+            case .rows(let rows): for row in rows { keys.append(row.key) }
+            case .outbox(let entries): for entry in entries { keys.append(entry.key) }
+            case .cursors, .conflicts, .baseRows, .rejections, .end: break
+            }
+        case .sent, .withdrawn, .conflictDismissed:
+            break
         }
     }
 }

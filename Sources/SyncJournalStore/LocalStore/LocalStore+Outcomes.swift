@@ -94,9 +94,7 @@ extension LocalStore {
     private func removeObserver(_ token: Int) { board.removeObserver(token) }
 
     /// Tells waiters and observers what the events just applied mean.
-    /// `touched` holds every record key the events changed (from
-    /// ``StoreState/keysTouched(by:)``), for observers of records.
-    func publish(_ events: [StoreEvent], touching touched: Set<RecordKey> = []) {
+    func publish(_ events: [StoreEvent]) {
         var changes: [StoreChange] = []
         for event in events.flatMap(\.parts) {
             switch event {
@@ -144,5 +142,6 @@ extension LocalStore {
     /// Ends every wait and observation (the store closed or retired).
     func endObservation() {
         board.endAll()
+        observedQueries.removeAll()
     }
 }

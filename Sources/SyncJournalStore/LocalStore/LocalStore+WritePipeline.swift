@@ -140,18 +140,16 @@ extension LocalStore {
     }
 
     /// Makes the batches a sync up to `durableEnd` covers visible, and
-    /// resumes their callers. This is the one place a batch becomes
-    /// visible: `touched` is every record key its events changed (all keys
-    /// of a transaction), handed to ``publish(_:touching:)``.
+    /// resumes their callers.
     private func completeBatches(through durableEnd: Int64) {
         for batch in batcher.takeSynced(through: durableEnd) {
-            var touched = Set<RecordKey>()
+            var touched: [RecordKey] = []
             for event in batch.decision.events {
-                touched.formUnion(state.keysTouched(by: event))
+                state.collectKeys(touchedBy: event, into: &touched)
                 state.apply(event)
             }
             journalRecords += batch.decision.records.count
-            publish(batch.decision.events, touching: touched)
+            visibleStateChanged(touched, events: batch.decision.events)
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
     }
