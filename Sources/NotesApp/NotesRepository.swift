@@ -1,0 +1,158 @@
+import Foundation
+import SyncJournal
+import SyncJournalHTTP
+
+/// The app's model layer: the only place that talks to the store. Notes are
+/// records of kind `note` with two fields, `text` (a string) and `created`
+/// (milliseconds since 1970, an integer), in one journal per device directory.
+///
+/// Conflicts use the `mergeFields` policy: an edit of the text merges with
+/// another device's change of other fields; when both devices changed the
+/// text, the text that reached the server first stays and the other is
+/// surfaced as a ``NoteConflict`` until the user edits or deletes the note.
+public struct NotesRepository: Sendable {
+    /// The record kind of a note.
+    public static let kind = "note"
+    /// The journal's file name inside the device directory.
+    public static let journalName = "notes.journal"
+
+    /// The store holding this device's notes.
+    public let store: LocalStore
+    /// The device directory.
+    public let directory: String
+
+    /// Opens the notes of the device directory `directory`, creating it if missing.
+    ///
+    /// - Throws: ``NotesError/journalLocked(directory:)`` when another process
+    ///   holds the journal; ``NotesError/journalUnreadable(directory:reason:)``
+    ///   when it cannot be read; ``NotesError/directoryUnusable(directory:reason:)``.
+    public static func open(directory: String) async throws(NotesError) -> NotesRepository {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .directoryUnusable(directory: directory, reason: (error as NSError).localizedDescription)
+        }
+        var options = LocalStore.Options()
+        options.conflictPolicies[kind] = .mergeFields
+        let store: LocalStore
+        do {
+            store = try await LocalStore.open(path: directory + "/" + journalName, options: options)
+        } catch {
+            if case .journal(.locked) = error { throw .journalLocked(directory: directory) }
+            throw .directoryUnusable(directory: directory, reason: error.description)
+        }
+        if case .unreadable(let reason) = await store.status {
+            try? await store.close()
+            throw .journalUnreadable(directory: directory, reason: "\(reason)")
+        }
+        return NotesRepository(store: store, directory: directory)
+    }
+
+    /// Adds a note created now and returns its id.
+    public func add(text: String) async throws(NotesError) -> String {
+        let created = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        do {
+            return try await store.create(Self.kind, fields: ["text": .string(text), "created": .int(created)])
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Replaces the text of note `id`. A conflict waiting on the note is
+    /// settled by this edit: the new text is what the user wants.
+    public func edit(id: String, text: String) async throws(NotesError) {
+        let waiting = try await conflictIDs(ofVisibleNote: id)
+        do {
+            if let first = waiting.first {
+                // The edit and the conflict's removal are one journal record.
+                try await store.resolveConflict(first, keeping: .keep(["text": .string(text)]))
+                for other in waiting.dropFirst() { try await store.dismissConflict(other) }
+            } else {
+                try await store.update(Self.kind, id: id, changes: ["text": .string(text)])
+            }
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+    }
+
+    /// Deletes note `id`, settling any conflict waiting on it.
+    public func remove(id: String) async throws(NotesError) {
+        let waiting = try await conflictIDs(ofVisibleNote: id)
+        do {
+            if let first = waiting.first {
+                try await store.resolveConflict(first, keeping: .delete)
+                for other in waiting.dropFirst() { try await store.dismissConflict(other) }
+            } else {
+                try await store.delete(Self.kind, id: id)
+            }
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+    }
+
+    /// The notes in creation order (then by id), and the conflicts waiting.
+    public func snapshot() async throws(NotesError) -> NotesSnapshot {
+        do {
+            let notes = try await store.records(Self.kind).map(Self.note).sorted { ($0.created, $0.id) < ($1.created, $1.id) }
+            // A conflict where nothing of this device's edit was lost (the merge kept it) is not shown.
+            let conflicts = try await store.conflicts()
+                .filter { $0.operation.entity == Self.kind && ($0.operation.kind == .delete || !$0.resolution.lostFields.isEmpty) }
+                .map(Self.conflict)
+            return NotesSnapshot(notes: notes, conflicts: conflicts)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// A stream that yields each time something in the store may have
+    /// changed what ``snapshot()`` returns; it ends when the store closes.
+    public func changes() async -> AsyncStream<Void> {
+        let changes = await store.changes()
+        return AsyncStream { continuation in
+            let forwarding = Task {
+                for await _ in changes { continuation.yield() }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forwarding.cancel() }
+        }
+    }
+
+    /// An engine that syncs notes with the server at `server` using `token`.
+    public func engine(server: URL, token: String) -> SyncEngine {
+        SyncEngine(store: store, transport: HTTPTransport(baseURL: server, token: token), options: .init(kinds: [Self.kind]))
+    }
+
+    /// Closes the store (queued edits stay in the journal for the next run).
+    public func close() async {
+        try? await store.close()
+    }
+
+    /// The conflicts waiting on note `id`, which must be visible.
+    private func conflictIDs(ofVisibleNote id: String) async throws(NotesError) -> [OperationID] {
+        do throws(StoreError) {
+            guard try await store.record(Self.kind, id: id) != nil else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
+            return try await store.conflicts().filter { $0.operation.entity == Self.kind && $0.operation.recordID == id }.map(\.id)
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+    }
+
+    private static func translate(_ error: StoreError, id: String) -> NotesError {
+        if case .recordNotFound = error { return .noteNotFound(id: id) }
+        return .store(error)
+    }
+
+    private static func note(_ record: StoreRecord) -> Note {
+        var text = ""
+        if case .string(let value)? = record.fields["text"] { text = value }
+        var created: Int64 = 0
+        if case .int(let value)? = record.fields["created"] { created = value }
+        return Note(id: record.id, text: text, created: created)
+    }
+
+    private static func conflict(_ record: ConflictRecord) -> NoteConflict {
+        var lost: String?
+        if record.operation.kind != .delete, case .string(let text)? = record.operation.fields["text"] { lost = text }
+        return NoteConflict(noteID: record.operation.recordID, lostText: lost, shape: record.shape.description)
+    }
+}
