@@ -93,7 +93,7 @@ public struct NotesRepository: Sendable {
     /// The notes in creation order (then by id), and the conflicts waiting.
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
         do {
-            let notes = try await store.records(Self.kind).map(Self.note).sorted { ($0.created, $0.id) < ($1.created, $1.id) }
+            let notes = try await store.records(Self.kind).map(Self.note).sorted()
             // A conflict where nothing of this device's edit was lost (the merge kept it) is not shown.
             let conflicts = try await store.conflicts()
                 .filter { $0.operation.entity == Self.kind && ($0.operation.kind == .delete || !$0.resolution.lostFields.isEmpty) }
