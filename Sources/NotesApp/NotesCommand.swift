@@ -33,7 +33,9 @@ package enum NotesCommand {
         positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
         notes: """
             A note's text is the rest of the command line, words joined by spaces.
-            list marks a note whose edit the server did not keep: [conflict: …].
+            list marks a note whose edit the server did not keep: [conflict: …];
+            editing or removing the note clears the mark (rm ID also clears it
+            for a note another device deleted).
             watch ends on SIGINT, SIGTERM, or the end of standard input.
             exit status: 0 done; 1 no such note; 64 usage; 65 the journal cannot be
             read; 69 the server cannot be reached or refused the sync; 74 the

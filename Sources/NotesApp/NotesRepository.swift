@@ -75,10 +75,17 @@ public struct NotesRepository: Sendable {
         }
     }
 
-    /// Deletes note `id`, settling any conflict waiting on it.
+    /// Deletes note `id`, settling any conflict waiting on it. For a note
+    /// another device deleted, whose conflict is still listed, it dismisses
+    /// that conflict: the user has seen it.
     public func remove(id: String) async throws(NotesError) {
-        let waiting = try await conflictIDs(ofVisibleNote: id)
-        do {
+        do throws(StoreError) {
+            let waiting = try await conflictIDs(of: id)
+            guard try await store.record(Self.kind, id: id) != nil else {
+                if waiting.isEmpty { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
+                for conflict in waiting { try await store.dismissConflict(conflict) }
+                return
+            }
             if let first = waiting.first {
                 try await store.resolveConflict(first, keeping: .delete)
                 for other in waiting.dropFirst() { try await store.dismissConflict(other) }
@@ -94,10 +101,7 @@ public struct NotesRepository: Sendable {
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
         do {
             let notes = try await store.records(Self.kind).map(Self.note).sorted()
-            // A conflict where nothing of this device's edit was lost (the merge kept it) is not shown.
-            let conflicts = try await store.conflicts()
-                .filter { $0.operation.entity == Self.kind && ($0.operation.kind == .delete || !$0.resolution.lostFields.isEmpty) }
-                .map(Self.conflict)
+            let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
             return NotesSnapshot(notes: notes, conflicts: conflicts)
         } catch {
             throw .store(error)
@@ -131,10 +135,22 @@ public struct NotesRepository: Sendable {
     private func conflictIDs(ofVisibleNote id: String) async throws(NotesError) -> [OperationID] {
         do throws(StoreError) {
             guard try await store.record(Self.kind, id: id) != nil else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
-            return try await store.conflicts().filter { $0.operation.entity == Self.kind && $0.operation.recordID == id }.map(\.id)
+            return try await conflictIDs(of: id)
         } catch {
             throw Self.translate(error, id: id)
         }
+    }
+
+    /// The conflicts waiting on note `id` that the list shows.
+    private func conflictIDs(of id: String) async throws(StoreError) -> [OperationID] {
+        try await store.conflicts().filter { Self.isShown($0) && $0.operation.recordID == id }.map(\.id)
+    }
+
+    /// Whether the list shows a conflict: one of a note where this device's
+    /// delete, or some of its edit, was not kept (a conflict the merge
+    /// resolved without losing anything is not).
+    private static func isShown(_ conflict: ConflictRecord) -> Bool {
+        conflict.operation.entity == kind && (conflict.operation.kind == .delete || !conflict.resolution.lostFields.isEmpty)
     }
 
     private static func translate(_ error: StoreError, id: String) -> NotesError {

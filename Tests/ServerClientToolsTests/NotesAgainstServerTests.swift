@@ -148,7 +148,7 @@ struct NotesAgainstServerTests {
         }
     }
 
-    @Test("when both devices change a note's text, the device that synced second lists the conflict with its lost text, and editing the note clears it")
+    @Test("when both devices change a note's text, the device that synced second lists the conflict with its lost text, editing the note clears it, and rm clears one whose note another device deleted")
     func conflictShown() throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
@@ -164,5 +164,16 @@ struct NotesAgainstServerTests {
         #expect(listing.standardOutput == "\(id)  from A  [conflict: your text \"from B\" was not kept]\n")
         #expect(try notes("edit", id, "from B after all", "--dir", "b", in: scratch).status == 0)
         #expect(try notes("list", "--dir", "b", in: scratch).standardOutput == "\(id)  from B after all\n")
+
+        // A deletes the note while B's new text is still queued: B lists the lost text on a line of its own,
+        // and rm on B clears it.
+        #expect(try notes("rm", id, "--dir", "a", in: scratch).status == 0)
+        #expect(try notes("sync", "--dir", "a", "--server", server.url, in: scratch).status == 0)
+        #expect(try notes("sync", "--dir", "b", "--server", server.url, in: scratch).status == 0)
+        let deleted = try notes("list", "--dir", "b", in: scratch)
+        #expect(deleted.standardOutput == "\(id)  (deleted on another device)  [conflict: your text \"from B after all\" was not kept]\n")
+        #expect(try notes("rm", id, "--dir", "b", in: scratch).status == 0)
+        #expect(try notes("list", "--dir", "b", in: scratch).standardOutput == "(no notes)\n")
+        #expect(try notes("rm", id, "--dir", "b", in: scratch).status == 1)
     }
 }
