@@ -30,6 +30,7 @@ package enum SampleJournals {
         File(relativePath: "golden/v2-all-types.journal", purpose: "the records of v1-all-types in format 2, each with its sync horizon, closed by a sync-horizon record"),
         File(relativePath: "golden/v2-conflicts.journal", purpose: "the records of v1.1-conflicts in format 2, closed by a sync-horizon record"),
         File(relativePath: "golden/v2-continued.journal", purpose: "the records of v1.1-continued in format 2, continuing v2-conflicts, closed by a sync-horizon record"),
+        File(relativePath: "golden/v2.1-typed-values.journal", purpose: "format 2.1's field values: timestamps, UUIDs, arrays and objects, nested as deep as allowed, in pulled rows, a create and updates"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -347,6 +348,7 @@ package enum SampleJournals {
         var continued2 = header(seed: 15, continues: conflicts2.generation, firstSequence: UInt64(conflictRecords.count + 1))
         continued2.journalID = conflicts2.journalID
         try await writeJournal(directory + "/golden/v2-continued.journal", header: continued2, records: conflictCheckpointRecords())
+        try await writeJournal(directory + "/golden/v2.1-typed-values.journal", header: header(seed: 17), records: typedValueEvents().records)
 
         try writeCraftedSamples(into: directory, from: healthy)
     }

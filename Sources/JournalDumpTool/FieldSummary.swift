@@ -23,6 +23,12 @@ enum FieldSummary {
         case .string(let s): return JSONText.string(s).serialized
         case .bytes(let b): return "<\(b.count) bytes>"
         case .stringSet(let set): return "{" + set.sorted().joined(separator: ",") + "}"
+        case .timestamp(let microseconds): return Self.iso8601(microseconds: microseconds)
+        case .uuid(let value): return value.uuidString.lowercased()
+        case .array(let elements): return "[" + elements.map { text($0) }.joined(separator: ",") + "]"
+        case .object(let members):
+            let names = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            return "(" + names.map { "\($0)=\(text(members[$0]!))" }.joined(separator: ",") + ")"
         }
     }
 
@@ -41,6 +47,26 @@ enum FieldSummary {
         case .string(let s): return .string(s)
         case .bytes(let b): return .object([("bytes", .string(Data(b).base64EncodedString()))])
         case .stringSet(let set): return .object([("set", .array(set.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { .string($0) }))])
+        case .timestamp(let microseconds): return .object([("timestamp", .int(microseconds))])
+        case .uuid(let value): return .object([("uuid", .string(value.uuidString.lowercased()))])
+        case .array(let elements): return .object([("array", .array(elements.map { json($0) }))])
+        case .object(let members): return .object([("object", json(members))])
         }
+    }
+
+    /// `2025-11-24T16:00:00.000001Z`: a timestamp in UTC with its microseconds, for people.
+    static func iso8601(microseconds: Int64) -> String {
+        let seconds = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        let (whole, fraction) = seconds.remainder < 0 ? (seconds.quotient - 1, seconds.remainder + 1_000_000) : seconds
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                            from: Date(timeIntervalSince1970: Double(whole)))
+        func pad(_ value: Int?, _ width: Int) -> String {
+            let digits = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):"
+            + "\(pad(parts.second, 2)).\(pad(Int(fraction), 6))Z"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
 
@@ -77,9 +78,10 @@ package struct FuzzInput: Sendable {
         }
     }
 
-    /// A field value of any of the seven types.
-    package mutating func fieldValue() -> FieldValue {
-        switch byte() % 7 {
+    /// A field value of any of the eleven types; arrays and objects nest up to
+    /// one level past the limit, so decoders meet values they must refuse.
+    package mutating func fieldValue(depth: Int = 0) -> FieldValue {
+        switch byte() % 11 {
         case 0: return .null
         case 1: return .bool(bool())
         case 2: return .int(int64())
@@ -89,9 +91,20 @@ package struct FuzzInput: Sendable {
             return .double(Double(bitPattern: bits))
         case 4: return .string(string(["Cafe", "Café Kranz", "", "x"]))
         case 5: return .bytes(bytes(Int(byte()) % 9))
-        default:
+        case 6:
             let count = Int(byte()) % 4
             return .stringSet(Set((0..<count).map { _ in string(["coffee", "food", "z"]) }))
+        case 7: return .timestamp(int64())
+        case 8: return .uuid(UUID(uuid: (byte(), byte(), byte(), byte(), byte(), byte(), byte(), byte(),
+                                         byte(), byte(), byte(), byte(), byte(), byte(), byte(), byte())))
+        case 9:
+            if depth > FieldValue.maximumNestingDepth { return .null }
+            return .array((0..<Int(byte()) % 4).map { _ in fieldValue(depth: depth + 1) })
+        default:
+            if depth > FieldValue.maximumNestingDepth { return .null }
+            var members: [String: FieldValue] = [:]
+            for _ in 0..<Int(byte()) % 4 { members[string(["city", "zip", "", "geo"])] = fieldValue(depth: depth + 1) }
+            return .object(members)
         }
     }
 

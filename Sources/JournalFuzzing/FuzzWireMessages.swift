@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -66,7 +67,9 @@ package enum FuzzWireMessages {
         let id = OperationID(bytes: Array(1...16))!
         let fields: [String: FieldValue] = ["title": .string("Crux é"), "grade": .int(-7), "height": .double(12.5),
                                             "nan": .double(.nan), "raw": .bytes([0, 1, 255]), "tags": .stringSet(["a", "b"]),
-                                            "done": .bool(true), "none": .null]
+                                            "done": .bool(true), "none": .null,
+                                            "at": .timestamp(1_764_000_000_123_456), "owner": .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))),
+                                            "list": .array([.int(1), .array([.string("x")])]), "place": .object(["city": .string("Rome"), "zip": .null])]
         let row = ServerRow(kind: "pin", id: "p1", fields: fields, updatedAt: 1_764_000_000_123)
         let tombstone = ServerRow(kind: "pin", id: "p2", updatedAt: 1_764_000_000_124, deletedAt: 1_764_000_000_124)
         let mutations = [Mutation(operationID: id, kind: "pin", op: .create, recordID: "p1", fields: fields, baseUpdatedAt: nil),

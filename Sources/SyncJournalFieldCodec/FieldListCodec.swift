@@ -33,8 +33,11 @@ package enum FieldListCodec {
         }
     }
 
-    /// Reads a field list, refusing empty, repeated or unordered names.
-    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: FieldValue] {
+    /// Reads a field list, refusing empty, repeated or unordered names; its values'
+    /// arrays and objects may nest `depth` deep (the members of an object are a
+    /// field list one level down).
+    package static func decode(from reader: inout ByteReader,
+                               depth: Int = FieldValue.maximumNestingDepth) throws(ByteReader.Failure) -> [String: FieldValue] {
         let count = try reader.readCount(minimumItemSize: 2)
         // Replay decodes every record: one allocation for the table, and each
         // name made once, in place (its bytes are compared where they lie in
@@ -61,7 +64,7 @@ package enum FieldListCodec {
             previous = bytes
             allASCII = allASCII && ascii
             if !allASCII && fields[name] != nil { throw .invalid("field names are canonically equivalent", at: at) }
-            fields[name] = try FieldValue.decode(from: &reader)
+            fields[name] = try FieldValue.decode(from: &reader, depth: depth)
         }
         return fields
     }

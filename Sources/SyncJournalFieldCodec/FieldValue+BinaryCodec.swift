@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SyncJournalCore
 import SyncJournalProtocol
 
@@ -17,11 +22,23 @@ extension FieldValue {
             let sorted = value.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             writer.writeVarint(UInt64(sorted.count))
             for element in sorted { writer.writeString(element) }
+        case .timestamp(let microseconds): writer.writeZigzag(microseconds)
+        case .uuid(let value):
+            let bytes = value.uuid
+            writer.writeRaw([bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5, bytes.6, bytes.7,
+                             bytes.8, bytes.9, bytes.10, bytes.11, bytes.12, bytes.13, bytes.14, bytes.15])
+        case .array(let elements):
+            writer.writeVarint(UInt64(elements.count))
+            for element in elements { element.encode(into: &writer) }
+        case .object(let members):
+            FieldListCodec.encode(members, into: &writer)
         }
     }
 
-    /// Reads one encoded value.
-    package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> FieldValue {
+    /// Reads one encoded value whose arrays and objects nest at most `depth` deep
+    /// (``FieldValue/maximumNestingDepth`` for the value of a field).
+    package static func decode(from reader: inout ByteReader,
+                               depth: Int = FieldValue.maximumNestingDepth) throws(ByteReader.Failure) -> FieldValue {
         let at = reader.position
         switch try reader.readUInt8() {
         case 0: return .null
@@ -50,8 +67,28 @@ extension FieldValue {
                 }
             }
             return .stringSet(set)
+        case 8: return .timestamp(try reader.readZigzag())
+        case 9:
+            let b = try reader.readRaw(16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                                     b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case 10:
+            if depth <= 0 { throw Self.tooDeep(at: at) }
+            let count = try reader.readCount()
+            var elements: [FieldValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count { elements.append(try decode(from: &reader, depth: depth - 1)) }
+            return .array(elements)
+        case 11:
+            if depth <= 0 { throw Self.tooDeep(at: at) }
+            return .object(try FieldListCodec.decode(from: &reader, depth: depth - 1))
         case let tag:
             throw .invalid("unknown field type \(tag)", at: at)
         }
+    }
+
+    /// The failure of an array or object nested deeper than the format allows.
+    private static func tooDeep(at offset: Int) -> ByteReader.Failure {
+        .invalid("arrays and objects nested more than \(FieldValue.maximumNestingDepth) deep", at: offset)
     }
 }

@@ -10,7 +10,7 @@ package enum StorageRules {
         if mutation.recordID.isEmpty || mutation.recordID.utf8.count > ProtocolLimits.maximumRecordIDBytes {
             return .rejected(reason: "record id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8", permanent: true)
         }
-        if mutation.fields.keys.contains(where: \.isEmpty) { return .rejected(reason: "empty field name", permanent: true) }
+        if let problem = FieldValue.problem(in: mutation.fields) { return .rejected(reason: problem, permanent: true) }
         return nil
     }
 

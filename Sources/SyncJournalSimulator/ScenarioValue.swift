@@ -79,6 +79,10 @@ public enum ScenarioValue {
         case .bytes(let bytes): return "bytes(\(bytes.count))"
         case .stringSet(let set):
             return "{" + set.sorted().map { isPlainWord($0) ? $0 : quote($0) }.joined(separator: ",") + "}"
+        case .timestamp(let microseconds): return "timestamp(\(microseconds))"
+        case .uuid(let value): return "uuid(\(value.uuidString.lowercased()))"
+        case .array(let elements): return "[" + elements.map { format($0) }.joined(separator: ",") + "]"
+        case .object(let members): return "(" + members.keys.sorted().map { "\($0)=\(format(members[$0]!))" }.joined(separator: ",") + ")"
         }
     }
 

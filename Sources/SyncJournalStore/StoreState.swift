@@ -1,4 +1,6 @@
 import SyncJournalProtocol
+import SyncJournalFieldCodec
+import SyncJournalCore
 
 /// Everything the store knows, rebuilt by folding journaled events: the last
 /// server snapshot, the queued edits, the pull cursors, and the conflicts and
@@ -304,6 +306,13 @@ package struct StoreState: Sendable, Hashable {
         if going { _ = body(.end(rows: snapshot.count, operations: outbox.count, conflicts: conflicts.count, rejections: rejections.count)) }
     }
 
+    /// The bytes a nested value takes in a record.
+    private static func encodedSize(_ value: FieldValue) -> Int {
+        var writer = ByteWriter()
+        value.encode(into: &writer)
+        return writer.bytes.count
+    }
+
     private static func estimate(_ fields: [String: FieldValue]) -> Int {
         fields.reduce(0) { total, field in
             let value: Int
@@ -311,6 +320,7 @@ package struct StoreState: Sendable, Hashable {
             case .string(let s): value = s.utf8.count
             case .bytes(let b): value = b.count
             case .stringSet(let set): value = set.reduce(0) { $0 + $1.utf8.count + 2 }
+            case .array, .object: value = Self.encodedSize(field.value)
             default: value = 10
             }
             return total + field.key.utf8.count + value + 4

@@ -1,9 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SyncJournalProtocol
 
 /// The JSON of a ``FieldValue`` and of a field list (`journals/PROTOCOL.md`,
 /// "Values"): integers as integer literals, finite doubles as numbers with a
 /// fraction or exponent, non-finite ones as `{"double": "nan"}`, bytes as
-/// `{"bytes": BASE64}`, sets as `{"set": [...]}` sorted by UTF-8 bytes.
+/// `{"bytes": BASE64}`, sets as `{"set": [...]}` sorted by UTF-8 bytes,
+/// timestamps as `{"timestamp": MICROSECONDS}`, UUIDs as `{"uuid": "lowercase-hex"}`,
+/// arrays as `{"array": [...]}` and objects as `{"object": {...}}`.
 ///
 /// A NaN is written as `"nan"` whatever its payload, so it reads back as
 /// `Double.nan`.
@@ -27,6 +34,10 @@ public enum FieldValueCodec {
         case .stringSet(let set):
             let sorted = set.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             return .object(["set": .array(sorted.map { .string($0) })])
+        case .timestamp(let microseconds): return .object(["timestamp": .integer(microseconds)])
+        case .uuid(let value): return .object(["uuid": .string(value.uuidString.lowercased())])
+        case .array(let elements): return .object(["array": .array(elements.map { encode($0) })])
+        case .object(let members): return .object(["object": encode(fields: members)])
         }
     }
 
@@ -34,16 +45,21 @@ public enum FieldValueCodec {
     ///
     /// - Throws: ``WireError`` naming `path` (or a path below it).
     public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> FieldValue {
+        try decode(json, at: path, depth: FieldValue.maximumNestingDepth)
+    }
+
+    /// The value `json` stands for, whose arrays and objects may nest `depth` deep.
+    private static func decode(_ json: JSONValue, at path: String, depth: Int) throws(WireError) -> FieldValue {
         switch json {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
         case .integer(let number): return .int(number)
         case .number(let number): return .double(number)
         case .string(let text): return .string(text)
-        case .array: throw .wrongType(path: path, expected: "a field value (arrays are written {\"set\": [...]})")
+        case .array: throw .wrongType(path: path, expected: "a field value (arrays are written {\"array\": [...]}, sets {\"set\": [...]})")
         case .object(let members):
             guard members.count == 1, let member = members.first else {
-                throw .invalidValue(path: path, reason: "an object field value has exactly one member: double, bytes or set")
+                throw .invalidValue(path: path, reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object")
             }
             let (tag, inner) = (member.key, member.value)
             let innerPath = JSONPath.member(path, tag)
@@ -73,6 +89,27 @@ public enum FieldValueCodec {
                     if !set.insert(element).inserted { throw .invalidValue(path: itemPath, reason: "a repeated set element") }
                 }
                 return .stringSet(set)
+            case "timestamp":
+                guard case .integer(let microseconds) = inner else { throw .wrongType(path: innerPath, expected: "an integer (microseconds since 1970)") }
+                return .timestamp(microseconds)
+            case "uuid":
+                guard case .string(let text) = inner else { throw .wrongType(path: innerPath, expected: "a UUID string") }
+                guard let value = UUID(uuidString: text), value.uuidString.lowercased() == text else {
+                    throw .invalidValue(path: innerPath, reason: "\"\(text)\" is not a UUID in lowercase 8-4-4-4-12 hex")
+                }
+                return .uuid(value)
+            case "array", "object":
+                if depth <= 0 {
+                    throw .invalidValue(path: innerPath, reason: "arrays and objects nested more than \(FieldValue.maximumNestingDepth) deep")
+                }
+                if tag == "object" { return .object(try decodeFields(inner, at: innerPath, depth: depth - 1)) }
+                guard case .array(let items) = inner else { throw .wrongType(path: innerPath, expected: "an array of field values") }
+                var elements: [FieldValue] = []
+                elements.reserveCapacity(items.count)
+                for (index, item) in items.enumerated() {
+                    elements.append(try decode(item, at: JSONPath.element(innerPath, index), depth: depth - 1))
+                }
+                return .array(elements)
             default:
                 throw .unknownMember(path: innerPath)
             }
@@ -86,12 +123,17 @@ public enum FieldValueCodec {
 
     /// The field list `json` (found at `path`) stands for; names must be non-empty.
     public static func decodeFields(_ json: JSONValue, at path: String) throws(WireError) -> [String: FieldValue] {
+        try decodeFields(json, at: path, depth: FieldValue.maximumNestingDepth)
+    }
+
+    /// The field list `json` stands for, whose values' arrays and objects may nest `depth` deep.
+    private static func decodeFields(_ json: JSONValue, at path: String, depth: Int) throws(WireError) -> [String: FieldValue] {
         guard case .object(let members) = json else { throw .wrongType(path: path, expected: "an object of fields") }
         var fields = [String: FieldValue](minimumCapacity: members.count)
         for (name, value) in members {
             let fieldPath = JSONPath.member(path, name)
             if name.isEmpty { throw .invalidValue(path: fieldPath, reason: "an empty field name") }
-            fields[name] = try decode(value, at: fieldPath)
+            fields[name] = try decode(value, at: fieldPath, depth: depth)
         }
         return fields
     }

@@ -51,13 +51,17 @@ struct JournalDumpBinaryTests {
 
     @Test("the expected-output manifest covers every sample in every mode")
     func manifestIsComplete() {
-        #expect(DumpCase.all.count == 77)
+        // 77 for the samples and the 1.x and 2.0 golden files,
+        // 4 for v2.1-typed-values.
+        #expect(DumpCase.all.count == 77
+                + 4)
         for name in Self.samples {
             for mode in ["text", "json", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
         }
-        for name in ["v1.1-conflicts", "v1.1-continued", "v2-conflicts", "v2-continued"] {
+        for name in ["v1.1-conflicts", "v1.1-continued", "v2-conflicts", "v2-continued",
+                     "v2.1-typed-values"] {
             for mode in ["text", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
@@ -155,9 +159,10 @@ struct JournalDumpBinaryTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test("golden journals (1.0, 1.1 and 2.0) still read exactly as when they were written")
+    @Test("golden journals (1.0, 1.1, 2.0 and 2.1) still read exactly as when they were written")
     func goldenFilesReadExactly() throws {
-        for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued", "v2-all-types", "v2-conflicts", "v2-continued"] {
+        for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued", "v2-all-types", "v2-conflicts", "v2-continued",
+                     "v2.1-typed-values"] {
             let result = try ToolRunner.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
             let expected = try String(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
@@ -175,6 +180,7 @@ struct JournalDumpBinaryTests {
                          "golden/v1-all-types.journal", "golden/v1-continued.journal",
                          "golden/v1.1-conflicts.journal", "golden/v1.1-continued.journal",
                          "golden/v2-all-types.journal", "golden/v2-conflicts.journal", "golden/v2-continued.journal",
+                         "golden/v2.1-typed-values.journal",
                          "samples/reserved-field.journal", "samples/unknown-type.journal", "samples/power-cut-batch.journal",
                          "samples/embedded-frame.journal", "samples/flipped-bit-last.journal", "samples/damaged-header.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))

@@ -50,6 +50,23 @@ struct EngineOverHTTPTests {
         #expect(try await tablet.record("pin", id: id) == nil)
     }
 
+    @Test("timestamps, UUIDs, arrays and objects cross HTTP and sync-server's storage to another device intact")
+    func typedValuesBetweenDevices() async throws {
+        let fixture = try SyncServerFixture(maximumBatchSize: 100, maximumBodyBytes: 1 << 20)
+        let phone = try await Self.store("phone")
+        let tablet = try await Self.store("tablet")
+        let phoneEngine = Self.engine(phone, fixture, token: "t-alice")
+        let tabletEngine = Self.engine(tablet, fixture, token: "t-alice")
+        let fields: [String: FieldValue] = ["at": .timestamp(-1_764_000_000_123_456), "owner": .uuid(UUID(uuidString: "ce56971c-de35-4897-821e-fc0b1046c8bf")!),
+                                            "list": .array([.int(1), .double(.nan), .array([]), .stringSet(["a"])]),
+                                            "place": .object(["city": .string("Roma"), "geo": .object(["lat": .double(41.9)])]),
+                                            "deepest": TypedFieldStorageTests.deepest]
+        _ = try await phone.create("pin", id: "p1", fields: fields)
+        #expect(await phoneEngine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
+        #expect(await tabletEngine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
+        #expect(try await tablet.record("pin", id: "p1")?.fields == fields)
+    }
+
     @Test("a push over --max-batch is refused 413 and the engine splits it until everything is acknowledged")
     func splitsOnTooLarge() async throws {
         let fixture = try SyncServerFixture(maximumBatchSize: 2, maximumBodyBytes: 1 << 20)

@@ -141,6 +141,13 @@ private func fields<G: RandomNumberGenerator>(_ index: Int, using random: inout 
     let length = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 100...600, using: &random) : Int.random(in: 0...24, using: &random)
     var result: [String: FieldValue] = ["n": .int(Int64(index)), "s": .string(String(repeating: "abcdefgh", count: length / 8 + 1).prefix(length).description)]
     if Bool.random(using: &random) { result["flag"] = .bool(index % 2 == 0) }
+    // Every third step also carries a timestamp, a UUID and nested arrays and objects
+    // (chosen by the index, so the random choices of the workload stay as they were).
+    if index % 3 == 0 {
+        let at = Int64(index) * 1_000_003
+        result["nested"] = .object(["at": .timestamp(-at), "list": .array([.int(Int64(index)), .array([.null]), .object([:])]),
+                                    "id": .uuid(UUID(uuid: (UInt8(truncatingIfNeeded: index), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)))])
+    }
     return result
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalProtocol
 import SyncJournalWire
 import Testing
@@ -47,9 +48,9 @@ struct FieldValueCodecTests {
     @Test("malformed field values fail with the path of the problem")
     func malformed() {
         let cases: [(String, WireError)] = [
-            ("[1]", .wrongType(path: "$.v", expected: "a field value (arrays are written {\"set\": [...]})")),
-            ("{}", .invalidValue(path: "$.v", reason: "an object field value has exactly one member: double, bytes or set")),
-            (#"{"bytes":"","set":[]}"#, .invalidValue(path: "$.v", reason: "an object field value has exactly one member: double, bytes or set")),
+            ("[1]", .wrongType(path: "$.v", expected: "a field value (arrays are written {\"array\": [...]}, sets {\"set\": [...]})")),
+            ("{}", .invalidValue(path: "$.v", reason: Self.oneMember)),
+            (#"{"bytes":"","set":[]}"#, .invalidValue(path: "$.v", reason: Self.oneMember)),
             (#"{"list":[]}"#, .unknownMember(path: "$.v.list")),
             (#"{"double":1.5}"#, .wrongType(path: "$.v.double", expected: "\"nan\", \"inf\" or \"-inf\"")),
             (#"{"double":"NaN"}"#, .invalidValue(path: "$.v.double", reason: "\"NaN\" is not nan, inf or -inf (finite doubles are plain numbers)")),
@@ -67,6 +68,66 @@ struct FieldValueCodecTests {
             (#"{"set":["a",1]}"#, .wrongType(path: "$.v.set[1]", expected: "a string")),
             (#"{"set":["a","b","a"]}"#, .invalidValue(path: "$.v.set[2]", reason: "a repeated set element")),
             (#"{"set":["\u00e9","e\u0301"]}"#, .invalidValue(path: "$.v.set[1]", reason: "a repeated set element")),
+        ]
+        for (text, expected) in cases {
+            #expect(wireError { try Self.decode(text) } == expected, "\(text)")
+        }
+    }
+
+    static let oneMember = "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object"
+
+    @Test("timestamps, UUIDs, arrays and objects have the tagged wire forms PROTOCOL.md gives")
+    func taggedForms() {
+        let cases: [(FieldValue, String)] = [
+            (.timestamp(-1), #"{"timestamp":-1}"#),
+            (.uuid(UUID(uuidString: "CE56971C-DE35-4897-821E-FC0B1046C8BF")!), #"{"uuid":"ce56971c-de35-4897-821e-fc0b1046c8bf"}"#),
+            (.array([.int(1), .string("a")]), #"{"array":[1,"a"]}"#),
+            (.object(["b": .null, "a": .array([])]), #"{"object":{"a":{"array":[]},"b":null}}"#),
+        ]
+        for (value, text) in cases {
+            #expect(FieldValueCodec.encode(value).encodedText == text)
+        }
+    }
+
+    /// `inner` wrapped in `depth` arrays, as JSON text.
+    static func nestedArrays(_ depth: Int) -> String {
+        String(repeating: #"{"array":["#, count: depth) + "1" + String(repeating: "]}", count: depth)
+    }
+
+    @Test("arrays and objects nested 10 deep read; 11 deep is refused at the eleventh")
+    func nestingLimit() throws {
+        #expect(try Self.decode(Self.nestedArrays(10)).nestingDepth == 10)
+        let eleventh = "$.v" + String(repeating: ".array[0]", count: 10) + ".array"
+        #expect(wireError { try Self.decode(Self.nestedArrays(11)) } == .invalidValue(path: eleventh, reason: "arrays and objects nested more than 10 deep"))
+        let objects = String(repeating: #"{"object":{"k":"#, count: 11) + "1" + String(repeating: "}}", count: 11)
+        #expect(wireError { try Self.decode(objects) } != nil)
+    }
+
+    @Test("a field nested 10 deep fits in every message under the JSON nesting limit: push, push reply, pull page")
+    func deepestFieldFitsEveryMessage() throws {
+        let deepest = (0..<10).reduce(FieldValue.int(1)) { inner, level in level % 2 == 0 ? .object(["k": inner]) : .array([inner]) }
+        let mutation = Mutation(operationID: operationID(1), kind: "pin", op: .create, recordID: "p1", fields: ["deep": deepest], baseUpdatedAt: nil)
+        #expect(try PushRequestCodec.decode(PushRequestCodec.encode([mutation])) == [mutation])
+        let row = ServerRow(kind: "pin", id: "p1", fields: ["deep": deepest], updatedAt: 5)
+        let results = [MutationResult(operationID: operationID(1), outcome: .conflict(server: row))]
+        #expect(try PushReplyCodec.decode(PushReplyCodec.encode(results)) == results)
+        let page = PullPage(rows: [row], nextCursors: ["pin": PullCursor(updatedAt: 5, id: "p1")], hasMore: false)
+        #expect(try PullPageCodec.decode(PullPageCodec.encode(page)) == page)
+    }
+
+    @Test("malformed timestamps, UUIDs, arrays and objects fail with the path of the problem")
+    func malformedTaggedValues() {
+        let cases: [(String, WireError)] = [
+            (#"{"timestamp":1.5}"#, .wrongType(path: "$.v.timestamp", expected: "an integer (microseconds since 1970)")),
+            (#"{"timestamp":"2025-01-01"}"#, .wrongType(path: "$.v.timestamp", expected: "an integer (microseconds since 1970)")),
+            (#"{"uuid":"CE56971C-DE35-4897-821E-FC0B1046C8BF"}"#,
+             .invalidValue(path: "$.v.uuid", reason: "\"CE56971C-DE35-4897-821E-FC0B1046C8BF\" is not a UUID in lowercase 8-4-4-4-12 hex")),
+            (#"{"uuid":"nope"}"#, .invalidValue(path: "$.v.uuid", reason: "\"nope\" is not a UUID in lowercase 8-4-4-4-12 hex")),
+            (#"{"uuid":5}"#, .wrongType(path: "$.v.uuid", expected: "a UUID string")),
+            (#"{"array":{}}"#, .wrongType(path: "$.v.array", expected: "an array of field values")),
+            (#"{"array":[1,{"set":[1]}]}"#, .wrongType(path: "$.v.array[1].set[0]", expected: "a string")),
+            (#"{"object":[]}"#, .wrongType(path: "$.v.object", expected: "an object of fields")),
+            (#"{"object":{"":1}}"#, .invalidValue(path: #"$.v.object[""]"#, reason: "an empty field name")),
         ]
         for (text, expected) in cases {
             #expect(wireError { try Self.decode(text) } == expected, "\(text)")

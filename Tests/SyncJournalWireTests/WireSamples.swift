@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalProtocol
 import SyncJournalWire
 import Testing
@@ -36,6 +37,11 @@ let everyFieldValue: [String: FieldValue] = [
     "set": .stringSet(["b", "a", "é", "Z"]),
     "emptySet": .stringSet([]),
     "naïve name ✓": .string("field names need not be identifiers"),
+    "timestamp": .timestamp(1_764_000_000_123_456),
+    "timestampMin": .timestamp(.min),
+    "uuid": .uuid(UUID(uuidString: "ce56971c-de35-4897-821e-fc0b1046c8bf")!),
+    "array": .array([.int(1), .string("a"), .null, .array([]), .double(.nan), .stringSet(["x"])]),
+    "object": .object(["city": .string("Munich"), "geo": .array([.double(48.1), .double(11.5)]), "empty": .object([:])]),
 ]
 
 let sampleMutations: [Mutation] = [

@@ -1,7 +1,8 @@
 /// Writes the records of a checkpoint file as they are made: each is framed
 /// into a buffer of a few megabytes, and the buffer goes to the file when it
 /// is full. A checkpoint of a large state is hundreds of megabytes; it is
-/// never held whole in memory, and the disk works while the rest is encoded.
+/// never held whole in memory, and each full buffer is written on a second
+/// thread while the next one is encoded.
 package struct CheckpointFileWriter {
     private let io: FileIO
     private let fd: FileDescriptor
@@ -12,6 +13,7 @@ package struct CheckpointFileWriter {
     private let horizon: Int64
     private let chunkBytes: Int
     private var chunk: [UInt8]
+    private let writeBehind: ChunkWriteBehind
     /// Where the buffer goes in the file.
     private var chunkOffset: Int64
     /// The sequence number of the next record.
@@ -27,8 +29,10 @@ package struct CheckpointFileWriter {
         self.chunkBytes = chunkBytes
         horizon = Int64(header.headerLength)
         nextSequence = header.firstSequence
+        let capacity = chunkBytes + JournalFormat.maximumPayloadLength / 8
         chunk = header.encoded()
-        chunk.reserveCapacity(chunkBytes + JournalFormat.maximumPayloadLength / 8)
+        chunk.reserveCapacity(capacity)
+        writeBehind = ChunkWriteBehind(io: io, fd: fd, path: path, capacity: capacity)
         chunkOffset = 0
     }
 
@@ -46,11 +50,23 @@ package struct CheckpointFileWriter {
         if chunk.count >= chunkBytes { try flush() }
     }
 
-    /// Writes what the buffer holds.
+    /// Hands what the buffer holds to the writing thread.
     mutating func flush() throws(JournalError) {
         guard !chunk.isEmpty else { return }
-        do throws(SystemError) { try io.writeAll(fd, chunk, at: chunkOffset, path: path) } catch { throw .io(error) }
-        chunkOffset += Int64(chunk.count)
-        chunk.removeAll(keepingCapacity: true)
+        let count = chunk.count
+        do throws(SystemError) { try writeBehind.write(&chunk, at: chunkOffset) } catch { throw .io(error) }
+        chunkOffset += Int64(count)
+    }
+
+    /// Writes what is left and waits until everything appended is in the file.
+    mutating func finish() throws(JournalError) {
+        try flush()
+        do throws(SystemError) { try writeBehind.finish() } catch { throw .io(error) }
+    }
+
+    /// Waits for a write still in flight, before the file is closed and
+    /// removed after a failure; its own failure no longer matters.
+    func abandon() {
+        try? writeBehind.finish()
     }
 }

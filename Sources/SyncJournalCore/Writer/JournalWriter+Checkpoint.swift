@@ -53,7 +53,7 @@ extension JournalWriter {
             var file = CheckpointFileWriter(io: self.io, fd: newFD, path: temporary, header: header)
             do throws(JournalError) {
                 try produce(&file)
-                try file.flush()
+                try file.finish()
                 do throws(SystemError) {
                     do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
                     try system.rename(temporary, self.path)
@@ -61,6 +61,7 @@ extension JournalWriter {
                     throw JournalError.io(error)
                 }
             } catch {
+                file.abandon()
                 try? system.close(newFD)
                 try? system.unlink(temporary)
                 throw error

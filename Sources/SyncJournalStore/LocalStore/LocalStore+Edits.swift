@@ -76,7 +76,7 @@ extension LocalStore {
         if id.utf8.count > JournalOperation.maximumRecordIDLength {
             throw .invalidRecordID(id, reason: "\(id.utf8.count) UTF-8 bytes, at most \(JournalOperation.maximumRecordIDLength)")
         }
-        if fields.keys.contains(where: \.isEmpty) { throw .invalidFields(kind: kind, id: id, reason: "empty field name") }
+        if let problem = FieldValue.problem(in: fields) { throw .invalidFields(kind: kind, id: id, reason: problem) }
         let size = JournalOperation(id: OperationID(bytes: Array(repeating: 0, count: 16))!, kind: .create, entity: kind,
                                     recordID: id, fields: fields, queuedAt: 0).encoded().count
         if size > JournalFormat.maximumPayloadLength / 2 {

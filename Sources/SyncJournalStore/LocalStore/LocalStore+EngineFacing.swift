@@ -261,8 +261,7 @@ extension LocalStore: EngineFacingStore {
         if row.kind.isEmpty { return "empty kind" }
         if row.id.isEmpty { return "missing or empty id" }
         if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
-        if row.fields.keys.contains(where: \.isEmpty) { return "empty field name" }
-        return nil
+        return FieldValue.problem(in: row.fields)
     }
 
     /// Replaces the snapshot of `kind` with a full re-pull (a resync after

@@ -1,0 +1,25 @@
+/// Why a typed record could not be read or written.
+public enum SyncRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No visible record of this kind has this id.
+    case notFound(kind: String, id: String)
+    /// The value did not encode as fields: `path` names the property (`address.city`).
+    case encodingFailed(kind: String, id: String, path: String, reason: String)
+    /// The stored record does not decode as the type asked for.
+    case undecodable(UndecodableRecord)
+    /// An edit changed the record's id; the id of a record never changes.
+    case idChanged(kind: String, from: String, to: String)
+    /// The store refused the read or the edit.
+    case store(StoreError)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .notFound(let kind, let id): return "no record \(kind)/\(id)"
+        case .encodingFailed(let kind, let id, let path, let reason):
+            return "\(kind)/\(id) does not encode" + (path.isEmpty ? "" : " at \(path)") + ": \(reason)"
+        case .undecodable(let report): return "record does not decode: \(report)"
+        case .idChanged(let kind, let from, let to): return "the id of \(kind)/\(from) cannot change to \(to)"
+        case .store(let error): return error.description
+        }
+    }
+}
