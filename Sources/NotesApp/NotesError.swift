@@ -4,6 +4,8 @@ import SyncJournal
 public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No note with this id is visible on this device.
     case noteNotFound(id: String)
+    /// A note is stored in a shape this version cannot read, or cannot be written as a record.
+    case noteUnreadable(String)
     /// Another process (another `notes`) holds the device's journal.
     case journalLocked(directory: String)
     /// The device directory cannot be created or used.
@@ -21,6 +23,7 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noteNotFound(let id): return "no note \(id) on this device"
+        case .noteUnreadable(let report): return "cannot read or write the note: \(report)"
         case .journalLocked(let directory): return "\(directory) is in use by another notes process (its journal is locked)"
         case .directoryUnusable(let directory, let reason): return "cannot use \(directory): \(reason)"
         case .journalUnreadable(let directory, let reason): return "the journal in \(directory) cannot be read (\(reason)); it was left as it is"
@@ -34,7 +37,7 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitStatus: Int32 {
         switch self {
         case .noteNotFound: return 1
-        case .journalUnreadable: return 65        // EX_DATAERR
+        case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
         case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
         case .directoryUnusable, .store: return 74       // EX_IOERR
         case .journalLocked: return 75            // EX_TEMPFAIL: try again once the other process ends

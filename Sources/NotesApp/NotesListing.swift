@@ -8,8 +8,9 @@ enum NotesListing {
     }
 
     /// One line per note, `ID  TEXT`, oldest first, each conflict in
-    /// brackets after its note; a conflict of a note deleted elsewhere gets a
-    /// line of its own. `(no notes)` when there is nothing to show.
+    /// brackets after its note; a conflict of a note deleted elsewhere, and a
+    /// note that cannot be read, get a line of their own. `(no notes)` when
+    /// there is nothing to show.
     static func text(_ snapshot: NotesSnapshot) -> String {
         var lines: [String] = []
         for note in snapshot.notes {
@@ -17,6 +18,9 @@ enum NotesListing {
         }
         for conflict in snapshot.conflictsOfMissingNotes {
             lines.append(conflict.noteID + "  (deleted on another device)  " + marker(conflict))
+        }
+        for unreadable in snapshot.unreadable {
+            lines.append("(cannot read \(unreadable))")
         }
         if lines.isEmpty { return "(no notes)\n" }
         return lines.map { $0 + "\n" }.joined()

@@ -2,9 +2,10 @@ import Foundation
 import SyncJournal
 import SyncJournalHTTP
 
-/// The app's model layer: the only place that talks to the store. Notes are
-/// records of kind `note` with two fields, `text` (a string) and `created`
-/// (milliseconds since 1970, an integer), in one journal per device directory.
+/// The app's model layer: the only place that talks to the store. A ``Note``
+/// is a typed record (`SyncRecord`) of kind `note` with two fields, `text`
+/// (a string) and `created` (milliseconds since 1970, an integer), in one
+/// journal per device directory.
 ///
 /// Conflicts use the `mergeFields` policy: an edit of the text merges with
 /// another device's change of other fields; when both devices changed the
@@ -12,7 +13,7 @@ import SyncJournalHTTP
 /// surfaced as a ``NoteConflict`` until the user edits or deletes the note.
 public struct NotesRepository: Sendable {
     /// The record kind of a note.
-    public static let kind = "note"
+    public static var kind: String { Note.kind }
     /// The journal's file name inside the device directory.
     public static let journalName = "notes.journal"
 
@@ -51,10 +52,11 @@ public struct NotesRepository: Sendable {
     /// Adds a note created now and returns its id.
     public func add(text: String) async throws(NotesError) -> String {
         let created = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let note = Note(id: UUID().uuidString.lowercased(), text: text, created: created)
         do {
-            return try await store.create(Self.kind, fields: ["text": .string(text), "created": .int(created)])
+            return try await store.insert(note).id
         } catch {
-            throw .store(error)
+            throw Self.translate(error, id: note.id)
         }
     }
 
@@ -62,14 +64,18 @@ public struct NotesRepository: Sendable {
     /// settled by this edit: the new text is what the user wants.
     public func edit(id: String, text: String) async throws(NotesError) {
         let waiting = try await conflictIDs(ofVisibleNote: id)
-        do {
-            if let first = waiting.first {
+        if let first = waiting.first {
+            do throws(StoreError) {
                 // The edit and the conflict's removal are one journal record.
                 try await store.resolveConflict(first, keeping: .keep(["text": .string(text)]))
                 for other in waiting.dropFirst() { try await store.dismissConflict(other) }
-            } else {
-                try await store.update(Self.kind, id: id, changes: ["text": .string(text)])
+            } catch {
+                throw Self.translate(error, id: id)
             }
+            return
+        }
+        do {
+            try await store.update(Note.self, id: id) { $0.text = text }
         } catch {
             throw Self.translate(error, id: id)
         }
@@ -89,20 +95,30 @@ public struct NotesRepository: Sendable {
             if let first = waiting.first {
                 try await store.resolveConflict(first, keeping: .delete)
                 for other in waiting.dropFirst() { try await store.dismissConflict(other) }
-            } else {
-                try await store.delete(Self.kind, id: id)
+                return
             }
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+        do {
+            try await store.delete(Note.self, id: id)
         } catch {
             throw Self.translate(error, id: id)
         }
     }
 
-    /// The notes in creation order (then by id), and the conflicts waiting.
+    /// The notes in creation order (then by id), the conflicts waiting, and
+    /// the notes that do not decode.
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
+        let stored: TypedRecords<Note>
         do {
-            let notes = try await store.records(Self.kind).map(Self.note).sorted()
+            stored = try await store.fetchAll(Note.self)
+        } catch {
+            throw Self.translate(error, id: "")
+        }
+        do {
             let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
-            return NotesSnapshot(notes: notes, conflicts: conflicts)
+            return NotesSnapshot(notes: stored.values.sorted(), conflicts: conflicts, unreadable: stored.undecodable.map(\.description))
         } catch {
             throw .store(error)
         }
@@ -158,12 +174,13 @@ public struct NotesRepository: Sendable {
         return .store(error)
     }
 
-    private static func note(_ record: StoreRecord) -> Note {
-        var text = ""
-        if case .string(let value)? = record.fields["text"] { text = value }
-        var created: Int64 = 0
-        if case .int(let value)? = record.fields["created"] { created = value }
-        return Note(id: record.id, text: text, created: created)
+    private static func translate(_ error: SyncRecordError, id: String) -> NotesError {
+        switch error {
+        case .notFound: return .noteNotFound(id: id)
+        case .store(let error): return translate(error, id: id)
+        case .undecodable(let report): return .noteUnreadable(report.description)
+        case .encodingFailed, .idChanged: return .noteUnreadable(error.description)
+        }
     }
 
     private static func conflict(_ record: ConflictRecord) -> NoteConflict {

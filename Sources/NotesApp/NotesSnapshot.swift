@@ -5,11 +5,15 @@ public struct NotesSnapshot: Sendable, Hashable {
     public var notes: [Note]
     /// Edits the server did not keep, in the order they were found.
     public var conflicts: [NoteConflict]
+    /// Notes stored in a shape this version cannot read (another client wrote
+    /// a field of another type), each as `note/ID at FIELD: reason`. Kept, never dropped.
+    public var unreadable: [String]
 
     /// A snapshot of these notes and conflicts.
-    public init(notes: [Note], conflicts: [NoteConflict]) {
+    public init(notes: [Note], conflicts: [NoteConflict], unreadable: [String] = []) {
         self.notes = notes
         self.conflicts = conflicts
+        self.unreadable = unreadable
     }
 
     /// The conflicts of one note.

@@ -58,6 +58,22 @@ struct NotesListingTests {
         await reopened.close()
     }
 
+    @Test("a note stored in a shape this version cannot read is listed as unreadable, not dropped, and the readable notes still list")
+    func unreadableNote() async throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
+        let repository = try await NotesRepository.open(directory: scratch.file("device"))
+        let readable = try await repository.add(text: "fine")
+        // Another client wrote the text as a number.
+        try await repository.store.create("note", id: "odd", fields: ["text": .int(7), "created": .int(1)])
+        let snapshot = try await repository.snapshot()
+        #expect(snapshot.notes.map(\.id) == [readable])
+        #expect(snapshot.unreadable.count == 1)
+        #expect(snapshot.unreadable.first?.hasPrefix("note/odd at text: ") == true, "\(snapshot.unreadable)")
+        #expect(NotesListing.text(snapshot).hasSuffix("(cannot read \(snapshot.unreadable[0]))\n"))
+        await #expect(throws: NotesError.self) { try await repository.edit(id: "odd", text: "x") }
+        await repository.close()
+    }
+
     @Test("opening a directory another repository holds fails with journalLocked")
     func locked() async throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
