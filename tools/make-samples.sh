@@ -42,6 +42,7 @@ for g in "$tmp"/golden/*.journal; do
 done
 goldens=(v1-all-types v1-continued v1.1-conflicts v1.1-continued v2-all-types v2-conflicts v2-continued)
 goldens+=(v2.1-typed-values)
+goldens+=(v2.1-transactions)
 # What the current reader makes of the golden files; a diff here on a later
 # version means it reads an older file differently: look before committing.
 for g in "${goldens[@]}"; do
@@ -57,6 +58,7 @@ for p in "${names[@]}" "${goldens[@]/#/golden/}"; do
   [[ "$p" == samples/* ]] && modes=(text json verify state state-json)
   [[ "$p" == golden/v1.1-* || "$p" == golden/v2-conflicts || "$p" == golden/v2-continued ]] && modes=(text verify state state-json)
   [[ "$p" == golden/v2.1-typed-values ]] && modes=(text verify state state-json)
+  [[ "$p" == golden/v2.1-transactions ]] && modes=(text json verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;

@@ -25,7 +25,7 @@ public enum JournalBench {
             .value("--only", "NAMES", help: """
                 run only these workloads: durable, group, crash,
                 replay, checkpoint, push, open,
-                memory
+                memory, query
                 """),
         ])
 
@@ -58,6 +58,10 @@ public enum JournalBench {
         public var pushOperations = 100_000
         /// Operations queued (not sent) when the heap per queued operation is measured.
         public var memoryOperations = 100_000
+        /// Records of the kind the indexed-query workload selects from.
+        public var queryRecords = 100_000
+        /// Records each query of that workload returns.
+        public var queryMatches = 100
         /// Print JSON instead of the table.
         public var json = false
         /// Where the files go; nil for a temporary directory, removed afterwards.
@@ -82,12 +86,13 @@ public enum JournalBench {
             configuration.openOperations = 40_000
             configuration.pushOperations = 5_000
             configuration.memoryOperations = 5_000
+            configuration.queryRecords = 10_000
             return configuration
         }
     }
 
     /// The workload names, in the order they run.
-    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory"]
+    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory", "query"]
 
     /// A bad command line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -167,7 +172,7 @@ public enum JournalBench {
             }
         }
         defer {
-            for name in ["replay-full", "replay-quarter", "checkpoint-full", "checkpoint-quarter", "open-journal", "open-checkpointed"] { Files.remove(directory + "/\(name).journal") }
+            for name in ["replay-full", "replay-quarter", "checkpoint-full", "checkpoint-quarter", "open-journal", "open-checkpointed", "query"] { Files.remove(directory + "/\(name).journal") }
             // The scratch directory is the benchmark's own: whatever a
             // workload left in it (a lock file, a torn tail) goes with it.
             if temporary {
@@ -268,6 +273,16 @@ public enum JournalBench {
             }
             Files.remove(journal)
             Files.remove(checkpointed)
+        }
+        if selected.contains("query") {
+            let journal = directory + "/query.journal"
+            progress("query: writing a journal of \(c.queryRecords) records\n")
+            try await Workloads.queryJournal(path: journal, records: c.queryRecords, matching: c.queryMatches)
+            for round in 0..<rounds {
+                samples.add(try await Workloads.indexedQuery(path: journal, matching: c.queryMatches))
+                note("query", round, samples.last(["query.indexed", "query.scan", "query.open-indexed", "query.open-plain"]))
+            }
+            Files.remove(journal)
         }
         return Report.entries(samples, configuration: configuration, selected: selected)
     }

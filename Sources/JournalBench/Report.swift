@@ -2,7 +2,7 @@ import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
-    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`).
+    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`, `indexed-query`).
     public var name: String
     /// What is measured (`edits/s`, `p99 latency`, …).
     public var figure: String
@@ -130,6 +130,14 @@ enum Report {
                 [("the-same-state-checkpointed", "open-checkpointed.heap")], goal: nil)
             add("open", "journal bytes, no checkpoint", "bytes", "open.bytes",
                 [("the-same-state-checkpointed", "open-checkpointed.bytes")], goal: nil)
+        }
+        if selected.contains("query") {
+            add("indexed-query", "queries/s (\(c.queryMatches) of \(c.queryRecords) records by an indexed field)", "queries/s", "query.indexed",
+                [("full-scan", "query.scan")], goal: "≥ 50× faster than full-scan") { v, b in
+                b.count == 1 && ratio(v, b[0]) >= 50
+            }
+            add("indexed-query", "seconds to open with the index (built from the state)", "s", "query.open-indexed",
+                [("the-same-store-without-indexes", "query.open-plain")], goal: nil)
         }
         return entries
     }

@@ -31,6 +31,7 @@ package enum SampleJournals {
         File(relativePath: "golden/v2-conflicts.journal", purpose: "the records of v1.1-conflicts in format 2, closed by a sync-horizon record"),
         File(relativePath: "golden/v2-continued.journal", purpose: "the records of v1.1-continued in format 2, continuing v2-conflicts, closed by a sync-horizon record"),
         File(relativePath: "golden/v2.1-typed-values.journal", purpose: "format 2.1's field values: timestamps, UUIDs, arrays and objects, nested as deep as allowed, in pulled rows, a create and updates"),
+        File(relativePath: "golden/v2.1-transactions.journal", purpose: "write transactions (type 0x000F) across kinds, with compaction inside one transaction and against earlier edits, an edit behind a sent one, an acknowledgement"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -99,10 +100,54 @@ package enum SampleJournals {
             events.append(event)
         }
 
+        /// Journals a write transaction of `edits` as a store decides it:
+        /// each checked and given its base against what the ones before it
+        /// leave, with the compactor's steps. Returns the operations' ids.
+        @discardableResult
+        mutating func transaction(_ edits: [(OperationKind, String, String, [String: FieldValue])], at minute: Int64) -> [OperationID] {
+            let operations = edits.map { edit in
+                JournalOperation(id: .random(using: &generator), kind: edit.0, entity: edit.1, recordID: edit.2, fields: edit.3,
+                                 queuedAt: SampleJournals.baseTime + minute * 60_000)
+            }
+            // The sample's edits all apply: a failure here is a mistake in the sample itself.
+            for event in try! LocalStore.transaction(operations, in: state) { record(event) }
+            return operations.map(\.id)
+        }
+
         var records: [(RecordType, [UInt8])] { events.map { ($0.recordType, $0.encodedPayload()) } }
     }
 
     static let storeServerStamp: Int64 = 1_763_990_000_000
+
+    /// The 2.1 golden journal: write transactions across kinds, with the
+    /// compaction they cause inside one transaction and against edits queued before it.
+    static func transactionEvents() -> StoreEventRecorder {
+        let s = storeServerStamp
+        var store = StoreEventRecorder()
+        store.generator = SeededGenerator(seed: 21)
+        store.record(.pulled(kind: "pin", rows: [
+            ServerRow(kind: "pin", id: "p-cafe", fields: ["name": .string("Café Kranz")], updatedAt: s + 1),
+            ServerRow(kind: "pin", id: "p-gone", fields: ["name": .string("Closed shop")], updatedAt: s + 2),
+        ], cursor: PullCursor(updatedAt: s + 2, id: "p-gone")))
+        let rating = store.edit(.update, "pin", "p-cafe", ["rating": .int(3)], at: 1)
+        store.record(.sent([rating]))
+        // Three kinds at once: an update behind a sent one (no merge), a create, a delete of a server row.
+        store.transaction([(.update, "pin", "p-cafe", ["visited": .bool(true)]),
+                           (.create, "trip", "t-lisbon", ["name": .string("Lisbon"), "days": .int(4)]),
+                           (.create, "stop", "s-alfama", ["trip": .string("t-lisbon")]),
+                           (.delete, "pin", "p-gone", [:])], at: 2)
+        // An update of a record created in the same transaction merges into its create; so
+        // does an update of the trip created by the transaction before; a create and a delete vanish.
+        store.transaction([(.create, "pin", "p-new", ["name": .string("Tapas Bar Sol")]),
+                           (.update, "pin", "p-new", ["rating": .int(5)]),
+                           (.update, "trip", "t-lisbon", ["days": .int(5)]),
+                           (.create, "note", "n-draft", ["text": .string("draft")]),
+                           (.delete, "note", "n-draft", [:])], at: 3)
+        store.record(.acknowledged([Acknowledgement(operationID: rating,
+                                                    row: ServerRow(kind: "pin", id: "p-cafe", fields: ["name": .string("Café Kranz"), "rating": .int(3)],
+                                                                   updatedAt: s + 10))]))
+        return store
+    }
 
     /// The store sample: what a day of one device's sync journals.
     static func storeEvents() -> StoreEventRecorder {
@@ -349,6 +394,9 @@ package enum SampleJournals {
         continued2.journalID = conflicts2.journalID
         try await writeJournal(directory + "/golden/v2-continued.journal", header: continued2, records: conflictCheckpointRecords())
         try await writeJournal(directory + "/golden/v2.1-typed-values.journal", header: header(seed: 17), records: typedValueEvents().records)
+
+        // Format 2.1: write transactions.
+        try await writeJournal(directory + "/golden/v2.1-transactions.journal", header: header(seed: 22), records: transactionEvents().records)
 
         try writeCraftedSamples(into: directory, from: healthy)
     }

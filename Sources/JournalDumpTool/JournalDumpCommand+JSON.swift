@@ -117,6 +117,8 @@ extension JournalDumpCommand {
                     ("resolution", resolutionJSON(resolution))]
         case .forgotten(let kind, let ids):
             return [("kind", .string(kind)), ("recordIds", .array(ids.map { .string($0) }))]
+        case .transaction(let edits):
+            return [("edits", .array(edits.map { .object(eventJSON($0.event)) }))]
         case .checkpoint(let part):
             switch part {
             case .baseRows(let rows): return [("part", .string("baseRows")), ("rows", .array(rows.map(rowJSON)))]

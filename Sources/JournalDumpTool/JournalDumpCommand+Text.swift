@@ -150,6 +150,15 @@ extension JournalDumpCommand {
                             + (resolution.replacement.map { ["queued in its place: " + operationColumns($0)] } ?? []))
         case .forgotten(let kind, let ids):
             return lines("(\(ids.count) \(kind) row\(ids.count == 1 ? "" : "s") the server no longer has)", ids)
+        case .transaction(let edits):
+            return lines("(\(edits.count) edits, durable and visible together)", edits.flatMap { edit in
+                [operationColumns(edit.operation)] + edit.compaction.map { step in
+                    switch step {
+                    case .remove(let id): return "  compaction: remove \(id)"
+                    case .replace(let id, let merged): return "  compaction: replace \(id) with " + operationColumns(merged)
+                    }
+                }
+            })
         case .checkpoint(let part):
             switch part {
             case .baseRows(let rows):

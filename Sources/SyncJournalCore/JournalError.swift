@@ -24,19 +24,35 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The destination of a salvage or a creation already exists.
     case alreadyExists(path: String)
 
-    /// A one-line explanation for logs and tools.
+    /// A one-line explanation for logs and tools: the journal's path, then ``reason``.
     public var description: String {
+        journalPath.map { "\($0): \(reason)" } ?? reason
+    }
+
+    /// The journal (or salvage destination) the error is about; `nil` for an
+    /// I/O error (its system error names the file) and an oversized record.
+    package var journalPath: String? {
+        switch self {
+        case .io, .recordTooLarge: return nil
+        case .notAJournal(let path), .unsupportedVersion(let path, _, _), .corrupt(let path, _, _), .unsupported(let path, _, _),
+             .locked(let path), .writerFailed(let path, _), .closed(let path), .alreadyExists(let path):
+            return path
+        }
+    }
+
+    /// What went wrong, without the journal's path (for messages that name it once themselves).
+    package var reason: String {
         switch self {
         case .io(let error): return "I/O error: \(error)"
-        case .notAJournal(let path): return "\(path): not a SyncJournal file"
-        case .unsupportedVersion(let path, let major, let minor): return "\(path): journal format \(major).\(minor) is not supported by this reader (it reads major versions 1 and 2)"
-        case .corrupt(let path, let offset, let damage): return "\(path): corrupt at offset \(offset): \(damage); the file was not modified (salvage it explicitly)"
-        case .unsupported(let path, let offset, let reason): return "\(path): read-only for this version: at offset \(offset), \(reason); the file was not modified"
-        case .locked(let path): return "\(path): another writer has this journal open"
-        case .writerFailed(let path, let cause): return "\(path): an earlier sync failed (\(cause)); reopen the journal to recover"
-        case .closed(let path): return "\(path): the journal writer is closed"
+        case .notAJournal: return "not a SyncJournal file"
+        case .unsupportedVersion(_, let major, let minor): return "journal format \(major).\(minor) is not supported by this reader (it reads major versions 1 and 2)"
+        case .corrupt(_, let offset, let damage): return "corrupt at offset \(offset): \(damage); the file was not modified (salvage it explicitly)"
+        case .unsupported(_, let offset, let reason): return "read-only for this version: at offset \(offset), \(reason); the file was not modified"
+        case .locked: return "another writer has this journal open"
+        case .writerFailed(_, let cause): return "an earlier sync failed (\(cause)); reopen the journal to recover"
+        case .closed: return "the journal writer is closed"
         case .recordTooLarge(let bytes, let maximum): return "record of \(bytes) bytes exceeds the maximum of \(maximum)"
-        case .alreadyExists(let path): return "\(path): already exists"
+        case .alreadyExists: return "already exists"
         }
     }
 }

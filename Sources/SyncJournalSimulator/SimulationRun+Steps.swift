@@ -170,10 +170,10 @@ extension SimulationRun {
                 try await store.create(kind, id: id, fields: fields)
             case .update(let kind, let id, let fields):
                 guard visible else { return false }
-                returnedID = try await store.update(kind, id: id, changes: fields)
+                returnedID = try await store.update(kind, id: id, changes: fields).operation
             case .delete(let kind, let id):
                 guard visible else { return false }
-                returnedID = try await store.delete(kind, id: id)
+                returnedID = try await store.delete(kind, id: id).operation
             }
         } catch {
             return false

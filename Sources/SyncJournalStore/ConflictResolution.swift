@@ -58,7 +58,9 @@ public struct ConflictResolution: Sendable, Hashable {
     /// The operation queued in the refused one's place, with a new id and the
     /// server's stamp as its base; `nil` when the server's copy stands.
     public var replacement: JournalOperation?
-    /// Local changes that did not survive (field names, sorted).
+    /// Local changes that did not survive (field names, sorted): fields left
+    /// at a server value that differs from the local one. A field a policy
+    /// kept or merged is not listed.
     public var lostFields: [String]
 
     /// Creates a resolution.
@@ -111,20 +113,35 @@ public struct ConflictResolution: Sendable, Hashable {
         case .custom(let resolver):
             switch resolver(input) {
             case .acceptServer:
-                return ConflictResolution(strategy: .custom, replacement: nil, lostFields: localFields)
+                return ConflictResolution(strategy: .custom, replacement: nil, lostFields: lostLocalFields(operation, kept: [:], server: server))
             case .keep(let fields):
+                let lost = lostLocalFields(operation, kept: fields, server: server)
                 if let server {
                     let changed = fields.filter { server.fields[$0.key] != $0.value }
                     let replacement = changed.isEmpty ? nil : requeue(.update, changed, base: server.updatedAt)
-                    let lost = localFields.filter { fields[$0] != operation.fields[$0] }
                     return ConflictResolution(strategy: .custom, replacement: replacement, lostFields: lost)
                 }
-                return ConflictResolution(strategy: .custom, replacement: requeue(.create, fields, base: nil),
-                                          lostFields: localFields.filter { fields[$0] != operation.fields[$0] })
+                return ConflictResolution(strategy: .custom, replacement: requeue(.create, fields, base: nil), lostFields: lost)
             case .delete:
                 let replacement = server.map { requeue(.delete, [:], base: $0.updatedAt) }
                 return ConflictResolution(strategy: .custom, replacement: replacement, lostFields: [])
             }
+        }
+    }
+
+    /// The fields of `operation` whose local value a custom resolution
+    /// really loses: the record ends with the server's value (the policy
+    /// kept no value of its own for the field, or kept the server's) and it
+    /// differs from the local one. A field the policy kept with the local
+    /// value, or merged into a value of its own, is not lost; nor is one
+    /// whose local value the server already has.
+    static func lostLocalFields(_ operation: JournalOperation, kept: [String: FieldValue], server: ServerRow?) -> [String] {
+        guard operation.kind != .delete else { return [] }
+        return operation.fields.keys.sorted().filter { name in
+            let local = operation.fields[name]
+            let theirs = server?.fields[name]
+            let final = kept[name] ?? theirs
+            return final != local && final == theirs
         }
     }
 

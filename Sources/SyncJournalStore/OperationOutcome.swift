@@ -1,6 +1,6 @@
 import SyncJournalProtocol
 
-/// How one queued operation ended, as ``LocalStore/outcome(of:)`` reports it.
+/// How one queued operation ended, as ``LocalStore/outcome(of:timeout:clock:)`` reports it.
 public enum OperationOutcome: Sendable, Hashable {
     /// The server applied it; the row is its copy afterwards.
     case acknowledged(ServerRow)
@@ -13,6 +13,9 @@ public enum OperationOutcome: Sendable, Hashable {
     /// It left the queue without reaching the server: a create and a delete
     /// that cancelled out, or the app discarded it.
     case cancelled
+    /// Still queued: the timeout passed, or the waiting task was cancelled,
+    /// before the operation had an outcome.
+    case pending
     /// Not queued, and no outcome is remembered (the store keeps the last
     /// few thousand), or the store closed while waiting.
     case unknown

@@ -55,7 +55,7 @@ package struct Outbox: Sendable {
     package func contains(_ id: OperationID) -> Bool { index[id] != nil }
 
     /// The record of the entry for `id`, if queued (read in place: the entry is not copied).
-    func key(of id: OperationID) -> RecordKey? {
+    package func key(of id: OperationID) -> RecordKey? {
         guard let place = index[id] else { return nil }
         return slots[place]?.operation.key
     }

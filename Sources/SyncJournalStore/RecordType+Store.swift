@@ -30,6 +30,8 @@ extension RecordType {
     package static let conflictSettled = RecordType(rawValue: 0x000E)
     /// A conflict and the policy's resolution (1.1).
     package static let conflictResolved = RecordType(rawValue: 0x000D)
+    /// Several edits of one `write` transaction, durable, visible and replayed together (2.1).
+    package static let transaction = RecordType(rawValue: 0x000F)
     /// Rows the server no longer has, found by a full re-pull (1.1).
     package static let rowsForgotten = RecordType(rawValue: 0x0103)
     /// A page of rows pulled from the server, with its cursor.
@@ -59,6 +61,7 @@ extension RecordType {
         case .conflictSettled: return "conflict-settled"
         case .conflictResolved: return "conflict-resolved"
         case .rowsForgotten: return "forgotten"
+        case .transaction: return "transaction"
         case .salvaged: return "salvaged"
         case .syncHorizon: return "sync-horizon"
         default: return description

@@ -26,6 +26,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case closed
     /// The journal refused the write; nothing changed in the store.
     case journal(JournalError)
+    /// The journal at `path` could not be opened (its directory is missing,
+    /// another store holds it, a system call failed); nothing was changed.
+    case cannotOpen(path: String, cause: JournalError)
     /// The operation is not quarantined (or not queued), so it cannot be retried or discarded.
     case notQuarantined(OperationID)
     /// No conflict with this id is waiting.
@@ -45,8 +48,26 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .retired: return "the store was retired"
         case .closed: return "the store is closed"
         case .journal(let error): return "could not save: \(error)"
+        case .cannotOpen(let path, let cause): return "cannot open the journal at \(path): \(Self.openFailure(path: path, cause))"
         case .notQuarantined(let id): return "operation \(id) is not quarantined"
         case .conflictNotFound(let id): return "no conflict \(id) is waiting"
+        }
+    }
+
+    /// Why opening the journal at `path` failed, in words that do not repeat the path.
+    private static func openFailure(path: String, _ cause: JournalError) -> String {
+        let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        switch cause {
+        case .io(let error) where error.code == .noSuchFile:
+            return "the directory \(directory) does not exist (\(error.code))"
+        case .io(let error) where error.code == .accessDenied:
+            return "no permission to create or open files in \(directory) (\(error.code))"
+        case .io(let error):
+            return "\(error.call.rawValue) failed: \(error.message) (\(error.code))"
+        case .locked:
+            return "another store, in this or another process, has it open"
+        default:
+            return cause.reason
         }
     }
 }

@@ -39,6 +39,10 @@ package enum StoreEvent: Sendable, Hashable {
     /// dismissed and the edit queued, in one record, so a torn write never
     /// keeps the dismissal without the edit.
     case conflictSettled(OperationID, edit: JournalOperation, compaction: [CompactionStep])
+    /// The edits of one transaction, in the order they were staged, each with
+    /// the compaction it caused: journaled as one record, so they become
+    /// durable, visible and replayed together or not at all.
+    case transaction([TransactionEdit])
     /// Rows of `kind` the server no longer has (found by a full re-pull).
     case forgotten(kind: String, ids: [String])
     /// A page of server rows and the cursor after it, journaled together.
@@ -49,10 +53,14 @@ package enum StoreEvent: Sendable, Hashable {
 
 extension StoreEvent {
     /// The simple events this one stands for (itself, except for
-    /// ``conflictSettled(_:edit:compaction:)``: a dismissal and an edit).
+    /// ``conflictSettled(_:edit:compaction:)``: a dismissal and an edit; and
+    /// ``transaction(_:)``: its edits, in order).
     package var parts: [StoreEvent] {
-        if case .conflictSettled(let id, let edit, let steps) = self { return [.conflictDismissed(id), .edit(edit, compaction: steps)] }
-        return [self]
+        switch self {
+        case .conflictSettled(let id, let edit, let steps): return [.conflictDismissed(id), .edit(edit, compaction: steps)]
+        case .transaction(let edits): return edits.map(\.event)
+        default: return [self]
+        }
     }
 }
 
@@ -81,6 +89,7 @@ extension StoreEvent {
         case .conflictDismissed: return .conflictDismissed
         case .conflictSettled: return .conflictSettled
         case .forgotten: return .rowsForgotten
+        case .transaction: return .transaction
         }
     }
 
@@ -143,6 +152,13 @@ extension StoreEvent {
             writer.writeString(kind)
             writer.writeVarint(UInt64(ids.count))
             for id in ids { writer.writeString(id) }
+        case .transaction(let edits):
+            writer.writeVarint(UInt64(edits.count))
+            for edit in edits {
+                edit.operation.encode(into: &writer)
+                writer.writeVarint(UInt64(edit.compaction.count))
+                for step in edit.compaction { step.encode(into: &writer) }
+            }
         }
         return writer.bytes
     }
@@ -151,14 +167,16 @@ extension StoreEvent {
     static let decodedTypes: Set<RecordType> = [.operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn,
                                                 .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint,
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
-                                                .conflictDismissed, .conflictSettled, .rowsForgotten]
+                                                .conflictDismissed, .conflictSettled, .rowsForgotten,
+                                                .transaction]
 
     /// Whether records of `type` carry store events: whether `type` is in ``decodedTypes``.
     static func carriesEvent(_ type: RecordType) -> Bool {
         switch type {
         case .operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict,
              .pulledRows, .checkpoint, .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
-             .conflictDismissed, .conflictSettled, .rowsForgotten:
+             .conflictDismissed, .conflictSettled, .rowsForgotten,
+             .transaction:
             return true
         default:
             return false
@@ -289,6 +307,20 @@ extension StoreEvent {
                 var ids: [String] = []
                 for _ in 0..<count { ids.append(try reader.readString()) }
                 event = .forgotten(kind: kind, ids: ids)
+            case .transaction:
+                // An operation takes at least 22 bytes (as in a batch) and its step count one more.
+                let count = try reader.readCount(minimumItemSize: 23)
+                if count == 0 { throw .invalid("empty transaction", at: 0) }
+                var edits: [TransactionEdit] = []
+                edits.reserveCapacity(count)
+                for _ in 0..<count {
+                    let operation = try JournalOperation.decode(from: &reader)
+                    let stepCount = try reader.readCount(minimumItemSize: 17)
+                    var steps: [CompactionStep] = []
+                    for _ in 0..<stepCount { steps.append(try CompactionStep.decode(from: &reader)) }
+                    edits.append(TransactionEdit(operation: operation, compaction: steps))
+                }
+                event = .transaction(edits)
             default:
                 return nil
             }

@@ -80,6 +80,8 @@ package struct StoreState: Sendable, Hashable {
         case .conflictSettled(let id, let operation, let steps):
             apply(.conflictDismissed(id))
             apply(.edit(operation, compaction: steps))
+        case .transaction(let edits):
+            for edit in edits { apply(edit.event) }
         case .attemptFailed(let id, let kind, let reason, let quarantine):
             guard let entry = outbox[id] else { return }
             outbox.update(id) {
@@ -144,10 +146,14 @@ package struct StoreState: Sendable, Hashable {
                 return "the conflict of operation \(id) on \(entry.key) carries a row of \(server.key)"
             }
         case .edit(let operation, let steps):
-            for case .replace(let id, let replacement) in steps {
-                guard let key = outbox.key(of: id) ?? (id == operation.id ? operation.key : nil) else { continue }
-                if replacement.id != id { return "compaction replaces operation \(id) by another id, \(replacement.id)" }
-                if replacement.key != key { return "compaction replaces operation \(id) on \(key) by one on \(replacement.key)" }
+            return inconsistency(inEdit: operation, steps, queuedBefore: [:])
+        case .transaction(let edits):
+            // Each edit is checked against the queue with the edits before it
+            // in the record: their operations count as queued.
+            var queuedBefore: [OperationID: RecordKey] = [:]
+            for edit in edits {
+                if let reason = inconsistency(inEdit: edit.operation, edit.compaction, queuedBefore: queuedBefore) { return reason }
+                queuedBefore[edit.operation.id] = edit.operation.key
             }
         case .conflictResolved(let id, let server, _, let resolution):
             guard let entry = outbox[id] else { break }
@@ -161,6 +167,19 @@ package struct StoreState: Sendable, Hashable {
             return inconsistency(in: .edit(operation, compaction: steps))
         default:
             break
+        }
+        return nil
+    }
+
+    /// Why the compaction of an edit breaks the rules (a replacement keeps
+    /// the id and the record of what it replaces), or `nil`. `queuedBefore`
+    /// holds operations queued by earlier edits of the same record.
+    private func inconsistency(inEdit operation: JournalOperation, _ steps: [CompactionStep],
+                               queuedBefore: [OperationID: RecordKey]) -> String? {
+        for case .replace(let id, let replacement) in steps {
+            guard let key = outbox.key(of: id) ?? queuedBefore[id] ?? (id == operation.id ? operation.key : nil) else { continue }
+            if replacement.id != id { return "compaction replaces operation \(id) by another id, \(replacement.id)" }
+            if replacement.key != key { return "compaction replaces operation \(id) on \(key) by one on \(replacement.key)" }
         }
         return nil
     }
@@ -239,6 +258,20 @@ package struct StoreState: Sendable, Hashable {
     package func base(for key: RecordKey) -> Int64? {
         if let last = outbox.operations(on: key).last { return last.operation.baseUpdatedAt }
         return snapshot[key]?.updatedAt
+    }
+
+    /// The part of this state that concerns `keys`: their snapshot rows,
+    /// base rows and queued operations (in queue order). Edits of those
+    /// records are decided against it exactly as against the whole state,
+    /// at a cost that does not grow with the rest of the store.
+    package func restricted(to keys: some Sequence<RecordKey>) -> StoreState {
+        var part = StoreState()
+        for key in Set(keys) {
+            part.snapshot[key] = snapshot[key]
+            part.baseRows[key] = baseRows[key]
+            for entry in outbox.operations(on: key) { part.outbox.append(entry) }
+        }
+        return part
     }
 
     /// Counts of what the state holds (for checkpoint thresholds).

@@ -22,12 +22,13 @@ public enum UnreadableReason: Sendable, Hashable, CustomStringConvertible {
     /// Classifies a journal error found while opening.
     package init(_ error: JournalError) {
         switch error {
-        case .corrupt(_, let offset, _): self = .corrupt(offset: offset, detail: error.description)
-        case .notAJournal: self = .corrupt(offset: 0, detail: error.description)
-        case .unsupportedVersion, .unsupported: self = .newerFormat(detail: error.description)
+        // The store's error names the path: the details do not repeat it.
+        case .corrupt(_, let offset, _): self = .corrupt(offset: offset, detail: error.reason)
+        case .notAJournal: self = .corrupt(offset: 0, detail: error.reason)
+        case .unsupportedVersion, .unsupported: self = .newerFormat(detail: error.reason)
         case .locked(let path): self = .locked(path: path)
         case .io(let cause), .writerFailed(_, let cause): self = .io(cause)
-        case .closed, .recordTooLarge, .alreadyExists: self = .corrupt(offset: nil, detail: error.description)
+        case .closed, .recordTooLarge, .alreadyExists: self = .corrupt(offset: nil, detail: error.reason)
         }
     }
 
@@ -45,7 +46,7 @@ public enum UnreadableReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .corrupt(_, let detail), .newerFormat(let detail): return detail
-        case .locked(let path): return JournalError.locked(path: path).description
+        case .locked: return JournalError.locked(path: "").reason
         case .io(let error): return JournalError.io(error).description
         }
     }

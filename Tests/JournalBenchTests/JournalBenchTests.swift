@@ -6,12 +6,24 @@ import Testing
 /// timed assertion: the figures themselves are not checked.
 @Suite("journal-bench")
 struct JournalBenchTests {
-    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory"]
+    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query"]
     static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
                             "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",
                             "sqlite-wal-normal-1-row-per-txn", "raw-buffered-write", "page-cached-read",
                             "journal-a-quarter-as-long", "sequential-write-fsync", "device-only-server-keeps-nothing",
-                            "the-same-state-checkpointed"]
+                            "the-same-state-checkpointed", "full-scan", "the-same-store-without-indexes"]
+
+    @Test("--quick --only query runs the indexed-query workload: the indexed lookup and the full scan, in the same run")
+    func quickIndexedQuery() async throws {
+        let result = await JournalBench.main(["--quick", "--only", "query", "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(Set(result.entries.map(\.name)) == ["indexed-query"])
+        let lookup = try #require(result.entries.first { $0.unit == "queries/s" })
+        #expect(lookup.figure.contains("100 of 10,000") || lookup.figure.contains("100 of 10000"))
+        #expect(lookup.baselines.map(\.name) == ["full-scan"])
+        #expect(lookup.hasGoal)
+        #expect(result.output.contains("\"name\": \"indexed-query\""))
+    }
 
     @Test("a tiny --quick --json run reports every workload and baseline")
     func quickJSON() async throws {
@@ -28,6 +40,8 @@ struct JournalBenchTests {
         configuration.openOperations = 400
         configuration.pushOperations = 200
         configuration.memoryOperations = 200
+        configuration.queryRecords = 1_000
+        configuration.queryMatches = 10
         let entries = try await JournalBench.run(configuration)
         let json = JournalBench.json(entries)
 

@@ -52,9 +52,10 @@ struct JournalDumpBinaryTests {
     @Test("the expected-output manifest covers every sample in every mode")
     func manifestIsComplete() {
         // 77 for the samples and the 1.x and 2.0 golden files,
-        // 4 for v2.1-typed-values.
+        // 4 for v2.1-typed-values, 5 for v2.1-transactions.
         #expect(DumpCase.all.count == 77
-                + 4)
+                + 4
+                + 5)
         for name in Self.samples {
             for mode in ["text", "json", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
@@ -70,6 +71,9 @@ struct JournalDumpBinaryTests {
             for mode in ["text", "verify"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
             }
+        }
+        for mode in ["text", "json", "verify", "state", "state-json"] {
+            #expect(DumpCase.all.contains { $0.name == "v2.1-transactions" && $0.mode == mode }, "missing v2.1-transactions \(mode)")
         }
     }
 
@@ -162,7 +166,8 @@ struct JournalDumpBinaryTests {
     @Test("golden journals (1.0, 1.1, 2.0 and 2.1) still read exactly as when they were written")
     func goldenFilesReadExactly() throws {
         for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued", "v2-all-types", "v2-conflicts", "v2-continued",
-                     "v2.1-typed-values"] {
+                     "v2.1-typed-values",
+                     "v2.1-transactions"] {
             let result = try ToolRunner.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
             let expected = try String(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
@@ -181,6 +186,7 @@ struct JournalDumpBinaryTests {
                          "golden/v1.1-conflicts.journal", "golden/v1.1-continued.journal",
                          "golden/v2-all-types.journal", "golden/v2-conflicts.journal", "golden/v2-continued.journal",
                          "golden/v2.1-typed-values.journal",
+                         "golden/v2.1-transactions.journal",
                          "samples/reserved-field.journal", "samples/unknown-type.journal", "samples/power-cut-batch.journal",
                          "samples/embedded-frame.journal", "samples/flipped-bit-last.journal", "samples/damaged-header.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))

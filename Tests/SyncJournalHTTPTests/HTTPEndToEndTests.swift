@@ -39,7 +39,7 @@ struct HTTPEndToEndTests {
 
         let fields: [String: FieldValue] = ["title": .string("Crux ☕️"), "grade": .int(.max), "ratio": .double(-0.0),
                                             "blob": .bytes([0, 255]), "tags": .stringSet(["a", "é"]), "gone": .null, "odd": .double(.nan)]
-        let id = try await phone.create("pin", id: "p1", fields: fields)
+        let id = try await phone.create("pin", id: "p1", fields: fields).id
         #expect(await phoneEngine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await tabletEngine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await tablet.record("pin", id: id)?.fields == fields)

@@ -34,7 +34,7 @@ struct EngineOverHTTPTests {
         let tabletEngine = Self.engine(tablet, fixture, token: "t-alice")
         let fields: [String: FieldValue] = ["title": .string("Crux ☕️"), "grade": .int(.max), "ratio": .double(-0.0),
                                             "blob": .bytes([0, 255]), "tags": .stringSet(["a", "é"]), "gone": .null, "odd": .double(.infinity)]
-        let id = try await phone.create("pin", id: "p1", fields: fields)
+        let id = try await phone.create("pin", id: "p1", fields: fields).id
         #expect(await phoneEngine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await tabletEngine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await tablet.record("pin", id: id)?.fields == fields)
@@ -106,7 +106,7 @@ struct EngineOverHTTPTests {
             SyncEngine(store: store, transport: HTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, token: "t-alice"),
                        options: .init(kinds: ["pin"], jitterSeed: 1))
         }
-        let id = try await store.create("pin", id: "p1", fields: ["n": .int(1)])
+        let id = try await store.create("pin", id: "p1", fields: ["n": .int(1)]).id
         #expect(await engine(first).sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         first.shutdown()
         let second = try SyncServer(options: options)

@@ -181,7 +181,7 @@ struct LocalStoreBaseUpdatedAtTests {
             try await store.update("pin", id: "a", changes: ["y": .int(2)])
             try await store.update("pin", id: "b", changes: ["x": .int(1)])
             try await store.delete("pin", id: "b")
-            let c = try await store.create("pin", fields: [:])
+            let c = try await store.create("pin", fields: [:]).id
             try await store.update("pin", id: c, changes: ["z": .int(3)])
             try await store.update("pin", id: "c", changes: ["x": .int(1)])
             let ops = try await store.outboxOperations()

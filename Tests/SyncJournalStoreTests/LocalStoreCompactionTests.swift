@@ -233,7 +233,7 @@ struct LocalStoreCompactionTests {
             try await store.delete("pin", id: "s2")                                      // update + delete
             try await store.create("pin", id: "c2", fields: [:])
             try await store.delete("pin", id: "c2")                                      // create + delete
-            let c3 = try await store.create("pin", fields: [:])
+            let c3 = try await store.create("pin", fields: [:]).id
             let sent = try #require(try await store.outboxOperations().last)
             try await store.beginSending([sent.id])
             try await store.update("pin", id: c3, changes: ["later": .bool(true)])       // behind a sent create: not compacted

@@ -118,6 +118,7 @@ extension StoreError {
         case .closed: return "closed"
         case .notQuarantined: return "notQuarantined"
         case .conflictNotFound: return "conflictNotFound"
+        case .cannotOpen(_, let cause): return "cannotOpen." + StoreError.journal(cause).caseName.dropFirst("journal.".count)
         case .journal(let error):
             switch error {
             case .io: return "journal.io"

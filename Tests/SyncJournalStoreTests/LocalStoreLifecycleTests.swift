@@ -136,13 +136,13 @@ struct LocalStoreLifecycleTests {
         }
     }
 
-    @Test("lifecycle: a second LocalStore.open on the same path while one is open throws StoreError.journal(.locked)")
+    @Test("lifecycle: a second LocalStore.open on the same path while one is open throws StoreError.cannotOpen naming the locked journal")
     func secondOpenIsLocked() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Kit.open(scratch.journal)
             try await store.create("pin", id: "a", fields: [:])
             let error = await Kit.storeError { _ = try await Kit.open(scratch.journal) }
-            #expect(error == .journal(.locked(path: scratch.journal)))
+            #expect(error == .cannotOpen(path: scratch.journal, cause: .locked(path: scratch.journal)))
             // The first store is unaffected.
             try await store.create("pin", id: "b", fields: [:])
             try await store.close()
@@ -262,7 +262,7 @@ struct LocalStoreLifecycleTests {
             let retiring = Task { await storeA.retire() }
             while await storeA.status != .retired { await Task.yield() }
             // While the held write is on the writer's queue, the journal is still locked.
-            #expect(await Kit.storeError { _ = try await Kit.open(scratch.journal) } == .journal(.locked(path: scratch.journal)))
+            #expect(await Kit.storeError { _ = try await Kit.open(scratch.journal) } == .cannotOpen(path: scratch.journal, cause: .locked(path: scratch.journal)))
 
             held.release()
             await retiring.value

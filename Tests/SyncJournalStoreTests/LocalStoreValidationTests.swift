@@ -133,8 +133,8 @@ struct LocalStoreValidationTests {
         try await Kit.withScratch { scratch in
             // The default generator: two creates get two different, valid ids.
             let store = try await Kit.open(scratch.journal)
-            let first = try await store.create("pin", fields: ["name": .string("A")])
-            let second = try await store.create("pin", fields: ["name": .string("A")])
+            let first = try await store.create("pin", fields: ["name": .string("A")]).id
+            let second = try await store.create("pin", fields: ["name": .string("A")]).id
             #expect(first != second)
             #expect(!first.isEmpty && first.utf8.count <= 64)
             #expect(try await store.record("pin", id: first) != nil)
@@ -145,10 +145,10 @@ struct LocalStoreValidationTests {
             let counter = Mutex(0)
             let options = Kit.options(makeRecordID: { counter.withLock { $0 += 1; return "gen-\($0)" } })
             let other = try await LocalStore.open(path: scratch.file("other.journal"), options: options)
-            #expect(try await other.create("pin", fields: [:]) == "gen-1")
-            #expect(try await other.create("pin", fields: [:]) == "gen-2")
+            #expect(try await other.create("pin", fields: [:]).id == "gen-1")
+            #expect(try await other.create("pin", fields: [:]).id == "gen-2")
             // An explicit id is used as given.
-            #expect(try await other.create("pin", id: "explicit", fields: [:]) == "explicit")
+            #expect(try await other.create("pin", id: "explicit", fields: [:]).id == "explicit")
             try await other.close()
         }
     }

@@ -759,7 +759,7 @@ extension PowerLossTests {
         let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
         try await store.applyPulledPage(kind: "pin", rows: [ServerRow(kind: "pin", id: "a", fields: ["name": .string("Cafe")], updatedAt: 100)],
                                         cursor: PullCursor(updatedAt: 100, id: "a"))
-        let update = try await store.update("pin", id: "a", changes: ["name": .string("Tapas bar"), "rating": .int(5)])
+        let update = try await store.update("pin", id: "a", changes: ["name": .string("Tapas bar"), "rating": .int(5)]).operation
         try await store.beginSending([update])
         try await store.recordOutcomes([(update, .conflicted(server: ServerRow(kind: "pin", id: "a", fields: ["name": .string("Bar")], updatedAt: 200)))])
         await store.finishSending([update])
@@ -812,6 +812,136 @@ extension PowerLossTests {
         // One record (conflict-settled, 0x000E): any subset of its sectors keeps both or neither.
         #expect(torn.isEmpty, "\(torn.count) of \(states.count) crash states leave neither state or do not reopen; e.g. \(torn.first ?? "")")
         #expect(statesChecked == states.count && states.count >= 2)
+    }
+}
+
+// MARK: A write transaction
+
+extension PowerLossTests {
+    /// A store holding server rows `pin/a` and `pin/b` and an unsent
+    /// create of `pin/local`, all durable.
+    private static func storeBeforeTransaction(_ disk: SimulatedDisk) async throws -> LocalStore {
+        let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
+        try await store.applyPulledPage(kind: "pin", rows: [ServerRow(kind: "pin", id: "a", fields: ["name": .string("Cafe")], updatedAt: 100),
+                                                           ServerRow(kind: "pin", id: "b", fields: ["name": .string("Bar")], updatedAt: 110)],
+                                        cursor: PullCursor(updatedAt: 110, id: "b"))
+        try await store.create("pin", id: "local", fields: ["name": .string("Kiosk")])
+        return store
+    }
+
+    /// Five edits over three kinds, spread over several sectors: an update,
+    /// a delete, creates, and an update of a record created in the same write.
+    private static func transaction(_ tx: inout WriteTransaction) throws {
+        let long = String(repeating: "a long note that takes room; ", count: 20)
+        try tx.update("pin", id: "a", changes: ["name": .string("Cafe Kranz"), "note": .string(long)])
+        try tx.delete("pin", id: "b")
+        let trip = try tx.create("trip", id: "t1", fields: ["name": .string("Lisbon"), "note": .string(long)])
+        try tx.create("stop", id: "s1", fields: ["trip": .string(trip.id), "note": .string(long)])
+        try tx.update("trip", id: trip.id, changes: ["stops": .int(1)])
+        try tx.update("pin", id: "local", changes: ["visited": .bool(true)])
+    }
+
+    /// What reopening a store found.
+    private enum Reopened {
+        case opened(StorePicture)
+        case refused(String)
+    }
+
+    /// The picture of the store on `disk` after reopening, or why it did not reopen.
+    private static func reopenedPicture(_ disk: SimulatedDisk) async -> Reopened {
+        do {
+            let reopened = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: 0))
+            let status = await reopened.status
+            let picture = status == .ready ? StorePicture(try await reopened.currentState()) : nil
+            try await reopened.close()
+            return picture.map { .opened($0) } ?? .refused("\(status)")
+        } catch {
+            return .refused("\(error)")
+        }
+    }
+
+    @Test("A write transaction is all or nothing at every crash point: every subset of its unsynced sectors with either length, and every offset the file can be cut at inside its record, reopen as the state before it or the state after it")
+    func writeTransactionIsAtomic() async throws {
+        // The two states allowed, and the transaction record's extent.
+        let referenceDisk = SimulatedDisk()
+        referenceDisk.createDirectory(directory)
+        let reference = try await Self.storeBeforeTransaction(referenceDisk)
+        let before = StorePicture(try await reference.currentState())
+        let edits = try await reference.write(Self.transaction)
+        #expect(edits.count == 6)
+        let after = StorePicture(try await reference.currentState())
+        #expect(before != after)
+        let written = try #require(referenceDisk.contents(of: journalPath))
+        let records = try JournalReader(path: journalPath, system: referenceDisk.process(), understands: StoreEvent.isUnderstood).readAll().records
+        let record = try #require(records.last)
+        #expect(record.type == .transaction)
+        let start = Int(record.offset)
+        let end = start + record.length
+        #expect(record.length > 3 * SimulatedDisk.sectorSize, "the record spans several sectors")
+        try await reference.close()
+
+        var wrong: [String] = []
+        // Every cut inside the record: a torn tail, cut back to the state before.
+        var torn = 0
+        for cut in start...end {
+            let copy = referenceDisk.snapshot()
+            copy.setContents(of: journalPath, to: Array(written.prefix(cut)))
+            switch await Self.reopenedPicture(copy) {
+            case .opened(let picture):
+                let expected = cut == end ? after : before
+                if picture != expected { wrong.append("cut at \(cut): \(picture)") }
+                if cut > start && cut < end { torn += 1 }
+            case .refused(let reason): wrong.append("cut at \(cut): does not reopen: \(reason)")
+            }
+        }
+        #expect(torn == end - start - 1)
+
+        // The write reached the page cache and its fdatasync failed: every
+        // subset of its unsynced sectors, with either length.
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        let store = try await Self.storeBeforeTransaction(disk)
+        disk.freeze(afterCalls: 1)
+        await #expect(throws: StoreError.self) { try await store.write(Self.transaction) }
+        try? await store.close()
+        let states = disk.powerLossStates()
+        #expect(states.files.map { $0.path } == [journalPath], "only the journal has unsynced bytes")
+        var sawBefore = 0, sawAfter = 0
+        for mode in states {
+            let copy = disk.snapshot()
+            copy.crash(mode)
+            switch await Self.reopenedPicture(copy) {
+            case .opened(let picture):
+                if picture == before { sawBefore += 1 } else if picture == after { sawAfter += 1 } else { wrong.append("\(mode): \(picture)") }
+            case .refused(let reason): wrong.append("\(mode): does not reopen: \(reason)")
+            }
+        }
+        print("power-loss write transaction: \(end - start + 1) cuts inside its \(record.length)-byte record, \(states.count) crash states "
+              + "(\(sawBefore) before, \(sawAfter) after), \(wrong.count) leave a state that never existed")
+        #expect(wrong.isEmpty, "\(wrong.count) crash states leave neither state or do not reopen; e.g. \(wrong.first ?? "")")
+        #expect(sawBefore > 0 && sawAfter > 0)
+    }
+
+    @Test("A flipped bit anywhere in a durable transaction record is reported: the store opens it as unreadable and replay refuses it, never applying part of the write")
+    func flippedBitInTransactionIsReported() async throws {
+        let disk = SimulatedDisk()
+        disk.createDirectory(directory)
+        let store = try await Self.storeBeforeTransaction(disk)
+        try await store.write(Self.transaction)
+        try await store.close()
+        let records = try JournalReader(path: journalPath, system: disk.process(), understands: StoreEvent.isUnderstood).readAll().records
+        let record = try #require(records.first { $0.type == .transaction })
+        var wrong: [String] = []
+        for byte in Int(record.offset)..<(Int(record.offset) + record.length) {
+            let copy = disk.snapshot()
+            copy.damageDurable(path: journalPath, .flipBit(byte: byte, bit: byte % 8))
+            switch await Self.reopenedPicture(copy) {
+            case .opened(let picture): wrong.append("bit \(byte % 8) of byte \(byte): opened as \(picture)")
+            case .refused(let reason): if !reason.contains("unreadable") { wrong.append("bit \(byte % 8) of byte \(byte): \(reason)") }
+            }
+            if (try? Replayer.replay(path: journalPath, system: copy.process())) != nil { wrong.append("byte \(byte): replayed") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) flipped bits not reported; e.g. \(wrong.first ?? "")")
     }
 }
 

@@ -23,7 +23,7 @@ struct ConflictPolicyTests {
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         let changes = await scene.store.changes()
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)]).operation
         let local = try await scene.queued(op)
         #expect(local.baseUpdatedAt == scene.base.updatedAt)
 
@@ -53,7 +53,7 @@ struct ConflictPolicyTests {
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs"), "note": .string("theirs")]))
         let changes = await scene.store.changes()
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)]).operation
         let local = try await scene.queued(op)
 
         var replacementID: OperationID?
@@ -101,7 +101,7 @@ struct ConflictPolicyTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
-        let op = try await scene.store.delete("pin", id: "p1")
+        let op = try await scene.store.delete("pin", id: "p1").operation
         let local = try await scene.queued(op)
 
         let outcome = try await scene.syncInspectingRequeued {
@@ -127,7 +127,7 @@ struct ConflictPolicyTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         let local = try await scene.queued(op)
         let shown = scene.base.fields.merging(local.fields) { _, mine in mine }
 
@@ -162,7 +162,7 @@ struct ConflictPolicyTests {
         let changes = await scene.store.changes()
         let op = try await scene.store.update("pin", id: "p1", changes: [
             "name": .string("Mine"), "tags": .stringSet(["food", "late-night"]), "rating": .int(5),
-        ])
+        ]).operation
         let local = try await scene.queued(op)
         let merged: [String: FieldValue] = [
             "name": .string("Theirs"), "tags": .stringSet(["food", "spanish", "late-night"]), "rating": .int(5),
@@ -203,7 +203,7 @@ struct ConflictPolicyTests {
         // tags: both added different elements; labels: the device's addition is already on the server.
         let op = try await scene.store.update("pin", id: "p1", changes: [
             "tags": .stringSet(["food", "late-night", "cheap"]), "labels": .stringSet(["a", "b"]),
-        ])
+        ]).operation
         #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 1))
         let conflict = try #require(try await scene.store.conflicts().first)
         #expect(conflict.id == op)
@@ -225,7 +225,7 @@ struct ConflictPolicyTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["tags": .stringSet(["food", "spanish", "late-night"])]))
-        let op = try await scene.store.update("pin", id: "p1", changes: ["tags": .stringSet(["food", "late-night"])])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["tags": .stringSet(["food", "late-night"])]).operation
         #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
         let conflict = try #require(await scene.store.outcome(of: op).asConflict)
         #expect(conflict.resolution == ConflictResolution(strategy: .mergeFields, replacement: nil, lostFields: []))
@@ -247,7 +247,7 @@ struct ConflictPolicyTests {
         let device = scene.device
         let syncing = Task { await device.sync() }
         await scene.device.faulty.waitUntilHeld()
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)]).operation
         await scene.device.faulty.releaseHeld()
         #expect(await syncing.value == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(try await scene.store.currentState().snapshot[Self.key] == theirs)
@@ -273,7 +273,7 @@ struct ConflictPolicyTests {
             let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
             var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
             let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
-            let op = try await scene.store.delete("pin", id: "p1")
+            let op = try await scene.store.delete("pin", id: "p1").operation
             #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
             let conflict = try #require(await scene.store.outcome(of: op).asConflict)
             #expect(conflict.shape == .deletedButUpdatedOnServer)
@@ -288,7 +288,7 @@ struct ConflictPolicyTests {
             let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
             var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
             #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
-            let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+            let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
             #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
             let conflict = try #require(await scene.store.outcome(of: op).asConflict)
             #expect(conflict.shape == .updatedButDeletedOnServer)
@@ -315,7 +315,7 @@ struct ConflictPolicyTests {
         }
         var scene = try await ConflictScene.make(dir, policies: ["pin": policy])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(5)]).operation
         let local = try await scene.queued(op)
 
         #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 1))
@@ -328,7 +328,7 @@ struct ConflictPolicyTests {
 
         let conflict = try #require(await scene.store.outcome(of: op).asConflict)
         #expect(conflict.resolution.strategy == .custom)
-        #expect(conflict.resolution.lostFields == ["name"], "the local name did not survive; the rating did")
+        #expect(conflict.resolution.lostFields.isEmpty, "the policy merged the name and kept the rating: no local value is gone")
         let replacement = try #require(conflict.resolution.replacement)
         #expect(replacement.kind == .update && replacement.baseUpdatedAt == theirs.updatedAt)
         #expect(replacement.fields == ["name": .string("Mine + Theirs"), "rating": .int(5)], "only fields that differ from the server's copy")
@@ -350,7 +350,7 @@ struct ConflictPolicyTests {
         }
         var scene = try await ConflictScene.make(dir, policies: ["pin": policy])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
 
         let outcome = try await scene.syncInspectingRequeued {
             let conflict = try #require(try await scene.store.conflicts().first)
@@ -375,7 +375,7 @@ struct ConflictPolicyTests {
         let policy = ConflictPolicy.custom { input in input.local.map { .keep($0) } ?? .acceptServer }
         var scene = try await ConflictScene.make(dir, policies: ["pin": policy])
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         let shown = scene.base.fields.merging(["name": .string("Mine")]) { _, mine in mine }
         #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 1))
         let conflict = try #require(await scene.store.outcome(of: op).asConflict)
@@ -396,7 +396,7 @@ struct ConflictPolicyTests {
         var scene = try await ConflictScene.make(dir)
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         let changes = await scene.store.changes()
-        let op = try await scene.store.delete("pin", id: "p1")
+        let op = try await scene.store.delete("pin", id: "p1").operation
         let local = try await scene.queued(op)
         #expect(try await scene.visible() == nil)
 
@@ -420,7 +420,7 @@ struct ConflictPolicyTests {
         var scene = try await ConflictScene.make(dir)
         #expect(await scene.server.delete(kind: "pin", id: "p1") != nil)
         let changes = await scene.store.changes()
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(4)])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine"), "rating": .int(4)]).operation
         let local = try await scene.queued(op)
 
         #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
@@ -450,8 +450,8 @@ struct ConflictPolicyTests {
         await server.tick(10)
         await server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")])
         let theirNote = try #require(await server.update(kind: "note", id: "n1", changes: ["text": .string("theirs")]))
-        let pinOp = try await device.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
-        let noteOp = try await device.store.update("note", id: "n1", changes: ["text": .string("mine")])
+        let pinOp = try await device.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
+        let noteOp = try await device.store.update("note", id: "n1", changes: ["text": .string("mine")]).operation
 
         #expect(await device.sync() == .ok(pushed: 1, pulled: 2, conflicts: 2))
         #expect(await device.store.outcome(of: pinOp).asConflict?.resolution.strategy == .clientWins)
@@ -533,7 +533,7 @@ struct ConflictPolicyTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")])
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         // The pushes fail after the conflict: the requeued change stays queued.
         await scene.device.faulty.inject(.hold, on: .push)
         await scene.device.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push)

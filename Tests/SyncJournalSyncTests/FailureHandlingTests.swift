@@ -111,7 +111,7 @@ struct FailureHandlingTests {
         let server = ReferenceServer()
         let (rig, serverCopy) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 4)
         await server.rejectPermanently(kind: "pin", id: "p1", reason: "422 check constraint")
-        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Bad")])
+        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Bad")]).operation
         try await rig.store.create("pin", id: "p2", fields: ["name": .string("Museum")])
         let syncsBefore = await rig.engine.syncsStarted
         let pushesBefore = await server.pushes
@@ -148,7 +148,7 @@ struct FailureHandlingTests {
         #expect(await rig.engine.nextAttemptAt == nil, "nothing left that can be sent")
 
         // A later edit of p1 waits behind the quarantined one; another record flows.
-        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)]).operation
         try await rig.store.create("pin", id: "p3", fields: ["name": .string("Park")])
         #expect(try await rig.store.record("pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
         let pushesBeforeP3 = await rig.log.pushes.count
@@ -168,10 +168,10 @@ struct FailureHandlingTests {
         let server = ReferenceServer()
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 2)
         await server.rejectPermanently(kind: "pin", id: "p1")
-        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         for _ in 1...2 { try #require(await rig.advanceToNextAttempt()) }
         try #require(try await rig.entry(bad)?.quarantined == true)
-        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)]).operation
 
         await server.clearFailures(kind: "pin", id: "p1")
         try await rig.store.retryQuarantined(bad)
@@ -199,7 +199,7 @@ struct FailureHandlingTests {
         let server = ReferenceServer()
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 3)
         await server.rejectPermanently(kind: "pin", id: "p1")
-        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         for _ in 1...3 { try #require(await rig.advanceToNextAttempt()) }
         try #require(try await rig.entry(bad)?.quarantined == true)
 
@@ -219,10 +219,10 @@ struct FailureHandlingTests {
         let server = ReferenceServer()
         let (rig, serverCopy) = try await Self.deviceWithSyncedP1(dir, server: server, maximumPermanentFailures: 1)
         await server.rejectPermanently(kind: "pin", id: "p1")
-        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Bad")])
+        let bad = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Bad")]).operation
         try #require(await rig.advanceToNextAttempt())
         #expect(try await rig.entry(bad)?.quarantined == true, "a limit of 1: quarantined at the first permanent failure")
-        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)])
+        let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)]).operation
 
         // Quarantine itself survives a restart, and nothing of p1 is sent.
         let first = try await rig.reopen()
@@ -276,7 +276,7 @@ struct FailureHandlingTests {
         settings.wrap = { ByteLimitedTransport(base: $0, maximumBytes: 5_000) }
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         for index in 0..<3 { try await rig.store.create("pin", id: "small\(index)", fields: ["name": .string("s\(index)")]) }
-        let big = try await rig.store.create("pin", id: "big", fields: ["name": .string(String(repeating: "x", count: 6_000))])
+        let big = try await rig.store.create("pin", id: "big", fields: ["name": .string(String(repeating: "x", count: 6_000))]).id
         for index in 3..<6 { try await rig.store.create("pin", id: "small\(index)", fields: ["name": .string("s\(index)")]) }
         let bigID = try #require(try await rig.store.pendingOperations(kind: "pin", id: big).first).id
 

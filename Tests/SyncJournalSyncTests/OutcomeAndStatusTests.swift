@@ -70,7 +70,7 @@ struct OutcomeAndStatusTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let scene = try await ConflictScene.make(dir, policies: ["pin": .clientWins])
         await scene.server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")])
-        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
 
         // Both pushes are held: the stale edit, then the change the policy requeued.
         await scene.device.faulty.inject(.hold, on: .push, times: 2)
@@ -152,7 +152,7 @@ struct OutcomeAndStatusTests {
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         await server.tick(10)
         await server.delete(kind: "pin", id: "p1")
-        let op = try await store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let op = try await store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
 
         await faulty.holdNextRequest(.push)
         let syncing = Task { await engine.sync() }
@@ -176,8 +176,8 @@ struct OutcomeAndStatusTests {
     func outcomeFollowsCoalescedUpdates() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let scene = try await ConflictScene.make(dir)
-        let first = try await scene.store.update("pin", id: "p1", changes: ["name": .string("One")])
-        let second = try await scene.store.update("pin", id: "p1", changes: ["rating": .int(5)])
+        let first = try await scene.store.update("pin", id: "p1", changes: ["name": .string("One")]).operation
+        let second = try await scene.store.update("pin", id: "p1", changes: ["rating": .int(5)]).operation
         let queued = try await scene.store.outboxOperations()
         #expect(queued.map(\.id) == [first], "the second update was merged into the first")
         #expect(queued.first?.operation.fields == ["name": .string("One"), "rating": .int(5)])
@@ -210,13 +210,13 @@ struct OutcomeAndStatusTests {
 
         try await device.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let create = try #require(try await device.store.outboxOperations().first).id
-        let update = try await device.store.update("pin", id: "p1", changes: ["rating": .int(5)])
+        let update = try await device.store.update("pin", id: "p1", changes: ["rating": .int(5)]).operation
         #expect(try await device.store.outboxOperations().map(\.id) == [create])
 
         try await device.store.create("pin", id: "p2", fields: ["name": .string("Gone soon")])
         let doomed = try #require(try await device.store.pendingOperations(kind: "pin", id: "p2").first).id
         let (doomedWaiter, _) = await Self.startAwaiting(doomed, on: device.store)
-        let delete = try await device.store.delete("pin", id: "p2")
+        let delete = try await device.store.delete("pin", id: "p2").operation
         try await Self.requireSettled([doomed, delete], on: device.store)
         #expect(await doomedWaiter.value == .cancelled, "a waiting caller learns the create never needs sending")
         #expect(await device.store.outcome(of: delete) == .cancelled)

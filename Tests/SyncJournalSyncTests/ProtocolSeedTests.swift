@@ -127,7 +127,7 @@ struct ProtocolSeedTests {
         let clock = ManualClock()
         let intruder = try await Device.open(dir.file("u2.journal"), server: server, user: "u2", syncClock: clock)
         try await intruder.store.applyPulledPage(kind: "pin", rows: [original], cursor: nil)
-        let hijack = try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")])
+        let hijack = try await intruder.store.update("pin", id: "p1", changes: ["name": .string("Hijacked")]).operation
         try await intruder.store.create("pin", id: "p2", fields: ["name": .string("Mine")])
         #expect(await intruder.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         let refused = try #require(try await intruder.store.outboxOperations().first)

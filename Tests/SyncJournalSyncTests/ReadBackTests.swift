@@ -167,7 +167,7 @@ struct ReadBackTests {
         let (rig, original) = try await Self.deviceWithSyncedP1(dir, server: server)
         let theirs = try #require(await server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
         #expect(theirs.updatedAt > original.updatedAt)
-        let update = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let update = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
 
         let outcome = await rig.engine.sync()
         #expect(outcome == .ok(pushed: 0, pulled: 1, conflicts: 1))
@@ -195,7 +195,7 @@ struct ReadBackTests {
         case .deletedByAnotherWriter: await server.delete(kind: "pin", id: "p1")
         case .givenToAnotherUser: await server.write(user: "u2", kind: "pin", id: "p1", fields: ["name": .string("Cafe")])
         }
-        let update = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")])
+        let update = try await rig.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
 
         #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await server.reads == 1)
@@ -224,7 +224,7 @@ struct ReadBackTests {
         let server = ReferenceServer(remembersOperationIDs: false)
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server)
         await server.delete(kind: "pin", id: "p1")
-        let delete = try await rig.store.delete("pin", id: "p1")
+        let delete = try await rig.store.delete("pin", id: "p1").operation
 
         #expect(await rig.engine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         #expect(await server.reads == 1)
@@ -241,7 +241,7 @@ struct ReadBackTests {
         let server = ReferenceServer(remembersOperationIDs: false)
         let (rig, _) = try await Self.deviceWithSyncedP1(dir, server: server)
         let theirs = try #require(await server.update(kind: "pin", id: "p1", changes: ["name": .string("Theirs")]))
-        let delete = try await rig.store.delete("pin", id: "p1")
+        let delete = try await rig.store.delete("pin", id: "p1").operation
 
         #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
         #expect(await server.reads == 1)

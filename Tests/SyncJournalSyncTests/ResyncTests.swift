@@ -168,7 +168,7 @@ struct ResyncTests {
         let engine = device.engine
         let syncing = Task { await engine.sync() }
         await device.faulty.waitUntilHeld()
-        let op = try await device.store.update("pin", id: "p2", changes: ["name": .string("mine")])
+        let op = try await device.store.update("pin", id: "p2", changes: ["name": .string("mine")]).operation
         await device.faulty.releaseHeld()
         #expect(await syncing.value == .ok(pushed: 0, pulled: 2, conflicts: 0))
 

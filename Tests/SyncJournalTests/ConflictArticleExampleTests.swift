@@ -29,7 +29,7 @@ struct ConflictArticleExampleTests {
         await server.tick(10)
         await server.update(kind: "pin", id: "tapas", changes: ["name": .string("Sol"), "tags": .stringSet(["food", "spanish"])])
 
-        let op = try await store.update("pin", id: "tapas", changes: ["tags": .stringSet(["food", "late-night"]), "name": .string("Mine")])
+        let op = try await store.update("pin", id: "tapas", changes: ["tags": .stringSet(["food", "late-night"]), "name": .string("Mine")]).operation
         _ = await engine.sync()
         guard case .conflicted(let conflict) = await store.outcome(of: op) else {
             Issue.record("expected a conflict")

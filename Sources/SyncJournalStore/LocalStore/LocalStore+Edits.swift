@@ -2,31 +2,33 @@ import SyncJournalProtocol
 import SyncJournalCore
 
 extension LocalStore {
-    /// Creates a record and returns its id (a new random one when `id` is nil).
+    /// Creates a record and returns the edit: its id (a new random one when
+    /// `id` is nil) and the queued operation.
     ///
     /// - Throws: ``StoreError/recordAlreadyExists(_:)`` when the app can see
     ///   a record with that id; validation errors; ``StoreError/journal(_:)``.
     @discardableResult
-    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> String {
+    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> Edit {
         let recordID = id ?? options.makeRecordID()
         try Self.validate(kind: kind, id: recordID, fields: fields)
         let now = options.clock.nowMilliseconds()
+        let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: recordID)
             if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
             // A record created here has no base until the server confirms it.
-            let operation = JournalOperation(id: .random(), kind: .create, entity: kind, recordID: recordID,
+            let operation = JournalOperation(id: operationID, kind: .create, entity: kind, recordID: recordID,
                                              fields: fields, baseUpdatedAt: nil, queuedAt: now)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return recordID
+        return Edit(kind: kind, id: recordID, operation: operationID)
     }
 
-    /// Changes some fields of a visible record and returns the operation's
-    /// id (to await with ``outcome(of:)``).
+    /// Changes some fields of a visible record and returns the edit (its
+    /// ``Edit/operation`` to await with ``outcome(of:timeout:clock:)``).
     @discardableResult
-    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> OperationID {
+    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)
         let now = options.clock.nowMilliseconds()
         let operationID = OperationID.random()
@@ -38,13 +40,13 @@ extension LocalStore {
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return operationID
+        return Edit(kind: kind, id: id, operation: operationID)
     }
 
-    /// Deletes a visible record and returns the operation's id. Only a record
-    /// the app can see can be deleted.
+    /// Deletes a visible record and returns the edit. Only a record the app
+    /// can see can be deleted.
     @discardableResult
-    public func delete(_ kind: String, id: String) async throws(StoreError) -> OperationID {
+    public func delete(_ kind: String, id: String) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])
         let now = options.clock.nowMilliseconds()
         let operationID = OperationID.random()
@@ -56,7 +58,7 @@ extension LocalStore {
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return operationID
+        return Edit(kind: kind, id: id, operation: operationID)
     }
 
     /// The edit event for `operation`, with the compaction it causes.

@@ -9,8 +9,8 @@ extension LocalStore {
     /// the store in ``StoreStatus/unreadable(_:)``: nothing is written
     /// to it. A torn tail (a crash mid-append) is repaired.
     ///
-    /// - Throws: ``StoreError/journal(_:)`` when the journal is locked by
-    ///   another store or cannot be opened at all.
+    /// - Throws: ``StoreError/cannotOpen(path:cause:)`` when the journal is
+    ///   locked by another store or cannot be opened at all.
     public static func open(path: String, options: Options = Options()) async throws(StoreError) -> LocalStore {
         // Replay folds the records the writer's recovery scan reads: one pass over the file.
         let replay = ReplayDuringOpen()
@@ -26,7 +26,7 @@ extension LocalStore {
                 return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
                                   status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
             default:
-                throw .journal(error)
+                throw .cannotOpen(path: path, cause: error)
             }
         }
         let replayed: (state: StoreState, records: Int)

@@ -29,6 +29,10 @@ extension LocalStore {
         /// How far ahead of its appends the journal is extended with zeros
         /// (``JournalWriter/Options/preallocationBytes``; 0: never).
         public var preallocationBytes: Int
+        /// The fields to index, so that queries comparing them read only the
+        /// records they return (``FieldIndex``). Built when the store opens
+        /// and kept up to date with every change; none by default.
+        public var indexes: [FieldIndex] = []
 
         /// Default options: the machine's file system and clock, checkpoint past
         /// 10,000 dead records, server wins, quarantine after 3 permanent

@@ -6,23 +6,62 @@ extension LocalStore {
     /// (with the policy's resolution), quarantined, or cancelled locally. An
     /// operation merged into an earlier one by compaction reports that one's outcome.
     ///
+    /// Only a running ``SyncEngine`` (or another caller of the store's
+    /// engine side) ever gives a queued operation an outcome: with none,
+    /// the wait ends only when the timeout passes, the task is cancelled or
+    /// the store closes. Both of the first two return
+    /// ``OperationOutcome/pending``: the operation is still queued.
+    ///
     /// ```swift
-    /// let op = try await store.update("pin", id: "p1", changes: ["visited": .bool(true)])
-    /// switch await store.outcome(of: op) {
+    /// let store = try await LocalStore.open(path: "journals/pins.journal")
+    /// let edit = try await store.create("pin", fields: ["visited": .bool(true)])
+    /// switch await store.outcome(of: edit.operation, timeout: .seconds(30)) {
     /// case .acknowledged(let row): print("saved at", row.updatedAt)
     /// case .conflicted(let conflict): print("lost fields", conflict.resolution.lostFields)
     /// case .quarantined(let entry): print("needs attention:", entry.lastError ?? "")
+    /// case .pending: print("not synced yet")
     /// case .cancelled, .unknown: break
     /// }
     /// ```
-    public func outcome(of id: OperationID) async -> OperationOutcome {
+    ///
+    /// - Parameters:
+    ///   - id: The operation, usually an ``Edit/operation``.
+    ///   - timeout: How long to wait at most; `nil` waits until there is an outcome.
+    ///   - clock: The clock the timeout is measured on (tests pass one they move by hand).
+    public func outcome(of id: OperationID, timeout: Duration? = nil,
+                        clock: any Clock<Duration> = ContinuousClock()) async -> OperationOutcome {
+        let token = board.makeWaitToken()
+        let timer = timeout.map { timeout in
+            Task { [weak self] in
+                do { try await clock.sleep(for: timeout) } catch { return }
+                await self?.giveUpWait(token)
+            }
+        }
+        defer {
+            timer?.cancel()
+            _ = board.hasGivenUp(token, forget: true)
+        }
+        return await withTaskCancellationHandler {
+            await waitForOutcome(of: id, token: token)
+        } onCancel: {
+            Task { await self.giveUpWait(token) }
+        }
+    }
+
+    /// Ends the wait `token` with ``OperationOutcome/pending``.
+    private func giveUpWait(_ token: Int) { board.giveUp(token) }
+
+    /// The wait of ``outcome(of:timeout:clock:)``, following compaction, until
+    /// an outcome or until the wait `token` gives up.
+    private func waitForOutcome(of id: OperationID, token: Int) async -> OperationOutcome {
         var id = id
         while true {
             var settled = board.recentOutcome(of: id)
             if settled == nil {
                 guard let entry = state.outbox[id], isOpen else { return .unknown }
                 if entry.quarantined { return .quarantined(OutboxEntryStatus(entry, inFlight: false)) }
-                settled = await withCheckedContinuation { board.wait(for: id, $0) }
+                if Task.isCancelled || board.hasGivenUp(token) { return .pending }
+                settled = await withCheckedContinuation { board.wait(for: id, token: token, $0) }
             }
             switch settled! {
             case .final(let outcome): return outcome
@@ -93,7 +132,7 @@ extension LocalStore {
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
             case .forgotten(let kind, _):
                 changes.append(.pulled(kinds: [kind]))
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .checkpoint:
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint:
                 break
             }
         }
@@ -103,5 +142,6 @@ extension LocalStore {
     /// Ends every wait and observation (the store closed or retired).
     func endObservation() {
         board.endAll()
+        observedQueries.removeAll()
     }
 }

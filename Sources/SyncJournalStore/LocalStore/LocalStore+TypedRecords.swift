@@ -12,8 +12,7 @@ extension LocalStore {
         let id = value.id.recordIDString
         let fields = try Self.storedFields(of: value, id: id)
         do {
-            let created = try await create(Record.kind, id: id, fields: fields)
-            return try edit(madeBy: created, kind: Record.kind)
+            return try await create(Record.kind, id: id, fields: fields)
         } catch {
             throw Self.recordError(error)
         }
@@ -85,8 +84,7 @@ extension LocalStore {
         let changes = Self.changedFields(from: before, to: after)
         if changes.isEmpty { return nil }
         do {
-            let updated = try await update(Record.kind, id: id, changes: changes)
-            return try edit(madeBy: updated, kind: Record.kind, id: id)
+            return try await update(Record.kind, id: id, changes: changes)
         } catch {
             throw Self.recordError(error)
         }
@@ -99,8 +97,7 @@ extension LocalStore {
     public func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) async throws(SyncRecordError) -> Edit {
         let recordID = id.recordIDString
         do {
-            let deleted = try await delete(Record.kind, id: recordID)
-            return try edit(madeBy: deleted, kind: Record.kind, id: recordID)
+            return try await delete(Record.kind, id: recordID)
         } catch {
             throw Self.recordError(error)
         }
@@ -166,28 +163,4 @@ extension LocalStore {
         default: return .store(.invalidFields(kind: "", id: "", reason: "\(error)"))
         }
     }
-
-    // The handle of an edit, from what `create`, `update` and `delete` return.
-
-    /// The handle of a create that returned its record id: its operation is the newest queued on the record.
-    private func edit(madeBy id: String, kind: String) throws(SyncRecordError) -> Edit {
-        do {
-            guard let operation = try pendingOperations(kind: kind, id: id).last?.operation.id else {
-                throw SyncRecordError.notFound(kind: kind, id: id)
-            }
-            return Edit(kind: kind, id: id, operation: operation)
-        } catch let error as StoreError {
-            throw .store(error)
-        } catch {
-            throw Self.recordError(error)
-        }
-    }
-
-    /// The handle of an update or delete that returned its operation's id.
-    private func edit(madeBy operation: OperationID, kind: String, id: String) throws(SyncRecordError) -> Edit {
-        Edit(kind: kind, id: id, operation: operation)
-    }
-
-    /// The handle an edit returned itself.
-    private func edit(madeBy edit: Edit, kind: String, id: String = "") throws(SyncRecordError) -> Edit { edit }
 }

@@ -143,9 +143,13 @@ extension LocalStore {
     /// resumes their callers.
     private func completeBatches(through durableEnd: Int64) {
         for batch in batcher.takeSynced(through: durableEnd) {
-            for event in batch.decision.events { state.apply(event) }
+            var touched: [RecordKey] = []
+            for event in batch.decision.events {
+                state.collectKeys(touchedBy: event, into: &touched)
+                state.apply(event)
+            }
             journalRecords += batch.decision.records.count
-            publish(batch.decision.events)
+            visibleStateChanged(touched, events: batch.decision.events)
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
     }

@@ -12,7 +12,7 @@ import SyncJournalCore
 ///
 /// ```swift
 /// let store = try await LocalStore.open(path: "journals/pins.journal")
-/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")])
+/// let id = try await store.create("pin", fields: ["name": .string("Tapas bar")]).id
 /// try await store.update("pin", id: id, changes: ["visited": .bool(true)])
 /// let pin = try await store.record("pin", id: id)      // shows both edits
 /// try await store.delete("pin", id: id)                // never sent: both vanish
@@ -61,6 +61,13 @@ public actor LocalStore {
     var board = OutcomeBoard()
     /// Run after each durable local edit (the sync engine's trigger).
     var editObserver: (@Sendable () async -> Void)?
+    /// The indexes of ``Options/indexes`` over the visible state.
+    var fieldIndexes: FieldIndexes
+    /// The queries followed through ``observe(_:)``.
+    var observedQueries = ObservedQueries()
+    /// How often a query read every record of its kind (no index answered
+    /// it), and how many records queries examined: for tests of the indexes.
+    package var queryWork = QueryWork()
 
     init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
                  journalRecords: Int, recovery: JournalRecovery?) {
@@ -69,6 +76,7 @@ public actor LocalStore {
         self.writer = writer
         self.state = state
         staged = state
+        fieldIndexes = options.indexes.isEmpty ? FieldIndexes() : FieldIndexes(options.indexes, state: state)
         currentStatus = status
         self.journalRecords = journalRecords
         self.recovery = recovery

@@ -1,6 +1,6 @@
 import SyncJournalProtocol
 /// Who is waiting to hear what the store decided: callers of
-/// ``LocalStore/outcome(of:)`` per operation, the outcomes of operations that
+/// ``LocalStore/outcome(of:timeout:clock:)`` per operation, the outcomes of operations that
 /// left the queue recently (so a caller that asks just after still gets its
 /// answer), and the streams of ``LocalStore/changes()``. Memory only; one
 /// board per store, used on the store's actor.
@@ -13,8 +13,11 @@ struct OutcomeBoard {
         case coalesced(into: OperationID)
     }
 
-    /// Callers waiting per operation.
-    private var waiters: [OperationID: [CheckedContinuation<Settled, Never>]] = [:]
+    /// Callers waiting per operation, each with the token of its wait.
+    private var waiters: [OperationID: [(token: Int, continuation: CheckedContinuation<Settled, Never>)]] = [:]
+    /// Waits that stopped waiting (their time ran out, or their task was cancelled).
+    private var givenUp: Set<Int> = []
+    private var nextWait = 0
     /// Outcomes of operations that left the queue recently.
     private var recent: [OperationID: Settled] = [:]
     /// The order `recent` was filled in, to forget the oldest first.
@@ -30,9 +33,34 @@ struct OutcomeBoard {
     /// The remembered outcome of `id`, if it left the queue recently.
     func recentOutcome(of id: OperationID) -> Settled? { recent[id] }
 
+    /// A token for one caller's wait, which may span several operations (compaction).
+    mutating func makeWaitToken() -> Int {
+        nextWait += 1
+        return nextWait
+    }
+
     /// Adds a caller waiting for the outcome of `id`.
-    mutating func wait(for id: OperationID, _ continuation: CheckedContinuation<Settled, Never>) {
-        waiters[id, default: []].append(continuation)
+    mutating func wait(for id: OperationID, token: Int, _ continuation: CheckedContinuation<Settled, Never>) {
+        waiters[id, default: []].append((token, continuation))
+    }
+
+    /// Ends the wait `token` with ``OperationOutcome/pending``; if it is not
+    /// waiting right now, it gives up before it waits again.
+    mutating func giveUp(_ token: Int) {
+        for (id, list) in waiters {
+            guard let index = list.firstIndex(where: { $0.token == token }) else { continue }
+            var rest = list
+            let waiter = rest.remove(at: index)
+            waiters[id] = rest.isEmpty ? nil : rest
+            waiter.continuation.resume(returning: .final(.pending))
+            return
+        }
+        givenUp.insert(token)
+    }
+
+    /// Whether the wait `token` gave up; forgets it when `forget` is set (the wait ended).
+    mutating func hasGivenUp(_ token: Int, forget: Bool = false) -> Bool {
+        forget ? givenUp.remove(token) != nil : givenUp.contains(token)
     }
 
     /// Resumes the waiters of `id`. An outcome that ends the operation is
@@ -47,7 +75,7 @@ struct OutcomeBoard {
         }
         // Most operations have no caller waiting: no lookup then.
         guard !waiters.isEmpty else { return }
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: outcome) }
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(returning: outcome) }
     }
 
     /// Adds a stream of changes; the token removes it again.
@@ -76,7 +104,7 @@ struct OutcomeBoard {
     mutating func endAll() {
         let waiting = waiters
         waiters = [:]
-        for waiter in waiting.values.joined() { waiter.resume(returning: .final(.unknown)) }
+        for waiter in waiting.values.joined() { waiter.continuation.resume(returning: .final(.unknown)) }
         let streams = observers
         observers = [:]
         for stream in streams.values { stream.finish() }

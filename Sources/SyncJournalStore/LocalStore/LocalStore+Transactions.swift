@@ -1,0 +1,102 @@
+import SyncJournalProtocol
+import SyncJournalCore
+
+extension LocalStore {
+    /// Makes several edits, across records and kinds, all or nothing, and
+    /// returns them in the order they were staged.
+    ///
+    /// The body stages creates, updates and deletes on `tx`; nothing is
+    /// written while it runs, and when it throws nothing is written at all.
+    /// The store then checks every edit against the records as the edits
+    /// before it leave them (an update of a record created earlier in the
+    /// same transaction works), and journals them as one record with one
+    /// `fdatasync`. They become visible together, and after a crash the
+    /// journal holds all of them or none. When any edit fails, the write
+    /// throws that edit's error (naming its kind and id) and nothing is
+    /// journaled.
+    ///
+    /// ```swift
+    /// let store = try await LocalStore.open(path: "journals/trip.journal")
+    /// let edits = try await store.write { tx in
+    ///     let trip = try tx.create("trip", fields: ["name": .string("Lisbon")])
+    ///     try tx.create("stop", fields: ["trip": .string(trip.id), "name": .string("Alfama")])
+    ///     try tx.update("trip", id: trip.id, changes: ["stops": .int(1)])
+    /// }
+    /// print(edits.count)   // 3
+    /// ```
+    ///
+    /// Each edit stays its own queued operation (with its own ``Edit/operation``
+    /// and base), and queued edits of the same record are still merged as
+    /// single edits are. The server receives the operations in order, in one
+    /// push where they fit, but applies each on its own: the server does not
+    /// apply a transaction atomically.
+    ///
+    /// - Parameters:
+    ///   - isolation: Where the body runs: the caller's actor, so it may use
+    ///     the caller's state. Leave it out.
+    ///   - body: Stages the edits. It runs once, before anything is written;
+    ///     throwing from it abandons the write.
+    /// - Throws: whatever the body throws (a ``StoreError`` from `tx`, or the
+    ///   app's own error to abandon the write); ``StoreError/recordNotFound(_:)``
+    ///   or ``StoreError/recordAlreadyExists(_:)`` for an edit that does not
+    ///   apply; ``StoreError/tooLarge(bytes:maximum:)`` when the edits do not
+    ///   fit in one journal record; ``StoreError/journal(_:)``.
+    @discardableResult
+    public func write(isolation: isolated (any Actor)? = #isolation,
+                      _ body: (inout WriteTransaction) throws -> Void) async throws -> [Edit] {
+        let (makeRecordID, now) = await transactionStamps()
+        var tx = WriteTransaction(makeRecordID: makeRecordID, queuedAt: now)
+        try body(&tx)
+        return try await commit(tx.operations)
+    }
+
+    /// What a transaction stamps on its edits: how ids are made, and the time.
+    private func transactionStamps() -> (@Sendable () -> String, Int64) {
+        (options.makeRecordID, options.clock.nowMilliseconds())
+    }
+
+    /// Journals the staged operations of a transaction as one record.
+    private func commit(_ operations: [JournalOperation]) async throws(StoreError) -> [Edit] {
+        try checkWritable()
+        guard !operations.isEmpty else { return [] }
+        try await submit { (staged) throws(StoreError) in try Self.transaction(operations, in: staged) }
+        await notifyEditObserver()
+        return operations.map { Edit(kind: $0.entity, id: $0.recordID, operation: $0.id) }
+    }
+
+    /// The event of a transaction decided against `staged`: each operation
+    /// checked against the records as the operations before it leave them,
+    /// given its base, and compacted with what is queued by then. A single
+    /// operation is journaled as a plain edit, readable by every version.
+    package static func transaction(_ operations: [JournalOperation], in staged: StoreState) throws(StoreError) -> [StoreEvent] {
+        if operations.count == 1 { return [edit(try decided(operations[0], in: staged), in: staged)] }
+        // Only the records the transaction touches: deciding costs the same in a large store.
+        var part = staged.restricted(to: operations.map(\.key))
+        var edits: [TransactionEdit] = []
+        edits.reserveCapacity(operations.count)
+        for staged in operations {
+            let event = edit(try decided(staged, in: part), in: part)
+            guard case .edit(let operation, let steps) = event else { continue }
+            edits.append(TransactionEdit(operation: operation, compaction: steps))
+            part.apply(event)
+        }
+        return [.transaction(edits)]
+    }
+
+    /// `operation` checked against `state` (a create needs a record nobody
+    /// sees, an update or delete a visible one) and given its base.
+    private static func decided(_ operation: JournalOperation, in state: StoreState) throws(StoreError) -> JournalOperation {
+        var operation = operation
+        let visible = state.visibleFields(of: operation.key) != nil
+        switch operation.kind {
+        case .create:
+            if visible { throw .recordAlreadyExists(operation.key) }
+            // A record created here has no base until the server confirms it.
+            operation.baseUpdatedAt = nil
+        case .update, .delete:
+            guard visible else { throw .recordNotFound(operation.key) }
+            operation.baseUpdatedAt = state.base(for: operation.key)
+        }
+        return operation
+    }
+}

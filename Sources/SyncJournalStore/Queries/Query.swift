@@ -1,0 +1,55 @@
+import SyncJournalProtocol
+
+/// A question about the records of one kind: which ones (``filter(_:)``), in
+/// what order (``order(_:)``), and how many (``limit(_:offset:)``).
+///
+/// ```swift
+/// let page = Query("note")
+///     .filter(Field("list") == "inbox")
+///     .filter(Field("due") < 1_800_000_000)
+///     .order(Field("due").ascending, Field("title"))
+///     .limit(20, offset: 40)
+/// ```
+///
+/// A query is a value: ask it with ``LocalStore/fetch(_:)``, ``LocalStore/fetchOne(_:)`` or
+/// ``LocalStore/count(_:)``, or follow its results with ``LocalStore/observe(_:)``. Results are
+/// the records as the app sees them (pending local edits included, deleted
+/// records never), and records that tie in the order come by id.
+public struct Query: Sendable, Hashable {
+    /// The kind asked about.
+    public let kind: String
+    /// The filters, all of which a result satisfies.
+    package private(set) var conditions: [QueryCondition] = []
+    /// The order, before the tie-break by id.
+    package private(set) var orderings: [Field] = []
+    /// The most results returned, `nil` for all.
+    package private(set) var maximumCount: Int?
+    /// How many results of the order are skipped first.
+    package private(set) var offset = 0
+
+    /// Every record of `kind`, ordered by id.
+    public init(_ kind: String) { self.kind = kind }
+
+    /// This query, returning only records that also satisfy `condition`.
+    public func filter(_ condition: QueryCondition) -> Query {
+        var query = self
+        query.conditions.append(condition)
+        return query
+    }
+
+    /// This query, ordered by `fields` (each ascending unless written
+    /// `Field("name").descending`), then by id. Replaces an earlier order.
+    public func order(_ fields: Field...) -> Query {
+        var query = self
+        query.orderings = fields
+        return query
+    }
+
+    /// This query, returning at most `count` records after skipping the first `offset`.
+    public func limit(_ count: Int, offset: Int = 0) -> Query {
+        var query = self
+        query.maximumCount = max(0, count)
+        query.offset = max(0, offset)
+        return query
+    }
+}
