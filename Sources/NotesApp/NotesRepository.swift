@@ -39,7 +39,10 @@ public struct NotesRepository: Sendable {
         do {
             store = try await LocalStore.open(path: directory + "/" + journalName, options: options)
         } catch {
-            if case .journal(.locked) = error { throw .journalLocked(directory: directory) }
+            switch error {
+            case .cannotOpen(_, cause: .locked), .journal(.locked): throw .journalLocked(directory: directory)
+            default: break
+            }
             throw .directoryUnusable(directory: directory, reason: error.description)
         }
         if case .unreadable(let reason) = await store.status {
@@ -107,33 +110,45 @@ public struct NotesRepository: Sendable {
         }
     }
 
+    /// The list's query: every note, oldest first. Notes created in the same
+    /// millisecond (on two devices) tie in this order and come by id.
+    public static let listQuery = Query(Note.kind).order(Field("created").ascending)
+
     /// The notes in creation order (then by id), the conflicts waiting, and
     /// the notes that do not decode.
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
-        let stored: TypedRecords<Note>
+        let records: [StoreRecord]
         do {
-            stored = try await store.fetchAll(Note.self)
-        } catch {
-            throw Self.translate(error, id: "")
-        }
-        do {
-            let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
-            return NotesSnapshot(notes: stored.values.sorted(), conflicts: conflicts, unreadable: stored.undecodable.map(\.description))
+            records = try await store.fetch(Self.listQuery)
         } catch {
             throw .store(error)
         }
+        return try await snapshot(of: records)
     }
 
-    /// A stream that yields each time something in the store may have
-    /// changed what ``snapshot()`` returns; it ends when the store closes.
-    public func changes() async -> AsyncStream<Void> {
-        let changes = await store.changes()
-        return AsyncStream { continuation in
-            let forwarding = Task {
-                for await _ in changes { continuation.yield() }
-                continuation.finish()
+    /// Follows the list: the records of ``listQuery`` now, then again after
+    /// every change that alters them (a local edit, a pull, an
+    /// acknowledgement, a conflict). Read each with ``snapshot(of:)``. It ends
+    /// when the store closes or the reading task is cancelled.
+    public func observeList() -> QueryObservation {
+        store.observe(Self.listQuery)
+    }
+
+    /// The snapshot of the list whose records are `records` (results of ``listQuery``, in its order).
+    public func snapshot(of records: [StoreRecord]) async throws(NotesError) -> NotesSnapshot {
+        var notes: [Note] = []
+        var unreadable: [String] = []
+        for record in records {
+            switch Self.decode(record) {
+            case .success(let note): notes.append(note)
+            case .failure(let problem): unreadable.append(problem.report)
             }
-            continuation.onTermination = { _ in forwarding.cancel() }
+        }
+        do {
+            let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
+            return NotesSnapshot(notes: notes, conflicts: conflicts, unreadable: unreadable)
+        } catch {
+            throw .store(error)
         }
     }
 
@@ -180,6 +195,29 @@ public struct NotesRepository: Sendable {
         case .store(let error): return translate(error, id: id)
         case .undecodable(let report): return .noteUnreadable(report.description)
         case .encodingFailed, .idChanged: return .noteUnreadable(error.description)
+        }
+    }
+
+    /// A query result as a note, or why it does not decode (`note/ID at FIELD: reason`).
+    /// A query returns the stored fields; the record id goes back in as `id`.
+    private static func decode(_ record: StoreRecord) -> Result<Note, UnreadableNote> {
+        var fields = record.fields
+        fields["id"] = .string(record.id)
+        do {
+            return .success(try FieldValueDecoder().decode(Note.self, from: fields))
+        } catch let error as DecodingError {
+            var context: DecodingError.Context?
+            switch error {
+            case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
+            case .keyNotFound(let missing, let found):
+                context = DecodingError.Context(codingPath: found.codingPath + [missing], debugDescription: found.debugDescription)
+            @unknown default: context = nil
+            }
+            let path = context?.codingPath.map(\.stringValue).joined(separator: ".") ?? ""
+            let reason = context?.debugDescription ?? "\(error)"
+            return .failure(UnreadableNote(report: path.isEmpty ? "note/\(record.id): \(reason)" : "note/\(record.id) at \(path): \(reason)"))
+        } catch {
+            return .failure(UnreadableNote(report: "note/\(record.id): \(error)"))
         }
     }
 

@@ -32,11 +32,9 @@ struct NotesWatch: Sendable {
 
     /// Runs until `stopRequests` yields or ends.
     func run(until stopRequests: AsyncStream<Void>) async throws(NotesError) {
-        // Observe before the first listing, so no change falls between the two.
-        let changes = await repository.changes()
         await engine.start()
         let end = await withTaskGroup(of: End.self) { group -> End in
-            group.addTask { await printListings(on: changes) }
+            group.addTask { await printListings() }
             group.addTask { await poll() }
             group.addTask {
                 for await _ in stopRequests { break }
@@ -50,14 +48,14 @@ struct NotesWatch: Sendable {
         if case .failed(let error) = end { throw error }
     }
 
-    /// Prints the listing now and after each change, when it differs from the last one printed.
-    private func printListings(on changes: AsyncStream<Void>) async -> End {
+    /// Prints the list as the observation hands it over (now, then after
+    /// each change), when it differs from the last one printed.
+    private func printListings() async -> End {
         var shown = ""
-        var iterator = changes.makeAsyncIterator()
-        repeat {
+        for await records in repository.observeList() {
             let listing: String
             do throws(NotesError) {
-                listing = NotesListing.render(try await repository.snapshot(), json: json)
+                listing = NotesListing.render(try await repository.snapshot(of: records), json: json)
             } catch {
                 return Task.isCancelled ? .stopped : .failed(error)
             }
@@ -65,7 +63,7 @@ struct NotesWatch: Sendable {
                 output.standard(json ? listing : listing + "\n")
                 shown = listing
             }
-        } while await iterator.next() != nil
+        }
         return .stopped
     }
 
