@@ -3,14 +3,18 @@ import SyncJournalProtocol
 // The one order queries compare and sort field values by (documented in
 // QueriesAndObservation.md): first by the value's rank, then within a rank.
 //
-//   null < bool < numbers < string < bytes < string set
+//   null < bool < numbers < string < bytes < string set < timestamp < uuid
+//        < array < object
 //
 // - false < true;
 // - integers and doubles are one rank, compared by numeric value (an integer
 //   and a double that are numerically equal compare equal); NaN lies below
 //   every other number;
 // - strings by their Unicode scalars, bytes lexicographically, sets by their
-//   members sorted then compared in turn.
+//   members sorted then compared in turn;
+// - timestamps by time, UUIDs by their 16 bytes;
+// - arrays element by element in this order, a shorter prefix first; objects
+//   by their member names sorted, comparing name then value in turn.
 //
 // A new case of FieldValue takes a rank of its own (one arm in `queryRank`)
 // and one arm in `compareWithinRank`; a value compared only for equality
@@ -25,6 +29,10 @@ extension FieldValue {
         case .string: return 3
         case .bytes: return 4
         case .stringSet: return 5
+        case .timestamp: return 6
+        case .uuid: return 7
+        case .array: return 8
+        case .object: return 9
         }
     }
 
@@ -55,6 +63,25 @@ extension FieldValue {
             for (p, q) in zip(x, y) {
                 let order = Self.compare(p.unicodeScalars, q.unicodeScalars)
                 if order != 0 { return order }
+            }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        case (.timestamp(let a), .timestamp(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.uuid(let a), .uuid(let b)):
+            return withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in Self.compare(Array(x), Array(y)) } }
+        case (.array(let a), .array(let b)):
+            for (p, q) in zip(a, b) {
+                let order = p.queryOrder(q)
+                if order != 0 { return order }
+            }
+            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+        case (.object(let a), .object(let b)):
+            let (x, y) = (a.sorted { Self.compare($0.key.unicodeScalars, $1.key.unicodeScalars) < 0 },
+                          b.sorted { Self.compare($0.key.unicodeScalars, $1.key.unicodeScalars) < 0 })
+            for (p, q) in zip(x, y) {
+                let name = Self.compare(p.key.unicodeScalars, q.key.unicodeScalars)
+                if name != 0 { return name }
+                let value = p.value.queryOrder(q.value)
+                if value != 0 { return value }
             }
             return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
         default:

@@ -72,7 +72,7 @@ struct FieldIndexTests {
             ], cursor: nil)
             try await Self.checkLookups(store, "pulled")
 
-            let moved = try await store.update("note", id: "a", changes: ["list": "work", "due": 40])
+            let moved = try await store.update("note", id: "a", changes: ["list": "work", "due": 40]).operation
             try await store.create("note", id: "d", fields: ["list": "inbox"])
             try await store.delete("note", id: "c")
             try await Self.checkLookups(store, "local edits")
@@ -81,7 +81,7 @@ struct FieldIndexTests {
                                                                      row: Kit.row("a", at: 500, ["list": "work", "due": 40], kind: "note"))])
             try await Self.checkLookups(store, "acknowledged")
 
-            let conflicted = try await store.update("note", id: "b", changes: ["list": "done"])
+            let conflicted = try await store.update("note", id: "b", changes: ["list": "done"]).operation
             try await Self.checkLookups(store, "before the conflict")
             // Server wins: the server's copy replaces the local edit.
             try await store.deliverConflict(conflicted, server: Kit.row("b", at: 600, ["list": "inbox", "due": 5], kind: "note"))
