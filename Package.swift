@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "journal-bench", targets: ["journal-bench"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-load", targets: ["sync-load"]),
+        .executable(name: "notes", targets: ["notes"]),
     ],
     targets: [
         // Thin typed wrappers over the system calls (files, the durability barrier,
@@ -94,6 +95,10 @@ let package = Package(
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
         .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
+        // The example app: a notes command line built only on what an app links
+        // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
+        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine"]),
+        .executableTarget(name: "notes", dependencies: ["NotesApp"], path: "tools/notes"),
 
         .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalDumpTool", "SyncJournalCommandLine"], path: "tools/journal-dump"),
@@ -125,8 +130,9 @@ let package = Package(
             dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        .testTarget(name: "NotesAppTests", dependencies: ["NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load", "notes"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
