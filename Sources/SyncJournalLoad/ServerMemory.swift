@@ -12,6 +12,12 @@ public struct ServerMemory: Sendable, Hashable {
     /// `VmHWM`: the most resident memory so far, in KiB.
     public var peakResidentKiB: Int
 
+    /// Creates the figures (in KiB).
+    public init(residentKiB: Int, peakResidentKiB: Int) {
+        self.residentKiB = residentKiB
+        self.peakResidentKiB = peakResidentKiB
+    }
+
     /// The figures of process `pid`, or `nil` where `/proc` has none (no such process, not Linux).
     public static func read(pid: Int32) -> ServerMemory? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }

@@ -299,6 +299,8 @@ final class EventLoop: @unchecked Sendable {
                 var request = head.request
                 request.body = Array(connection.input[head.length..<total])
                 connection.input.removeFirst(total)
+                // An idle connection keeps no buffer: a large body's capacity is given back.
+                if connection.input.isEmpty { connection.input = [] }
                 connection.phase = .working
                 connection.emptyLines = 0
                 setReadable(connection, false)
@@ -325,7 +327,7 @@ final class EventLoop: @unchecked Sendable {
         let last = closing || stopping
         if last {
             connection.phase = .lingering(until: now + Int64(configuration.writeTimeoutMilliseconds + configuration.lingerMilliseconds))
-            connection.input.removeAll()
+            connection.input = []
             setReadable(connection, true)
             queueOutput(connection, response.serialized(closing: true), now: now, closeAfter: true)
             return
@@ -354,7 +356,7 @@ final class EventLoop: @unchecked Sendable {
     private func answerLast(_ connection: HTTPConnection, _ response: HTTPResponse, now: Int64) {
         releaseReservation(connection)
         connection.phase = .lingering(until: now + Int64(configuration.writeTimeoutMilliseconds + configuration.lingerMilliseconds))
-        connection.input.removeAll()
+        connection.input = []
         setReadable(connection, true)
         queueOutput(connection, response.serialized(closing: true), now: now, closeAfter: true)
     }
