@@ -309,9 +309,7 @@ final class EventLoop: @unchecked Sendable {
                 let handle = ResponseHandle(loop: self, connection: connection.id, requestWantsClose: request.wantsClose)
                 let responder = responder
                 let whole = request
-                scheduler.submit(OwnerScheduler.Job(owner: owner, bytes: bytes) {
-                    handle.send(responder.respond(to: whole))
-                })
+                scheduler.submit(OwnerScheduler.Job(owner: owner, bytes: bytes, respond: { responder.respond(to: whole) }, handle: handle))
                 return
             case .working, .lingering:
                 return

@@ -120,10 +120,7 @@ public final class HTTPServer: Sendable {
         let workerCount = max(1, configuration.workerThreads)
         for _ in 0..<workerCount {
             guard let worker = PlatformThread.start({
-                while let job = scheduler.next() {
-                    job.work()
-                    scheduler.finished(job)
-                }
+                while let job = scheduler.next() { scheduler.run(job) }
             }) else {
                 scheduler.close(workers: workerCount)
                 for started in workers { started.join() }

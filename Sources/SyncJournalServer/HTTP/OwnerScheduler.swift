@@ -10,8 +10,8 @@ import SyncJournalPlatform
 /// ```swift
 /// let scheduler = OwnerScheduler(configuration: configuration)
 /// guard scheduler.reserve(owner: "alice", bytes: 4_096) == nil else { refuse() }
-/// scheduler.submit(OwnerScheduler.Job(owner: "alice", bytes: 4_096) { answer() })
-/// while let job = scheduler.next() { job.work(); scheduler.finished(job) }   // on each worker
+/// scheduler.submit(OwnerScheduler.Job(owner: "alice", bytes: 4_096, respond: { answer() }, handle: handle))
+/// while let job = scheduler.next() { scheduler.run(job) }   // on each worker
 /// ```
 final class OwnerScheduler: Sendable {
     /// One request's work and what it holds of its owner's limits.
@@ -20,8 +20,10 @@ final class OwnerScheduler: Sendable {
         var owner: String
         /// Body bytes reserved with ``OwnerScheduler/reserve(owner:bytes:)``, given back when it finishes.
         var bytes: Int
-        /// Calls the responder and hands the answer back to the event loop.
-        var work: @Sendable () -> Void
+        /// Calls the responder (it may block).
+        var respond: @Sendable () -> HTTPResponse
+        /// Where the answer goes.
+        var handle: ResponseHandle
     }
 
     private struct OwnerState {
@@ -120,6 +122,15 @@ final class OwnerScheduler: Sendable {
             }
             return nil
         }
+    }
+
+    /// Runs `job` on the calling worker: the answer is handed to the event
+    /// loop only after the job's place and bytes are given back, so a client
+    /// that has read it finds its budget free for the next request.
+    func run(_ job: Job) {
+        let response = job.respond()
+        finished(job)
+        job.handle.send(response)
     }
 
     /// Marks `job` done: its owner may run another, its bytes are given back.
