@@ -8,7 +8,7 @@ import PackageDescription
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalProtocol
 //   sync-server -> SyncJournalServer -> SyncJournalWire, SyncJournalFieldCodec, SyncJournalProtocol
 // SyncJournalProtocol depends on nothing: the client, the wire and every server share it.
-//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin)
+//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin) -> CSyncJournalEventPoll (epoll, kqueue)
 //   every tool -> SyncJournalCommandLine (the shared argument parser)
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
@@ -36,7 +36,9 @@ let package = Package(
         // Thin typed wrappers over the system calls (files, the durability barrier,
         // sockets, clocks, processes) with Linux and Darwin branches and named errno
         // values. Package access only: not part of any product's API.
-        .target(name: "SyncJournalPlatform"),
+        .target(name: "SyncJournalPlatform", dependencies: ["CSyncJournalEventPoll"]),
+        // The readiness queue: epoll on Linux, kqueue on Darwin (Swift's Glibc module has no epoll).
+        .target(name: "CSyncJournalEventPoll"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
         .target(name: "CSyncJournalCRC"),
         // Files, records, checksums, recovery. Knows nothing about sync.
@@ -93,7 +95,7 @@ let package = Package(
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
         // The example app: a notes command line built only on what an app links
         // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
