@@ -112,41 +112,34 @@ public struct NotesRepository: Sendable {
 
     /// The list's query: every note, oldest first. Notes created in the same
     /// millisecond (on two devices) tie in this order and come by id.
-    public static let listQuery = Query(Note.kind).order(Field("created").ascending)
+    public static let listQuery = Query(Note.self).order(Field("created").ascending)
 
     /// The notes in creation order (then by id), the conflicts waiting, and
     /// the notes that do not decode.
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
-        let records: [StoreRecord]
+        let notes: TypedRecords<Note>
         do {
-            records = try await store.fetch(Self.listQuery)
+            notes = try await store.fetch(Note.self, matching: Self.listQuery)
         } catch {
-            throw .store(error)
+            throw Self.translate(error, id: "")
         }
-        return try await snapshot(of: records)
+        return try await snapshot(of: notes)
     }
 
     /// Follows the list: the records of ``listQuery`` now, then again after
     /// every change that alters them (a local edit, a pull, an
-    /// acknowledgement, a conflict). Read each with ``snapshot(of:)``. It ends
+    /// acknowledgement, a conflict). Decode each with `TypedRecords(decoding:)`
+    /// and read it with ``snapshot(of:)``. It ends
     /// when the store closes or the reading task is cancelled.
     public func observeList() -> QueryObservation {
         store.observe(Self.listQuery)
     }
 
-    /// The snapshot of the list whose records are `records` (results of ``listQuery``, in its order).
-    public func snapshot(of records: [StoreRecord]) async throws(NotesError) -> NotesSnapshot {
-        var notes: [Note] = []
-        var unreadable: [String] = []
-        for record in records {
-            switch Self.decode(record) {
-            case .success(let note): notes.append(note)
-            case .failure(let problem): unreadable.append(problem.report)
-            }
-        }
+    /// The snapshot of the list whose notes are `notes` (results of ``listQuery``, in its order).
+    public func snapshot(of notes: TypedRecords<Note>) async throws(NotesError) -> NotesSnapshot {
         do {
             let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
-            return NotesSnapshot(notes: notes, conflicts: conflicts, unreadable: unreadable)
+            return NotesSnapshot(notes: notes.values, conflicts: conflicts, unreadable: notes.undecodable.map(\.description))
         } catch {
             throw .store(error)
         }
@@ -194,30 +187,7 @@ public struct NotesRepository: Sendable {
         case .notFound: return .noteNotFound(id: id)
         case .store(let error): return translate(error, id: id)
         case .undecodable(let report): return .noteUnreadable(report.description)
-        case .encodingFailed, .idChanged: return .noteUnreadable(error.description)
-        }
-    }
-
-    /// A query result as a note, or why it does not decode (`note/ID at FIELD: reason`).
-    /// A query returns the stored fields; the record id goes back in as `id`.
-    private static func decode(_ record: StoreRecord) -> Result<Note, UnreadableNote> {
-        var fields = record.fields
-        fields["id"] = .string(record.id)
-        do {
-            return .success(try FieldValueDecoder().decode(Note.self, from: fields))
-        } catch let error as DecodingError {
-            var context: DecodingError.Context?
-            switch error {
-            case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
-            case .keyNotFound(let missing, let found):
-                context = DecodingError.Context(codingPath: found.codingPath + [missing], debugDescription: found.debugDescription)
-            @unknown default: context = nil
-            }
-            let path = context?.codingPath.map(\.stringValue).joined(separator: ".") ?? ""
-            let reason = context?.debugDescription ?? "\(error)"
-            return .failure(UnreadableNote(report: path.isEmpty ? "note/\(record.id): \(reason)" : "note/\(record.id) at \(path): \(reason)"))
-        } catch {
-            return .failure(UnreadableNote(report: "note/\(record.id): \(error)"))
+        case .encodingFailed, .idChanged, .kindMismatch: return .noteUnreadable(error.description)
         }
     }
 
