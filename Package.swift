@@ -8,7 +8,7 @@ import PackageDescription
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalProtocol
 //   sync-server -> SyncJournalServer -> SyncJournalWire, SyncJournalFieldCodec, SyncJournalProtocol
 // SyncJournalProtocol depends on nothing: the client, the wire and every server share it.
-//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin)
+//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin) -> CSyncJournalEventPoll (epoll, kqueue)
 //   every tool -> SyncJournalCommandLine (the shared argument parser)
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
@@ -30,12 +30,15 @@ let package = Package(
         .executable(name: "journal-bench", targets: ["journal-bench"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-load", targets: ["sync-load"]),
+        .executable(name: "notes", targets: ["notes"]),
     ],
     targets: [
         // Thin typed wrappers over the system calls (files, the durability barrier,
         // sockets, clocks, processes) with Linux and Darwin branches and named errno
         // values. Package access only: not part of any product's API.
-        .target(name: "SyncJournalPlatform"),
+        .target(name: "SyncJournalPlatform", dependencies: ["CSyncJournalEventPoll"]),
+        // The readiness queue: epoll on Linux, kqueue on Darwin (Swift's Glibc module has no epoll).
+        .target(name: "CSyncJournalEventPoll"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
         .target(name: "CSyncJournalCRC"),
         // Files, records, checksums, recovery. Knows nothing about sync.
@@ -92,8 +95,12 @@ let package = Package(
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
+        // The example app: a notes command line built only on what an app links
+        // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
+        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine"]),
+        .executableTarget(name: "notes", dependencies: ["NotesApp"], path: "tools/notes"),
 
         .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),
         .executableTarget(name: "journal-dump", dependencies: ["JournalDumpTool", "SyncJournalCommandLine"], path: "tools/journal-dump"),
@@ -125,8 +132,9 @@ let package = Package(
             dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        .testTarget(name: "NotesAppTests", dependencies: ["NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load", "notes"]),
         .testTarget(
             name: "JournalToolsTests",
             dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",

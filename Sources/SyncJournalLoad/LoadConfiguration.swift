@@ -26,6 +26,12 @@ public struct LoadConfiguration: Sendable, Hashable {
     public var timeoutSeconds: Double
     /// Rows each client pushes before the clock starts (so pulls have pages to read).
     public var preloadRows: Int = 0
+    /// Connections opened before the clock starts, each answered one health
+    /// check and then silent until the run ends (0: none).
+    public var idleConnections: Int = 0
+    /// The server's process id: its resident memory is read from
+    /// `/proc/PID/status` at the end of the run and reported.
+    public var serverPID: Int32?
 
     /// The defaults: 8 clients, 10 s, batches of 50, one pull per push.
     public init(server: URL, token: String = "dev-token", clients: Int = 8, seconds: Double = 10, batchSize: Int = 50,
@@ -44,7 +50,7 @@ public struct LoadConfiguration: Sendable, Hashable {
     package static let syntax = CommandSyntax(
         tool: "sync-load",
         synopses: ["--server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B] "
-                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S]"],
+                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]"],
         summary: """
             drives a running sync-server with N concurrent HTTP clients for D seconds;
             each client pushes B new records (a kind of its own), then pulls P times from
@@ -63,6 +69,12 @@ public struct LoadConfiguration: Sendable, Hashable {
             .value("--pull-limit", "L", help: "the largest page a pull asks for, 1 to 10000 (default 500)"),
             .value("--preload", "R", help: "rows each client pushes before the clock starts (default 0)"),
             .value("--timeout", "S", help: "each request's timeout in seconds (default 30)"),
+            .value("--idle-connections", "N", help: """
+                before the clock starts, open N connections that each ask one
+                health check and then stay silent until the end (default 0);
+                the report says how many the server still held at the end
+                """),
+            .value("--server-pid", "PID", help: "report this process's resident memory (VmRSS, VmHWM from /proc/PID/status) at the end"),
         ],
         notes: "exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable")
 
@@ -103,6 +115,8 @@ public struct LoadConfiguration: Sendable, Hashable {
         if let limit = try parsed.integer("--pull-limit", in: 1...10_000) { configuration.pullLimit = limit }
         if let timeout = try parsed.positiveNumber("--timeout", atMost: 86_400) { configuration.timeoutSeconds = timeout }
         if let preload = try parsed.integer("--preload", in: 0...1_000_000) { configuration.preloadRows = preload }
+        if let idle = try parsed.integer("--idle-connections", in: 0...1_000_000) { configuration.idleConnections = idle }
+        if let pid = try parsed.integer("--server-pid", in: 1...Int(Int32.max)) { configuration.serverPID = Int32(pid) }
         if configuration.batchSize == 0 && configuration.pullsPerPush == 0 {
             throw .invalidCombination("--batch 0 and --pulls-per-push 0 leave nothing to do")
         }

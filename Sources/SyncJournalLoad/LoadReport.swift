@@ -7,6 +7,10 @@ public struct LoadReport: Sendable, Hashable {
     public var tally: LoadTally
     /// Seconds from the clients' start to the last one's end.
     public var elapsedSeconds: Double
+    /// Of the idle connections, how many the server still held at the end (`nil`: none were opened).
+    public var idleStillOpen: Int?
+    /// The server's memory at the end (`nil`: no `--server-pid`, or unreadable).
+    public var serverMemory: ServerMemory?
 
     /// Pushes per second.
     public var pushesPerSecond: Double { Double(tally.pushes) / elapsedSeconds }
@@ -36,6 +40,17 @@ public struct LoadReport: Sendable, Hashable {
             "errors    \(tally.errors)",
         ]
         lines += tally.errorSamples.map { "  \($0)" }
+        if let idleStillOpen {
+            lines.append("idle      \(c.idleConnections) connections opened before the clock, \(idleStillOpen) still open at the end")
+        }
+        if let configuredPID = c.serverPID {
+            if let serverMemory {
+                func mebibytes(_ kib: Int) -> String { String((Double(kib) / 1_024 * 10).rounded() / 10) + " MiB" }
+                lines.append("server    pid \(configuredPID): RSS \(mebibytes(serverMemory.residentKiB)), peak RSS \(mebibytes(serverMemory.peakResidentKiB))")
+            } else {
+                lines.append("server    pid \(configuredPID): no /proc/\(configuredPID)/status to read")
+            }
+        }
         lines.append("(real time on a real server: numbers vary from run to run and with the machine's other load)")
         return lines.joined(separator: "\n") + "\n"
     }

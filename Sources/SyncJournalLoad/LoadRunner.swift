@@ -42,6 +42,12 @@ public enum LoadRunner {
         } catch {
             throw .refused(server: server, reason: "preloading rows: \(error)")
         }
+        var idle: IdleConnections?
+        if configuration.idleConnections > 0 {
+            idle = try IdleConnections.open(count: configuration.idleConnections, host: configuration.server.host ?? "127.0.0.1",
+                                            port: configuration.server.port ?? 80)
+        }
+        defer { idle?.close() }
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .milliseconds(Int64(configuration.seconds * 1_000))
@@ -56,7 +62,10 @@ public enum LoadRunner {
         }
         let elapsed = start.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return LoadReport(configuration: configuration, tally: tally, elapsedSeconds: max(seconds, 1e-9))
+        var report = LoadReport(configuration: configuration, tally: tally, elapsedSeconds: max(seconds, 1e-9))
+        report.idleStillOpen = idle?.countStillOpen()
+        report.serverMemory = configuration.serverPID.flatMap { ServerMemory.read(pid: $0) }
+        return report
     }
 
     /// Pushes the configured preload rows of `kind` in batches of 500 (ids `p0`, `p1`, …).

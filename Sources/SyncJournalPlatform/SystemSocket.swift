@@ -92,6 +92,75 @@ package enum SystemSocket {
         return descriptor
     }
 
+    /// A TCP socket connected to `host`:`port` (a name or a numeric
+    /// address; the first address that accepts), blocking, close-on-exec.
+    package static func connectTCP(host: String, port: Int) throws(SocketSetupFailure) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamType
+        var list: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, String(port), &hints, &list)
+        guard code == 0, let list else { throw SocketSetupFailure(call: "getaddrinfo", code: code) }
+        defer { freeaddrinfo(list) }
+        var failure = SocketSetupFailure(call: "connect", code: Errno.addressNotAvailable.rawValue)
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let current = entry {
+            entry = current.pointee.ai_next
+            let descriptor: Int32
+            do throws(Errno) {
+                descriptor = try open(family: current.pointee.ai_family, type: current.pointee.ai_socktype, protocol: current.pointee.ai_protocol)
+            } catch {
+                failure = SocketSetupFailure(call: "socket", code: error.rawValue)
+                continue
+            }
+            if systemConnect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) != 0 {
+                failure = SocketSetupFailure(call: "connect", code: errno)
+                try? SystemFile.close(descriptor)
+                continue
+            }
+            return descriptor
+        }
+        throw failure
+    }
+
+    /// Makes calls on `descriptor` return ``Errno/wouldBlock`` instead of
+    /// waiting (`O_NONBLOCK`), for sockets served by an ``EventPoller``.
+    package static func setNonBlocking(_ descriptor: Int32) throws(Errno) {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .current }
+    }
+
+    /// The peer's address without its port (`127.0.0.1`, `::1`), from
+    /// `getpeername`, or `nil` (a peer already gone, not an IP socket).
+    package static func peerAddress(_ descriptor: Int32) -> String? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let converted: UnsafePointer<CChar>?
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            converted = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                    withUnsafePointer(to: inet.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) }
+                }
+            }
+        case AF_INET6:
+            converted = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet in
+                    withUnsafePointer(to: inet.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &text, socklen_t(text.count)) }
+                }
+            }
+        default:
+            return nil
+        }
+        guard converted != nil else { return nil }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The local port a socket is bound to (`getsockname`), or `nil`.
     package static func localPort(_ descriptor: Int32) -> Int? {
         var address = sockaddr_storage()
@@ -238,5 +307,8 @@ private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 { list
 private func systemAccept(_ listener: Int32) -> Int32 { accept(listener, nil, nil) }
 private func systemSend(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     send(descriptor, base, count, flags)
+}
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
 }
 private func systemShutdown(_ descriptor: Int32, _ how: Int32) -> Int32 { shutdown(descriptor, how) }

@@ -25,6 +25,23 @@ struct LoadConfigurationTests {
         }
     }
 
+    @Test("--idle-connections and --server-pid are read; a negative count or pid 0 is refused")
+    func idleAndMemoryFlags() throws {
+        let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--idle-connections", "10000", "--server-pid", "4242"])
+        #expect(configuration.idleConnections == 10_000 && configuration.serverPID == 4_242)
+        let plain = try LoadConfiguration(arguments: ["--server", "http://h:1"])
+        #expect(plain.idleConnections == 0 && plain.serverPID == nil)
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://h:1", "--idle-connections", "-1"]) }
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://h:1", "--server-pid", "0"]) }
+    }
+
+    @Test("the server's memory is read from VmRSS and VmHWM of /proc/PID/status, in KiB")
+    func serverMemory() {
+        let status = "Name:\tsync-server\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nThreads:\t18\n"
+        #expect(ServerMemory.parse(status: status) == ServerMemory(residentKiB: 102_400, peakResidentKiB: 204_800))
+        #expect(ServerMemory.parse(status: "Name:\tx\n") == nil)
+    }
+
     @Test("quantiles are nearest-rank in milliseconds; tallies merge by adding")
     func statistics() {
         #expect(LoadTally.quantileMilliseconds([], 0.5) == nil)

@@ -101,6 +101,16 @@ final class RawClient {
         }
     }
 
+    /// Whether a response (or end of file) is readable within `milliseconds`:
+    /// a bounded wait for a socket event, never a pause.
+    func hasInput(withinMilliseconds milliseconds: Int32) throws -> Bool {
+        if !buffer.isEmpty { return true }
+        do throws(Errno) { return try SystemSocket.pollForInput([descriptor], milliseconds: milliseconds)[0] } catch {
+            if error == .interrupted { return false }
+            throw Failure(description: "poll: \(error)")
+        }
+    }
+
     /// Whether the server closed the connection (reads to end of file; other bytes are an error).
     func readsEndOfFile() throws -> Bool {
         if !buffer.isEmpty { return false }

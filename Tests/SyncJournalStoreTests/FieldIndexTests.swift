@@ -117,7 +117,7 @@ struct FieldIndexTests {
     func indexAgreesWithScan() async throws {
         try await Kit.withScratch { scratch in
             let store = try await Self.open(scratch.journal, indexes: [FieldIndex(kind: "note", field: "x")])
-            var rng = Generator(seed: 7)
+            var rng = SeededGenerator(seed: 7)
             let pool: [FieldValue] = [.null, false, true, 0, 1, 1.0, -0.0, 0.0, 2.5, .double(.nan), "", "a", "ab", "b", .bytes([1]), .stringSet(["s"])]
             for step in 0..<300 {
                 let id = "r\(rng.next() % 40)"
@@ -143,19 +143,6 @@ struct FieldIndexTests {
                 }
             }
             #expect(await store.queryWork.kindScans == scans)
-        }
-    }
-
-    /// A small deterministic generator, so a failing run repeats exactly.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

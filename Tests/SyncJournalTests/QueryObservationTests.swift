@@ -7,7 +7,7 @@ import Testing
 /// reference server. Every step waits for the change it makes to be durable
 /// (the call returns), then asks the observation for its next results: a
 /// reader that was not waiting gets the results after the change.
-@Suite("Query observation: current results, then every change that alters them", .timeLimit(.minutes(2)))
+@Suite("Query observation: current results, then every change that alters them", .timeLimit(.minutes(5)))
 struct QueryObservationTests {
     static let inbox = Query("note").filter(Field("list") == "inbox").order(Field("title"))
 
@@ -137,14 +137,19 @@ struct QueryObservationTests {
         try await Self.withStore { store, _, _, _ in
             var results = store.observe(Query("note").order(Field("n"))).makeAsyncIterator()
             #expect(await results.next() == [])
-            try await store.create("note", id: "counter", fields: ["n": 0, "title": "Counter"])
-            // All 1,000 edits return while the reader reads nothing: none waited for it.
-            for n in 1...999 { try await store.update("note", id: "counter", changes: ["n": .int(Int64(n))]) }
+            // 1,000 edits from concurrent editors (shared writes and syncs); all
+            // of them return while the reader reads nothing: none waited for it.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<1_000 {
+                    group.addTask { try await store.create("note", id: "n\(n)", fields: ["n": .int(Int64(n))]) }
+                }
+                try await group.waitForAll()
+            }
             let latest = await results.next()
-            #expect(latest?.count == 1)
-            #expect(latest?.first?.fields["n"] == 999)
-            try await store.update("note", id: "counter", changes: ["n": 1_000])
-            #expect(await results.next()?.first?.fields["n"] == 1_000)
+            #expect(latest?.count == 1_000)
+            #expect(latest?.last?.fields["n"] == 999)
+            try await store.update("note", id: "n999", changes: ["n": 1_000])
+            #expect(await results.next()?.last?.fields["n"] == 1_000)
         }
     }
 

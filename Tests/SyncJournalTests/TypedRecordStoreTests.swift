@@ -227,4 +227,29 @@ struct TypedRecordStoreTests {
         #expect(try await store.fetch(Note.self, id: note.id)?.address == Address(city: "Cádiz", zip: nil))
         try await store.close()
     }
+
+    @Test("a query fetched as a type gives the values in the query's order, lists a record that does not decode apart, and refuses a query about another kind")
+    func typedQuery() async throws {
+        let directory = try TemporaryDirectory(prefix: "typed-query"); defer { directory.remove() }
+        let store = try await Self.open(directory)
+        let first = Self.note(title: "Bravo")
+        let second = Self.note(title: "Alpha")
+        try await store.insert(first)
+        try await store.insert(second)
+        // Another client's record of the same kind with a title that is not text.
+        try await store.create("note", id: UUID().uuidString.lowercased(), fields: ["title": .int(7)])
+
+        let byTitle = Query(Note.self).order(Field("title").descending)
+        let notes = try await store.fetch(Note.self, matching: byTitle)
+        #expect(notes.values.map(\.title) == ["Bravo", "Alpha"])
+        #expect(notes.undecodable.count == 1)
+        #expect(notes.undecodable.first?.path == "title", "\(notes.undecodable)")
+
+        let observed = TypedRecords<Note>(decoding: try await store.fetch(byTitle))
+        #expect(observed.values == notes.values)
+
+        let error = await Self.recordError { _ = try await store.fetch(Note.self, matching: Query("tag")) }
+        #expect(error == .kindMismatch(query: "tag", record: "note"))
+        try await store.close()
+    }
 }

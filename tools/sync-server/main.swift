@@ -1,7 +1,8 @@
 // sync-server: the SyncJournal HTTP protocol (journals/PROTOCOL.md) over SQLite or PostgreSQL.
 //
 //   sync-server [--host H] [--port P] [--db PATH | --postgres CONNINFO] [--users FILE] [--user TOKEN:USER]...
-//               [--max-body BYTES] [--max-batch N]
+//               [--max-body BYTES] [--max-batch N] [--max-connections N] [--max-connections-per-address N]
+//               [--header-timeout S] [--idle-timeout S] [--workers N] [--max-user-requests N] [--user-body-budget BYTES]
 //
 // The logic lives in SyncJournalServer (SyncServer, SyncServerCommandLine), testable in-process.
 import Foundation

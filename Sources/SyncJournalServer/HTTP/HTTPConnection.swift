@@ -1,99 +1,62 @@
-/// Serves one accepted connection on its own thread: reads requests (keep-alive
-/// and pipelining), answers them in order, and closes on any doubt about
-/// the byte stream. Nothing here can affect another connection.
-struct HTTPConnection {
+/// One connection's state. Only the event loop's thread touches it (the
+/// loop owns it; workers see a ``ResponseHandle``, never this).
+final class HTTPConnection {
+    /// Where the connection is in its request cycle.
+    enum Phase {
+        /// Waiting for, or reading, a request head.
+        case head
+        /// The head is admitted; reading its body.
+        case body(HTTPRequestParser.Head, owner: String)
+        /// A worker has the request; input is not read meanwhile.
+        case working
+        /// The last answer is written or being written; input is read and
+        /// discarded until the peer closes, the byte bound or `until`.
+        case lingering(until: Int64)
+    }
+
+    /// A number never reused (descriptors are).
+    let id: UInt64
     let socket: ConnectionSocket
-    let configuration: HTTPServerConfiguration
-    let responder: any HTTPResponder
-    /// Readable once the server is stopping.
-    let wake: Int32
-    /// Whether the server is stopping (answers then close the connection).
-    let isStopping: @Sendable () -> Bool
+    /// The peer's address, for the per-address limit.
+    let address: String
+    /// Whether it counts against the connection limits (a connection being
+    /// refused with a 503 does not).
+    let counted: Bool
 
-    private var parser: HTTPRequestParser { HTTPRequestParser(configuration: configuration) }
+    var phase: Phase = .head
+    /// Received bytes not yet consumed.
+    var input: [UInt8] = []
+    /// Empty lines skipped before the current request line.
+    var emptyLines = 0
+    /// When the current request's first byte arrived (the accept time for
+    /// a new connection); `nil` while idle between requests.
+    var requestStart: Int64?
+    /// Since when the connection has been idle between requests.
+    var idleSince: Int64
+    /// Bytes to write, from `outputOffset` on.
+    var output: [UInt8] = []
+    var outputOffset = 0
+    /// When the oldest unwritten output was queued.
+    var outputSince: Int64 = 0
+    /// Whether the write side closes once `output` is written.
+    var closeAfterOutput = false
+    /// The owner's reservation while the request is read (handed to the job on submission).
+    var reservation: (owner: String, bytes: Int)?
+    /// Bytes discarded while lingering.
+    var discarded = 0
+    var watchingReadable = true
+    var watchingWritable = false
+    var isClosed = false
 
-    func run() {
-        socket.configure(writeTimeoutMilliseconds: configuration.writeTimeoutMilliseconds)
-        var buffer: [UInt8] = []
-        do throws(SocketError) {
-            while true {
-                // Between requests: wait for the next one, or close when idle or stopping.
-                buffer.removeFirst(HTTPRequestParser.leadingEmptyLines(buffer))
-                if buffer.isEmpty {
-                    if isStopping() { break }
-                    let readiness = try socket.waitForInput(milliseconds: configuration.idleTimeoutMilliseconds, wake: wake)
-                    guard readiness == .readable else { break }
-                    guard try socket.read(appendingTo: &buffer) > 0 else { break }
-                    continue
-                }
-                switch try receiveRequest(&buffer) {
-                case .request(let request):
-                    let response = responder.respond(to: request)
-                    let closing = request.wantsClose || response.closesConnection || isStopping()
-                    try socket.write(response.serialized(closing: closing))
-                    if closing {
-                        socket.closeAfterAnswer()
-                        return
-                    }
-                case .refused(let failure):
-                    let response = responder.respond(to: failure)
-                    try socket.write(response.serialized(closing: true))
-                    socket.closeAfterAnswer()
-                    return
-                case .closed:
-                    socket.close()
-                    return
-                }
-            }
-        } catch {
-            // A reset, a send timeout: this connection is over; nothing else is affected.
-        }
-        socket.close()
+    init(id: UInt64, socket: ConnectionSocket, address: String, counted: Bool, now: Int64) {
+        self.id = id
+        self.socket = socket
+        self.address = address
+        self.counted = counted
+        requestStart = now
+        idleSince = now
     }
 
-    private enum Received {
-        case request(HTTPRequest)
-        case refused(HTTPRequestFailure)
-        /// End of file before a whole request: nobody to answer.
-        case closed
-    }
-
-    /// Reads until `buffer` holds one whole request (or the request fails),
-    /// within the read timeout from now; leaves pipelined bytes after it in `buffer`.
-    private func receiveRequest(_ buffer: inout [UInt8]) throws(SocketError) -> Received {
-        let deadline = MonotonicClock.milliseconds() + Int64(configuration.readTimeoutMilliseconds)
-        func readMore() throws(SocketError) -> Received? {
-            let remaining = Int(deadline - MonotonicClock.milliseconds())
-            guard remaining > 0 else { return .refused(.timeout(milliseconds: configuration.readTimeoutMilliseconds)) }
-            // No wake-up here: a request already arriving is in flight and gets to finish.
-            guard try socket.waitForInput(milliseconds: remaining, wake: nil) == .readable else {
-                return .refused(.timeout(milliseconds: configuration.readTimeoutMilliseconds))
-            }
-            return try socket.read(appendingTo: &buffer) == 0 ? .closed : nil
-        }
-        var head: HTTPRequestParser.Head
-        while true {
-            switch parser.parseHead(buffer) {
-            case .incomplete:
-                if let outcome = try readMore() { return outcome }
-                continue
-            case .failure(let failure):
-                return .refused(failure)
-            case .head(let parsed):
-                head = parsed
-            }
-            break
-        }
-        let total = head.length + head.contentLength
-        if head.expectsContinue && buffer.count < total {
-            try socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-        }
-        while buffer.count < total {
-            if let outcome = try readMore() { return outcome }
-        }
-        var request = head.request
-        request.body = Array(buffer[head.length..<total])
-        buffer.removeFirst(total)
-        return .request(request)
-    }
+    /// Whether output waits to be written.
+    var hasOutput: Bool { outputOffset < output.count }
 }

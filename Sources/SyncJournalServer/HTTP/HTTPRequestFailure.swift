@@ -19,10 +19,15 @@ public enum HTTPRequestFailure: Error, Sendable, Hashable {
     case headersTooLarge(String)
     /// An HTTP version other than 1.0 and 1.1 (505).
     case versionNotSupported(String)
-    /// The request did not arrive in full within the read timeout (408).
+    /// The request did not arrive in full within the header or read timeout (408).
     case timeout(milliseconds: Int)
-    /// The server holds its maximum of connections (503, `Retry-After: 1`).
+    /// The server holds its maximum of connections (503, `Retry-After`).
     case tooManyConnections(limit: Int)
+    /// The server holds its maximum of connections from the client's address (503, `Retry-After`).
+    case tooManyConnectionsFromAddress(limit: Int)
+    /// The request's owner (its user) has too many requests or body bytes
+    /// in flight (429, `Retry-After`).
+    case ownerBusy(String)
 
     /// The status code to answer with.
     ///
@@ -38,7 +43,8 @@ public enum HTTPRequestFailure: Error, Sendable, Hashable {
         case .headersTooLarge: return 431
         case .versionNotSupported: return 505
         case .timeout: return 408
-        case .tooManyConnections: return 503
+        case .tooManyConnections, .tooManyConnectionsFromAddress: return 503
+        case .ownerBusy: return 429
         }
     }
 
@@ -56,7 +62,8 @@ public enum HTTPRequestFailure: Error, Sendable, Hashable {
         case .headersTooLarge: return "headers_too_large"
         case .versionNotSupported: return "http_version_not_supported"
         case .timeout: return "request_timeout"
-        case .tooManyConnections: return "unavailable"
+        case .tooManyConnections, .tooManyConnectionsFromAddress: return "unavailable"
+        case .ownerBusy: return "too_many_requests"
         }
     }
 
@@ -75,6 +82,8 @@ public enum HTTPRequestFailure: Error, Sendable, Hashable {
         case .versionNotSupported(let version): return "\(version) is not supported, only HTTP/1.1 and HTTP/1.0"
         case .timeout(let milliseconds): return "the request did not arrive within \(milliseconds) ms"
         case .tooManyConnections(let limit): return "the server holds its maximum of \(limit) connections"
+        case .tooManyConnectionsFromAddress(let limit): return "the server holds its maximum of \(limit) connections from this address"
+        case .ownerBusy(let reason): return reason
         }
     }
 }

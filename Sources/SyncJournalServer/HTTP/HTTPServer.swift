@@ -1,11 +1,12 @@
 import Dispatch
-import Foundation
 import SyncJournalPlatform
 
-/// A small HTTP/1.1 server on plain sockets: one thread accepts, one thread
-/// per connection reads, calls the ``HTTPResponder`` and writes (blocking
-/// I/O stays off the Swift concurrency pool). Content-Length bodies only,
-/// keep-alive and pipelining, limits from ``HTTPServerConfiguration``.
+/// A small HTTP/1.1 server on non-blocking sockets: one event-loop thread
+/// (``EventLoop``: epoll on Linux, kqueue on Darwin) holds every connection
+/// and does all the reading, parsing and writing; a few worker threads call
+/// the ``HTTPResponder`` (which may block on a database), fair between
+/// users (``OwnerScheduler``). Content-Length bodies only, keep-alive and
+/// pipelining, limits from ``HTTPServerConfiguration``.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: router)
@@ -18,18 +19,25 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
 
+    private struct Running: @unchecked Sendable {
+        // @unchecked: PlatformThread is joined only by shutdown(), under the state lock's hand-off.
+        var loop: EventLoop
+        var loopThread: PlatformThread
+        var workers: [PlatformThread]
+        var scheduler: OwnerScheduler
+        var wakeRead: Int32
+        var wakeWrite: Int32
+    }
+
     private struct State {
-        var wakeRead: Int32 = -1
-        var wakeWrite: Int32 = -1
         var port = 0
         var started = false
-        var stopping = false
-        /// Descriptors of the connections being served (cut after the grace period).
-        var connections: Set<Int32> = []
+        var stopped = false
+        var running: Running?
     }
     private let state = Mutex(State())
-    /// Entered by the accept thread and by each connection thread.
-    private let running = DispatchGroup()
+    /// Signalled when the event loop's thread ends.
+    private let loopEnded = DispatchSemaphore(value: 0)
 
     /// A server that will answer with `responder`; nothing listens until ``start()``.
     ///
@@ -48,15 +56,22 @@ public final class HTTPServer: Sendable {
     /// ```
     public var port: Int { state.withLock { $0.port } }
 
-    /// Binds, listens and starts accepting on a thread of its own.
+    /// The most connections served at once: the configured maximum, lowered
+    /// to fit the open-file limit (raised to its hard limit by ``start()``)
+    /// with 128 descriptors spare. 0 before ``start()``.
+    public var connectionLimit: Int { state.withLock { $0.running.map { _ in effectiveConnectionLimit() } ?? 0 } }
+
+    /// Raises the open-file limit, binds, listens and starts the event loop
+    /// and the workers on threads of their own.
     ///
     /// ```swift
     /// try server.start()
     /// ```
     ///
     /// - Throws: ``SocketError`` when the address cannot be resolved or bound
-    ///   (in use, not local, no permission), or the server was started before
-    ///   (`EALREADY`; a stopped server is not restarted, make a new one).
+    ///   (in use, not local, no permission), a thread or the readiness queue
+    ///   cannot be made, or the server was started before (`EALREADY`; a
+    ///   stopped server is not restarted, make a new one).
     public func start() throws(SocketError) {
         let claimed = state.withLock { state -> Bool in
             guard !state.started else { return false }
@@ -64,127 +79,104 @@ public final class HTTPServer: Sendable {
             return true
         }
         guard claimed else { throw SocketError(call: "start", code: .alreadyInProgress, context: "\(configuration.host):\(configuration.port)") }
-        let listener: Int32
         do throws(SocketError) {
-            listener = try Self.listen(host: configuration.host, port: configuration.port)
+            let running = try launch()
+            state.withLock { $0.running = running }
         } catch {
             state.withLock { $0.started = false }
             throw error
         }
+    }
+
+    private func launch() throws(SocketError) -> Running {
+        OpenFileLimit.raiseToHardLimit()
+        let listener = try Self.listen(host: configuration.host, port: configuration.port)
+        var cleanup: [Int32] = [listener]
+        func fail(_ call: String, _ error: Errno, _ context: String) -> SocketError {
+            for descriptor in cleanup { SystemSocket.close(descriptor) }
+            return SocketError(call: call, code: error, context: context)
+        }
         let wakeRead: Int32, wakeWrite: Int32
+        let poller: EventPoller
         do throws(Errno) {
+            try SystemSocket.setNonBlocking(listener)
             (wakeRead, wakeWrite) = try SystemPipe.make()
+            cleanup += [wakeRead, wakeWrite]
+            try SystemSocket.setNonBlocking(wakeRead)
+            try SystemSocket.setNonBlocking(wakeWrite)
+            poller = try EventPoller()
+            try poller.watch(listener, readable: true, writable: false)
+            try poller.watch(wakeRead, readable: true, writable: false)
         } catch {
-            SystemSocket.close(listener)
-            state.withLock { $0.started = false }
-            throw SocketError(call: "pipe", code: error, context: "wake-up pipe")
+            throw fail("event loop setup", error, "\(configuration.host):\(configuration.port)")
         }
         let port = SystemSocket.localPort(listener) ?? configuration.port
-        state.withLock { state in
-            state.wakeRead = wakeRead
-            state.wakeWrite = wakeWrite
-            state.port = port
+        state.withLock { $0.port = port }
+        let scheduler = OwnerScheduler(configuration: configuration)
+        let loop = EventLoop(configuration: configuration, responder: responder, scheduler: scheduler, poller: poller,
+                             listener: listener, wakeRead: wakeRead, wakeWrite: wakeWrite,
+                             connectionLimit: effectiveConnectionLimit())
+        var workers: [PlatformThread] = []
+        let workerCount = max(1, configuration.workerThreads)
+        for _ in 0..<workerCount {
+            guard let worker = PlatformThread.start({
+                while let job = scheduler.next() { scheduler.run(job) }
+            }) else {
+                scheduler.close(workers: workerCount)
+                for started in workers { started.join() }
+                throw fail("pthread_create", .noMemory, "worker thread")
+            }
+            workers.append(worker)
         }
-        running.enter()
-        let thread = Thread { [self] in
-            acceptLoop(listener: listener, wake: wakeRead)
-            running.leave()
+        let ended = loopEnded
+        guard let loopThread = PlatformThread.start({
+            loop.run()
+            ended.signal()
+        }) else {
+            scheduler.close(workers: workerCount)
+            for started in workers { started.join() }
+            throw fail("pthread_create", .noMemory, "event loop thread")
         }
-        thread.name = "sync-server accept"
-        thread.start()
+        return Running(loop: loop, loopThread: loopThread, workers: workers, scheduler: scheduler, wakeRead: wakeRead, wakeWrite: wakeWrite)
+    }
+
+    private func effectiveConnectionLimit() -> Int {
+        guard let limit = OpenFileLimit.current() else { return configuration.maximumConnections }
+        let fitting = Int(clamping: limit.soft) - 128
+        return max(1, min(configuration.maximumConnections, fitting))
     }
 
     /// Stops accepting, lets requests in flight finish (each answered with
     /// `Connection: close`), closes idle connections, and returns when every
-    /// connection is closed. Connections still busy after the grace period
-    /// are cut. Calling it again does nothing.
+    /// connection is closed and every worker has finished. Connections still
+    /// busy after the grace period are cut. Calling it again does nothing.
     ///
     /// ```swift
     /// server.shutdown()
     /// ```
     public func shutdown() {
-        let wakeWrite = state.withLock { state -> Int32? in
-            guard state.started, !state.stopping else { return nil }
-            state.stopping = true
-            return state.wakeWrite
+        let running = state.withLock { state -> Running? in
+            guard !state.stopped, let running = state.running else { return nil }
+            state.stopped = true
+            return running
         }
-        guard let wakeWrite else { return }
-        // Never drained: every poll on the read end sees it from now on.
-        _ = try? [UInt8(1)].withUnsafeBytes { bytes throws(Errno) in try SystemFile.write(wakeWrite, from: bytes) }
-        if running.wait(timeout: .now() + .milliseconds(configuration.shutdownGraceMilliseconds)) == .timedOut {
-            state.withLock { state in
-                for descriptor in state.connections { SystemSocket.shutdown(descriptor, .readWrite) }
-            }
-            running.wait()
+        guard let running else { return }
+        running.loop.requestStop()
+        if loopEnded.wait(timeout: .now() + .milliseconds(configuration.shutdownGraceMilliseconds)) == .timedOut {
+            running.loop.requestCut()
+            loopEnded.wait()
         }
-        state.withLock { state in
-            SystemSocket.close(state.wakeRead)
-            SystemSocket.close(state.wakeWrite)
-            state.wakeRead = -1
-            state.wakeWrite = -1
-        }
-    }
-
-    private var isStopping: Bool { state.withLock { $0.stopping } }
-
-    private func acceptLoop(listener: Int32, wake: Int32) {
-        defer { SystemSocket.close(listener) }
-        while true {
-            let ready: [Bool]
-            do throws(Errno) { ready = try SystemSocket.pollForInput([listener, wake], milliseconds: -1) } catch {
-                if error == .interrupted { continue }
-                return
-            }
-            if ready[1] { return }
-            let descriptor: Int32
-            do throws(Errno) { descriptor = try SystemSocket.accept(listener) } catch {
-                switch error {
-                case .interrupted, .wouldBlock, .connectionAborted, .protocolError:
-                    continue
-                default:
-                    // Out of descriptors or memory: wait a little (or for shutdown) instead of spinning.
-                    _ = try? SystemSocket.pollForInput([wake], milliseconds: 100)
-                    continue
-                }
-            }
-            serve(descriptor)
-        }
-    }
-
-    private func serve(_ descriptor: Int32) {
-        let socket = ConnectionSocket(descriptor: descriptor)
-        let admitted = state.withLock { state -> Bool in
-            guard state.connections.count < configuration.maximumConnections else { return false }
-            state.connections.insert(descriptor)
-            return true
-        }
-        guard admitted else {
-            // Written without waiting (a fresh socket's send buffer holds it),
-            // so a flood of refused clients costs neither threads nor time.
-            let refusal = responder.respond(to: .tooManyConnections(limit: configuration.maximumConnections))
-            try? socket.write(refusal.serialized(closing: true), dontWait: true)
-            SystemSocket.shutdown(descriptor, .write)
-            socket.close()
-            return
-        }
-        running.enter()
-        let connection = HTTPConnection(socket: socket, configuration: configuration, responder: responder,
-                                        wake: state.withLock { $0.wakeRead },
-                                        isStopping: { [self] in isStopping })
-        let thread = Thread { [self] in
-            connection.run()
-            // run() closed the descriptor; forget it under the lock shutdown cuts connections with.
-            state.withLock { _ = $0.connections.remove(descriptor) }
-            running.leave()
-        }
-        thread.name = "sync-server connection"
-        thread.start()
+        running.loopThread.join()
+        running.scheduler.close(workers: running.workers.count)
+        for worker in running.workers { worker.join() }
+        SystemSocket.close(running.wakeRead)
+        SystemSocket.close(running.wakeWrite)
     }
 
     /// A listening socket on the first address of `host` that binds.
     private static func listen(host: String, port: Int) throws(SocketError) -> Int32 {
         let context = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        do throws(SocketSetupFailure) { return try SystemSocket.listen(host: host, port: port, backlog: 128) } catch {
+        do throws(SocketSetupFailure) { return try SystemSocket.listen(host: host, port: port, backlog: 1_024) } catch {
             throw SocketError(call: error.call, errno: error.code, context: context)
         }
     }

@@ -49,10 +49,7 @@ public struct SyncRouter: HTTPResponder {
         if endpoint == .health {
             return .json(status: 200, body: HealthReplyCodec.encode())
         }
-        guard let user = authenticatedUser(request) else {
-            return Self.error(401, .unauthorized, "a valid Authorization: Bearer TOKEN header is needed",
-                              headers: [HTTPHeader(name: "WWW-Authenticate", value: "Bearer")])
-        }
+        guard let user = authenticatedUser(request) else { return Self.unauthorized() }
         do throws(RouteFailure) {
             switch endpoint {
             case .push: return try push(request.body, user: user)
@@ -65,14 +62,35 @@ public struct SyncRouter: HTTPResponder {
         }
     }
 
+    /// Checks a request's token from its head, before any body byte is
+    /// read: a sync request without a known token is answered 401 at once
+    /// (and the connection closed, its body unread); one with a token
+    /// counts against its user's limits. Health checks and unknown paths
+    /// proceed under the shared limits.
+    ///
+    /// ```swift
+    /// router.admit(HTTPRequest(method: "POST", target: "/v1/sync/push"))   // .answer(401)
+    /// ```
+    public func admit(_ head: HTTPRequest) -> HTTPAdmission {
+        guard let endpoint = SyncEndpoint(rawValue: head.path), endpoint != .health, head.method == endpoint.method else {
+            return .proceed(owner: nil)
+        }
+        guard let user = authenticatedUser(head) else {
+            var response = Self.unauthorized()
+            response.closesConnection = true
+            return .answer(response)
+        }
+        return .proceed(owner: user)
+    }
+
     /// The reply to a request the HTTP layer refused (it closes the connection after).
     ///
     /// ```swift
     /// let response = router.respond(to: .headersTooLarge("101 fields"))   // 431 headers_too_large
     /// ```
     public func respond(to failure: HTTPRequestFailure) -> HTTPResponse {
-        let headers = failure.status == 503 ? [HTTPHeader(name: "Retry-After", value: "1")] : []
-        var response = Self.error(failure.status, ProtocolErrorCode(rawValue: failure.code), failure.message, headers: headers)
+        // The HTTP layer adds Retry-After to its 503 and 429 answers.
+        var response = Self.error(failure.status, ProtocolErrorCode(rawValue: failure.code), failure.message)
         response.closesConnection = true
         return response
     }
@@ -154,6 +172,11 @@ public struct SyncRouter: HTTPResponder {
         let parts = value.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return users.user(forToken: String(parts[1]))
+    }
+
+    static func unauthorized() -> HTTPResponse {
+        error(401, .unauthorized, "a valid Authorization: Bearer TOKEN header is needed",
+              headers: [HTTPHeader(name: "WWW-Authenticate", value: "Bearer")])
     }
 
     static func error(_ status: Int, _ code: ProtocolErrorCode, _ message: String, headers: [HTTPHeader] = []) -> HTTPResponse {

@@ -36,6 +36,13 @@ public enum SyncServerCommandLine {
                 """),
             .value("--max-body", "BYTES", help: "largest request body taken (default 8388608)"),
             .value("--max-batch", "N", help: "most mutations in one push (default 1000)"),
+            .value("--max-connections", "N", help: "most connections at once, more get 503 (default 20000; the open-file limit also bounds it)"),
+            .value("--max-connections-per-address", "N", help: "most connections from one address, more get 503 (default 256)"),
+            .value("--header-timeout", "SECONDS", help: "a request head must arrive within this, from its first byte (default 10; 408 after)"),
+            .value("--idle-timeout", "SECONDS", help: "a kept-alive connection silent this long is closed (default 60)"),
+            .value("--workers", "N", help: "threads running storage calls (default 16)"),
+            .value("--max-user-requests", "N", help: "one user's requests in storage at once; more wait their turn (default 4)"),
+            .value("--user-body-budget", "BYTES", help: "one user's body bytes in flight, more get 429 (default 33554432)"),
             .value("--tombstone-retention-days", "D", help: """
                 purge deletions older than D days (default: keep them;
                 clients behind a purged one are told to resync)
@@ -75,6 +82,13 @@ public enum SyncServerCommandLine {
             if let connection = try parsed.nonEmptyValue("--postgres", expected: "a connection string") { options.postgresConnection = connection }
             if let bytes = try parsed.integer("--max-body", in: 1...(1 << 30)) { options.maximumBodyBytes = bytes }
             if let batch = try parsed.integer("--max-batch", in: 1...1_000_000) { options.maximumBatchSize = batch }
+            if let count = try parsed.integer("--max-connections", in: 1...1_000_000) { options.maximumConnections = count }
+            if let count = try parsed.integer("--max-connections-per-address", in: 1...1_000_000) { options.maximumConnectionsPerAddress = count }
+            if let seconds = try parsed.positiveNumber("--header-timeout", atMost: 3_600) { options.headerTimeoutMilliseconds = max(1, Int(seconds * 1_000)) }
+            if let seconds = try parsed.positiveNumber("--idle-timeout", atMost: 86_400) { options.idleTimeoutMilliseconds = max(1, Int(seconds * 1_000)) }
+            if let count = try parsed.integer("--workers", in: 1...1_024) { options.workerThreads = count }
+            if let count = try parsed.integer("--max-user-requests", in: 1...1_024) { options.maximumConcurrentRequestsPerUser = count }
+            if let bytes = try parsed.integer("--user-body-budget", in: 1...(1 << 40)) { options.maximumBodyBytesInFlightPerUser = bytes }
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
             }

@@ -23,6 +23,22 @@ public struct SyncServerOptions: Sendable {
     public var maximumBodyBytes = 8 * 1024 * 1024
     /// The most mutations one push may carry (413 above).
     public var maximumBatchSize = 1_000
+    /// The most connections served at once (503 above; `--max-connections`).
+    public var maximumConnections = 20_000
+    /// The most connections from one peer address (503 above; `--max-connections-per-address`).
+    public var maximumConnectionsPerAddress = 256
+    /// How long a request head may take from its first byte, or from the
+    /// connection's start (408 after; `--header-timeout`).
+    public var headerTimeoutMilliseconds = 10_000
+    /// How long a kept-alive connection may stay silent between requests (`--idle-timeout`).
+    public var idleTimeoutMilliseconds = 60_000
+    /// Threads that run storage calls (`--workers`).
+    public var workerThreads = 16
+    /// The most requests of one user handed to storage at once; more wait
+    /// their turn, users take turns (`--max-user-requests`).
+    public var maximumConcurrentRequestsPerUser = 4
+    /// The most body bytes of one user's requests in flight (429 above; `--user-body-budget`).
+    public var maximumBodyBytesInFlightPerUser = 32 * 1024 * 1024
     /// How long tombstones are kept before pulls purge them (`nil`: for ever).
     /// A client whose cursor is behind a purged tombstone is told to resync (410).
     public var tombstoneRetentionMilliseconds: Int64?
@@ -62,6 +78,13 @@ public struct SyncServerOptions: Sendable {
     public var httpConfiguration: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maximumBodyBytes = maximumBodyBytes
+        configuration.maximumConnections = maximumConnections
+        configuration.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        configuration.headerTimeoutMilliseconds = headerTimeoutMilliseconds
+        configuration.idleTimeoutMilliseconds = idleTimeoutMilliseconds
+        configuration.workerThreads = workerThreads
+        configuration.maximumConcurrentRequestsPerOwner = maximumConcurrentRequestsPerUser
+        configuration.maximumBodyBytesInFlightPerOwner = maximumBodyBytesInFlightPerUser
         return configuration
     }
 }

@@ -39,15 +39,7 @@ extension LocalStore {
     public func fetchAll<Record: SyncRecord>(_ type: Record.Type) throws(SyncRecordError) -> TypedRecords<Record> {
         let stored: [StoreRecord]
         do { stored = try records(Record.kind) } catch { throw .store(error) }
-        var values: [Record] = []
-        var undecodable: [UndecodableRecord] = []
-        for record in stored {
-            switch Self.decode(type, from: record) {
-            case .success(let value): values.append(value)
-            case .failure(let report): undecodable.append(report)
-            }
-        }
-        return TypedRecords(values: values, undecodable: undecodable)
+        return TypedRecords(decoding: stored)
     }
 
     /// Reads the record, lets `mutate` change it, and queues an update of only the fields

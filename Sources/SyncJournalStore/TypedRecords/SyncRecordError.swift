@@ -8,6 +8,8 @@ public enum SyncRecordError: Error, Sendable, Hashable, CustomStringConvertible 
     case undecodable(UndecodableRecord)
     /// An edit changed the record's id; the id of a record never changes.
     case idChanged(kind: String, from: String, to: String)
+    /// A query about one kind was asked for records of another.
+    case kindMismatch(query: String, record: String)
     /// The store refused the read or the edit.
     case store(StoreError)
 
@@ -19,6 +21,7 @@ public enum SyncRecordError: Error, Sendable, Hashable, CustomStringConvertible 
             return "\(kind)/\(id) does not encode" + (path.isEmpty ? "" : " at \(path)") + ": \(reason)"
         case .undecodable(let report): return "record does not decode: \(report)"
         case .idChanged(let kind, let from, let to): return "the id of \(kind)/\(from) cannot change to \(to)"
+        case .kindMismatch(let query, let record): return "a query about \(query) cannot return records of kind \(record)"
         case .store(let error): return error.description
         }
     }

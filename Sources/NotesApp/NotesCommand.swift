@@ -1,0 +1,169 @@
+import Foundation
+import SyncJournalCommandLine
+
+/// The `notes` command line: its syntax, parsing, and running a parsed command.
+package enum NotesCommand {
+    /// The default `--token`: the token sync-server accepts in development mode.
+    package static let defaultToken = "dev-token"
+    /// The default `--interval` of `watch`, in seconds.
+    package static let defaultInterval = 1.0
+
+    /// The command line `notes` takes; options may stand before or after the command.
+    package static let syntax = CommandSyntax(
+        tool: "notes",
+        synopses: [
+            "add TEXT --dir DIR",
+            "edit ID TEXT --dir DIR",
+            "rm ID --dir DIR",
+            "list [--json] --dir DIR",
+            "sync --dir DIR --server URL [--token TOKEN]",
+            "watch [--json] [--interval SECONDS] --dir DIR --server URL [--token TOKEN]",
+        ],
+        summary: """
+            an offline-first notes app: every change is journaled in DIR (one
+            directory per device) before it is shown, and synced with a sync-server
+            """,
+        options: [
+            .value("--dir", "DIR", help: "the device's directory (created if missing)"),
+            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, watch)"),
+            .value("--token", "TOKEN", help: "the bearer token (default dev-token)"),
+            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing"),
+            .value("--interval", "SECONDS", help: "watch: how often to pull from the server (default 1)"),
+        ],
+        positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
+        notes: """
+            A note's text is the rest of the command line, words joined by spaces.
+            list marks a note whose edit the server did not keep: [conflict: …];
+            editing or removing the note clears the mark (rm ID also clears it
+            for a note another device deleted).
+            watch ends on SIGINT, SIGTERM, or the end of standard input.
+            exit status: 0 done; 1 no such note; 64 usage; 65 the journal cannot be
+            read; 69 the server cannot be reached or refused the sync; 74 the
+            directory cannot be used; 75 another notes process uses the directory
+            """)
+
+    /// Parses a command line (without the program name).
+    ///
+    /// - Throws: ``CommandLineError`` for help or a usage mistake.
+    package static func parse(_ arguments: [String]) throws(CommandLineError) -> NotesInvocation {
+        let parsed = try syntax.parse(arguments)
+        let command = parsed.positionals[0]
+        let rest = Array(parsed.positionals.dropFirst())
+        guard let directory = try parsed.nonEmptyValue("--dir", expected: "a directory") else { throw .missingArgument("--dir DIR") }
+        let server = try parsed.value("--server", expected: "an http(s) URL such as http://127.0.0.1:8787", httpURL)
+        let token = try parsed.nonEmptyValue("--token") ?? defaultToken
+        let json = parsed.has("--json")
+        let interval = try parsed.positiveNumber("--interval", atMost: 3600)
+
+        let action: NotesAction
+        switch command {
+        case "add":
+            action = .add(text: try text(rest))
+        case "edit":
+            guard let id = rest.first else { throw .missingArgument("ID") }
+            action = .edit(id: id, text: try text(Array(rest.dropFirst())))
+        case "rm":
+            guard let id = rest.first else { throw .missingArgument("ID") }
+            if rest.count > 1 { throw .unexpectedArgument(rest[1]) }
+            action = .remove(id: id)
+        case "list":
+            if let extra = rest.first { throw .unexpectedArgument(extra) }
+            action = .list(json: json)
+        case "sync":
+            if let extra = rest.first { throw .unexpectedArgument(extra) }
+            action = .sync
+        case "watch":
+            if let extra = rest.first { throw .unexpectedArgument(extra) }
+            action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
+        default:
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, list, sync, watch)")
+        }
+        switch action {
+        case .sync, .watch:
+            if server == nil { throw .invalidCombination("\(command) needs --server URL") }
+        default:
+            break
+        }
+        if json, !(command == "list" || command == "watch") { throw .invalidCombination("--json goes with list or watch") }
+        if interval != nil, command != "watch" { throw .invalidCombination("--interval goes with watch") }
+        return NotesInvocation(action: action, directory: directory, server: server, token: token)
+    }
+
+    /// Runs a command line and returns the exit status. `stopRequests` is
+    /// called only by `watch`, for the stream that ends it.
+    package static func run(arguments: [String], output: ToolOutput,
+                            stopRequests: @Sendable () -> AsyncStream<Void>) async -> Int32 {
+        let invocation: NotesInvocation
+        do throws(CommandLineError) {
+            invocation = try parse(arguments)
+        } catch {
+            // Help goes to standard output; a mistake is one line on standard error.
+            let rejection = syntax.rejection(error)
+            if rejection.status == 0 {
+                output.standard(rejection.standardOutput)
+            } else {
+                output.error("notes: \(error) (notes --help for usage)\n")
+            }
+            return rejection.status
+        }
+        do throws(NotesError) {
+            try await execute(invocation, output: output, stopRequests: stopRequests)
+            return 0
+        } catch {
+            output.error("notes: \(error)\n")
+            return error.exitStatus
+        }
+    }
+
+    /// Runs a parsed command on the device directory's journal, closing it afterwards.
+    package static func execute(_ invocation: NotesInvocation, output: ToolOutput,
+                                stopRequests: @Sendable () -> AsyncStream<Void>) async throws(NotesError) {
+        let repository = try await NotesRepository.open(directory: invocation.directory)
+        do throws(NotesError) {
+            switch invocation.action {
+            case .add(let text):
+                output.standard(try await repository.add(text: text) + "\n")
+            case .edit(let id, let text):
+                try await repository.edit(id: id, text: text)
+            case .remove(let id):
+                try await repository.remove(id: id)
+            case .list(let json):
+                output.standard(NotesListing.render(try await repository.snapshot(), json: json))
+            case .sync:
+                let server = try serverURL(of: invocation)
+                let outcome = await repository.engine(server: server, token: invocation.token).sync()
+                try NotesSyncReport.check(outcome, server: server)
+                output.standard("\(outcome)\n")
+            case .watch(let json, let interval):
+                let server = try serverURL(of: invocation)
+                let engine = repository.engine(server: server, token: invocation.token)
+                try await NotesWatch(repository: repository, engine: engine, server: server, json: json,
+                                     interval: interval, output: output).run(until: stopRequests())
+            }
+        } catch {
+            await repository.close()
+            throw error
+        }
+        await repository.close()
+    }
+
+    /// The server a syncing command talks to.
+    static func serverURL(of invocation: NotesInvocation) throws(NotesError) -> URL {
+        guard let server = invocation.server else { throw .serverUnreachable(server: "(none)", reason: "no --server given") }
+        return server
+    }
+
+    /// An http or https URL with a host.
+    static func httpURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else { return nil }
+        return url
+    }
+
+    /// A note's text: the words given, joined by spaces.
+    static func text(_ words: [String]) throws(CommandLineError) -> String {
+        let text = words.joined(separator: " ")
+        if text.isEmpty { throw .missingArgument("TEXT") }
+        return text
+    }
+}

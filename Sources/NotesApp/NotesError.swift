@@ -1,0 +1,46 @@
+import SyncJournal
+
+/// Why a `notes` command failed, with the one line it prints and its exit status.
+public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No note with this id is visible on this device.
+    case noteNotFound(id: String)
+    /// A note is stored in a shape this version cannot read, or cannot be written as a record.
+    case noteUnreadable(String)
+    /// Another process (another `notes`) holds the device's journal.
+    case journalLocked(directory: String)
+    /// The device directory cannot be created or used.
+    case directoryUnusable(directory: String, reason: String)
+    /// The journal cannot be read (damaged, or written by a newer version); it was left as it is.
+    case journalUnreadable(directory: String, reason: String)
+    /// The server could not be reached or asked to come back later.
+    case serverUnreachable(server: String, reason: String)
+    /// The server answered, but the sync did not succeed (credentials refused, a reply it could not use).
+    case syncFailed(server: String, reason: String)
+    /// The store refused the change or the read.
+    case store(StoreError)
+
+    /// The line printed on standard error, after `notes: `.
+    public var description: String {
+        switch self {
+        case .noteNotFound(let id): return "no note \(id) on this device"
+        case .noteUnreadable(let report): return "cannot read or write the note: \(report)"
+        case .journalLocked(let directory): return "\(directory) is in use by another notes process (its journal is locked)"
+        case .directoryUnusable(let directory, let reason): return "cannot use \(directory): \(reason)"
+        case .journalUnreadable(let directory, let reason): return "the journal in \(directory) cannot be read (\(reason)); it was left as it is"
+        case .serverUnreachable(let server, let reason): return "cannot reach the server at \(server): \(reason)"
+        case .syncFailed(let server, let reason): return "sync with \(server) failed: \(reason)"
+        case .store(let error): return error.description
+        }
+    }
+
+    /// The exit status (BSD `sysexits` numbering where one fits).
+    public var exitStatus: Int32 {
+        switch self {
+        case .noteNotFound: return 1
+        case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
+        case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
+        case .directoryUnusable, .store: return 74       // EX_IOERR
+        case .journalLocked: return 75            // EX_TEMPFAIL: try again once the other process ends
+        }
+    }
+}

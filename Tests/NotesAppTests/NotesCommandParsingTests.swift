@@ -1,0 +1,80 @@
+import Foundation
+import NotesApp
+import SyncJournalCommandLine
+import Testing
+
+@Suite("notes command line parsing")
+struct NotesCommandParsingTests {
+    @Test("options may stand before or after the command, and give the same invocation")
+    func optionsAnywhere() throws {
+        let before = try NotesCommand.parse(["--dir", "a", "--server", "http://127.0.0.1:8787", "sync"])
+        let after = try NotesCommand.parse(["sync", "--dir", "a", "--server", "http://127.0.0.1:8787"])
+        #expect(before == after)
+        #expect(before == NotesInvocation(action: .sync, directory: "a", server: URL(string: "http://127.0.0.1:8787"), token: "dev-token"))
+    }
+
+    @Test("a note's text is the rest of the command line, words joined by spaces")
+    func textWords() throws {
+        #expect(try NotesCommand.parse(["add", "buy", "oat", "milk", "--dir", "a"]).action == .add(text: "buy oat milk"))
+        #expect(try NotesCommand.parse(["edit", "n1", "call", "mum", "--dir", "a"]).action == .edit(id: "n1", text: "call mum"))
+        #expect(try NotesCommand.parse(["--dir", "a", "add", "--", "--not-an-option"]).action == .add(text: "--not-an-option"))
+    }
+
+    @Test("each command parses to its action with its defaults")
+    func actions() throws {
+        #expect(try NotesCommand.parse(["rm", "n1", "--dir", "a"]).action == .remove(id: "n1"))
+        #expect(try NotesCommand.parse(["list", "--dir", "a"]).action == .list(json: false))
+        #expect(try NotesCommand.parse(["list", "--json", "--dir", "a"]).action == .list(json: true))
+        #expect(try NotesCommand.parse(["watch", "--dir", "a", "--server", "http://h:1"]).action == .watch(json: false, intervalSeconds: 1))
+        let watch = try NotesCommand.parse(["watch", "--json", "--interval", "0.25", "--dir", "a", "--server", "http://h:1", "--token", "t"])
+        #expect(watch.action == .watch(json: true, intervalSeconds: 0.25))
+        #expect(watch.token == "t")
+    }
+
+    @Test("usage mistakes are refused with the mistake named", arguments: [
+        ([], CommandLineError.missingArgument("COMMAND")),
+        (["list"], .missingArgument("--dir DIR")),
+        (["add", "--dir", "a"], .missingArgument("TEXT")),
+        (["edit", "n1", "--dir", "a"], .missingArgument("TEXT")),
+        (["rm", "--dir", "a"], .missingArgument("ID")),
+        (["rm", "n1", "n2", "--dir", "a"], .unexpectedArgument("n2")),
+        (["list", "extra", "--dir", "a"], .unexpectedArgument("extra")),
+        (["sync", "--dir", "a"], .invalidCombination("sync needs --server URL")),
+        (["watch", "--dir", "a"], .invalidCombination("watch needs --server URL")),
+        (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list or watch")),
+        (["list", "--interval", "2", "--dir", "a"], .invalidCombination("--interval goes with watch")),
+        (["list", "--bogus", "--dir", "a"], .unknownOption("--bogus")),
+        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, list, sync, watch)")),
+    ])
+    func mistakes(arguments: [String], expected: CommandLineError) {
+        #expect(throws: expected) { try NotesCommand.parse(arguments) }
+    }
+
+    @Test("--server must be an http or https URL with a host, and --interval a positive number")
+    func badValues() {
+        for server in ["ftp://h", "127.0.0.1:8787", "http://"] {
+            #expect(throws: CommandLineError.self, "\(server)") {
+                try NotesCommand.parse(["sync", "--dir", "a", "--server", server])
+            }
+        }
+        for interval in ["0", "-1", "soon"] {
+            #expect(throws: CommandLineError.self, "\(interval)") {
+                try NotesCommand.parse(["watch", "--dir", "a", "--server", "http://h:1", "--interval=\(interval)"])
+            }
+        }
+    }
+
+    @Test("a usage mistake run as a command exits 64 with one line on standard error; --help prints the help and exits 0")
+    func runRejects() async {
+        let captured = CapturedOutput()
+        let status = await NotesCommand.run(arguments: ["add", "--dir", "a"], output: captured.output, stopRequests: { AsyncStream { $0.finish() } })
+        #expect(status == 64)
+        #expect(captured.standard.isEmpty)
+        #expect(captured.error == "notes: missing TEXT (notes --help for usage)\n")
+
+        let help = CapturedOutput()
+        #expect(await NotesCommand.run(arguments: ["--help"], output: help.output, stopRequests: { AsyncStream { $0.finish() } }) == 0)
+        #expect(help.standard.hasPrefix("usage: notes add TEXT --dir DIR\n"))
+        #expect(help.error.isEmpty)
+    }
+}
