@@ -5,9 +5,10 @@ import SyncJournalCommandLine
 /// `notes watch`: keeps the engine running, pulls from the server every
 /// interval, and prints the list each time it changes, until asked to stop.
 ///
-/// The engine syncs by itself after each local edit; it does not pull when
-/// nothing is queued, so the app polls: it calls ``SyncEngine/sync()`` once
-/// at the start and then every ``interval`` seconds.
+/// The engine syncs by itself after each local edit. Rather than the
+/// engine's idle pulls, the app polls, so that it sees every outcome and can
+/// report it: it calls ``SyncEngine/sync()`` once at the start and then
+/// every ``interval`` seconds.
 struct NotesWatch: Sendable {
     /// The device's notes.
     var repository: NotesRepository
