@@ -14,4 +14,7 @@ extension LocalStore {
         publish(events)
         if !observedQueries.isEmpty && !keys.isEmpty { wakeObservations(of: Set(keys.map(\.kind))) }
     }
+
+    /// Whether anything needs the record keys a change touched: an index or an observed query.
+    var followsVisibleChanges: Bool { !fieldIndexes.isEmpty || !observedQueries.isEmpty }
 }

@@ -143,9 +143,12 @@ extension LocalStore {
     /// resumes their callers.
     private func completeBatches(through durableEnd: Int64) {
         for batch in batcher.takeSynced(through: durableEnd) {
+            // The touched keys serve only indexes and observed queries: a
+            // store with neither skips their lookups on the append path.
+            let tracking = followsVisibleChanges
             var touched: [RecordKey] = []
             for event in batch.decision.events {
-                state.collectKeys(touchedBy: event, into: &touched)
+                if tracking { state.collectKeys(touchedBy: event, into: &touched) }
                 state.apply(event)
             }
             journalRecords += batch.decision.records.count
