@@ -23,40 +23,13 @@ package enum SystemSocket {
     /// a numeric IPv4 or IPv6 address) that binds, with `SO_REUSEADDR`.
     package static func listen(host: String, port: Int, backlog: Int32 = 128) throws(SocketSetupFailure) -> Int32 {
         guard (0...65_535).contains(port) else { throw SocketSetupFailure(call: "bind", code: Errno.invalidArgument.rawValue) }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = streamType
-        hints.ai_flags = AI_PASSIVE
-        var list: UnsafeMutablePointer<addrinfo>?
-        let code = getaddrinfo(host, String(port), &hints, &list)
-        guard code == 0, let list else { throw SocketSetupFailure(call: "getaddrinfo", code: code) }
-        defer { freeaddrinfo(list) }
-        var failure = SocketSetupFailure(call: "bind", code: Errno.addressNotAvailable.rawValue)
-        var entry: UnsafeMutablePointer<addrinfo>? = list
-        while let current = entry {
-            entry = current.pointee.ai_next
-            let descriptor: Int32
-            do throws(Errno) {
-                descriptor = try open(family: current.pointee.ai_family, type: current.pointee.ai_socktype, protocol: current.pointee.ai_protocol)
-            } catch {
-                failure = SocketSetupFailure(call: "socket", code: error.rawValue)
-                continue
-            }
+        return try firstSocket(host: host, port: port, passive: true, failing: "bind") { descriptor, address in
             var on: Int32 = 1
             _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            if bind(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) != 0 {
-                failure = SocketSetupFailure(call: "bind", code: errno)
-                try? SystemFile.close(descriptor)
-                continue
-            }
-            if systemListen(descriptor, backlog) != 0 {
-                failure = SocketSetupFailure(call: "listen", code: errno)
-                try? SystemFile.close(descriptor)
-                continue
-            }
-            return descriptor
+            if bind(descriptor, address.ai_addr, address.ai_addrlen) != 0 { return SocketSetupFailure(call: "bind", code: errno) }
+            if systemListen(descriptor, backlog) != 0 { return SocketSetupFailure(call: "listen", code: errno) }
+            return nil
         }
-        throw failure
     }
 
     /// A TCP socket bound to 127.0.0.1:`port` (0: a free port the kernel
@@ -95,14 +68,25 @@ package enum SystemSocket {
     /// A TCP socket connected to `host`:`port` (a name or a numeric
     /// address; the first address that accepts), blocking, close-on-exec.
     package static func connectTCP(host: String, port: Int) throws(SocketSetupFailure) -> Int32 {
+        try firstSocket(host: host, port: port, passive: false, failing: "connect") { descriptor, address in
+            systemConnect(descriptor, address.ai_addr, address.ai_addrlen) != 0 ? SocketSetupFailure(call: "connect", code: errno) : nil
+        }
+    }
+
+    /// Resolves `host`:`port` and returns a stream socket on the first of its
+    /// addresses that `setUp` accepts (returning nil); a socket it refuses is
+    /// closed. Throws the last failure, or `failing` with no usable address.
+    private static func firstSocket(host: String, port: Int, passive: Bool, failing call: String,
+                                    _ setUp: (Int32, addrinfo) -> SocketSetupFailure?) throws(SocketSetupFailure) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamType
+        if passive { hints.ai_flags = AI_PASSIVE }
         var list: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, String(port), &hints, &list)
         guard code == 0, let list else { throw SocketSetupFailure(call: "getaddrinfo", code: code) }
         defer { freeaddrinfo(list) }
-        var failure = SocketSetupFailure(call: "connect", code: Errno.addressNotAvailable.rawValue)
+        var failure = SocketSetupFailure(call: call, code: Errno.addressNotAvailable.rawValue)
         var entry: UnsafeMutablePointer<addrinfo>? = list
         while let current = entry {
             entry = current.pointee.ai_next
@@ -113,8 +97,8 @@ package enum SystemSocket {
                 failure = SocketSetupFailure(call: "socket", code: error.rawValue)
                 continue
             }
-            if systemConnect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) != 0 {
-                failure = SocketSetupFailure(call: "connect", code: errno)
+            if let refused = setUp(descriptor, current.pointee) {
+                failure = refused
                 try? SystemFile.close(descriptor)
                 continue
             }
