@@ -14,8 +14,8 @@ public enum Invariant: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// A reopened journal replays to the state before the crash (inside an
     /// edit's write: before or after that edit), and a store stays readable.
     case replayEqualsState = "replay-equals-state"
-    /// Once faults stop and every device syncs twice, every device shows what
-    /// the server holds and every outbox is empty.
+    /// Once faults stop and every engine has run on its own schedule for two
+    /// hours, every device shows what the server holds and every outbox is empty.
     case convergence
     /// Not an invariant of the code under test: with `--server`, the harness
     /// could not read the server's state or write to it as another writer.

@@ -203,6 +203,9 @@ public final class SimulatedDevice {
         await makeEngine()
     }
 
+    /// Whether the engine keeps a wait for server changes open (`A start waits`).
+    public var waitsForChanges: Bool { live?.changeWaits ?? false }
+
     /// Stops the engine's own scheduling (`A stop`); syncs run only when told again.
     public func stopLive() async {
         live = nil

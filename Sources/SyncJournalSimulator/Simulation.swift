@@ -15,8 +15,9 @@ import Foundation
 /// - **replay-equals-state**: after a crash at rest, while a request is held,
 ///   or inside a checkpoint, the reopened journal replays to the state before
 ///   it; inside an edit's write, to the state before or after that edit;
-/// - **convergence**: once faults stop and every device syncs twice, every
-///   device shows what the server holds and every outbox is empty.
+/// - **convergence**: once faults stop and every engine has synced on its own
+///   schedule for two hours (no sync asked for by hand), every device shows
+///   what the server holds and every outbox is empty.
 ///
 /// ```swift
 /// let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: 7, devices: 3, steps: 300))
@@ -39,7 +40,7 @@ public enum Simulation {
             return SimulationOutcome(violation: nil, statistics: stats, report: report)
         }
         var lines: [String] = []
-        let at = violation.step > configuration.steps ? "the final sync rounds" : "step \(violation.step)"
+        let at = violation.step > configuration.steps ? "the end (faults stopped, engines on their own schedule)" : "step \(violation.step)"
         lines.append("\(header): VIOLATION at \(at): \(violation)")
         lines.append("reproduce: sync-sim --seed \(configuration.seed) --devices \(configuration.devices) --steps \(configuration.steps)"
             + (configuration.faults == Set(SimulationFault.allCases) ? "" : " --faults " + faultList(configuration.faults))
@@ -55,9 +56,9 @@ public enum Simulation {
             (trace, shrunkViolation, runs) = await TraceShrinker.shrink(configuration, trace: trace, violation: violation)
         }
         lines.append("shrunk trace: \(trace.count) of \(min(violation.step, first.trace.count)) steps (\(runs) shrinking runs), "
-            + "then the faults stop and every device syncs twice:")
+            + "then the faults stop and every engine syncs on its own schedule for two hours:")
         for (index, step) in trace.enumerated() { lines.append("  \(index + 1). \(step.text)") }
-        let shrunkAt = shrunkViolation.step > trace.count ? "the final sync rounds" : "step \(shrunkViolation.step)"
+        let shrunkAt = shrunkViolation.step > trace.count ? "the end (faults stopped, engines on their own schedule)" : "step \(shrunkViolation.step)"
         lines.append("shrunk run fails at \(shrunkAt): \(shrunkViolation)")
         return SimulationOutcome(violation: violation, statistics: stats, report: lines.joined(separator: "\n") + "\n")
     }

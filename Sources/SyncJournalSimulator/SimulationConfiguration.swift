@@ -7,7 +7,7 @@ public struct SimulationConfiguration: Sendable, Hashable {
     public var seed: UInt64
     /// Devices (1 to 26), all of user u1.
     public var devices: Int
-    /// Steps before the faults stop and every device syncs twice.
+    /// Steps before the faults stop and every engine syncs on its own schedule.
     public var steps: Int
     /// The fault classes injected.
     public var faults: Set<SimulationFault>
