@@ -5,9 +5,9 @@ import Dispatch
 /// without holding up the Swift concurrency pool, and work it wakes up after
 /// such a call runs on the same thread with no hand-over.
 ///
-/// The thread ends after ``shutdown()`` once the jobs already queued have
-/// run; the owner must call it (an actor, from its `deinit`), or the thread
-/// stays.
+/// The thread leaves the executor after ``shutdown()`` once the jobs already
+/// queued have run, and is parked for the next executor (``ParkedThreads``);
+/// the owner must call it (an actor, from its `deinit`), or the thread stays.
 package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is behind `queue`'s lock.
 
@@ -29,13 +29,14 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Starts the thread. Creating a thread fails only when the process is
-    /// out of threads or memory, which no caller can recover from.
-    package init() {
-        // The thread keeps the executor alive until it ends (after `shutdown`).
-        let thread = PlatformThread.start { self.run() }
-        guard let thread else { preconditionFailure("no thread could be created for an executor") }
-        thread.detach()
+    /// Starts the thread: one parked by an executor that shut down, or a new
+    /// one. Creating a thread fails only when the process is out of threads
+    /// or memory, which no caller can recover from.
+    package init(threads: ParkedThreads = .shared) {
+        // The thread keeps the executor alive until its loop ends (after `shutdown`).
+        guard threads.run({ self.run() }) else {
+            preconditionFailure("no thread could be created for an executor")
+        }
     }
 
     /// Runs `job` on the thread, after every job enqueued before it.

@@ -18,13 +18,19 @@ package final class PlatformThread: @unchecked Sendable {
     #endif
     private var started = false
 
+    /// Held while a thread is created (see ``start(_:)``).
+    private static let creation = Mutex(())
+
     private init() {}
 
     /// Starts `body` on a new thread; `nil` if the thread could not be created.
     package static func start(_ body: @escaping @Sendable () -> Void) -> PlatformThread? {
         let thread = PlatformThread()
         let box = Unmanaged.passRetained(BodyBox(body))
-        let result = pthread_create(&thread.handle, nil, { context in
+        // One thread is created at a time in this process: on a loaded Linux
+        // machine, two creations at once were seen stuck inside `clone3`
+        // together for good, both creators and both new threads.
+        let result = creation.withLock { _ in pthread_create(&thread.handle, nil, { context in
             #if canImport(Darwin)
             let box = Unmanaged<BodyBox>.fromOpaque(context).takeRetainedValue()
             #else
@@ -32,7 +38,7 @@ package final class PlatformThread: @unchecked Sendable {
             #endif
             box.body()
             return nil
-        }, box.toOpaque())
+        }, box.toOpaque()) }
         guard result == 0 else {
             box.release()
             return nil
