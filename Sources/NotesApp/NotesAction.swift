@@ -10,6 +10,12 @@ public enum NotesAction: Sendable, Hashable {
     case list(json: Bool)
     /// `sync`: sync once with the server.
     case sync
-    /// `watch [--json] [--interval SECONDS]`: keep syncing and print the list whenever it changes.
+    /// `status [--json]`: sync once, then print the sync status (whether the
+    /// server answered, what waits to be sent, conflicts, the last good sync).
+    case status(json: Bool)
+    /// `watch [--json] [--interval SECONDS]`: run the sync engine, print the
+    /// list whenever it changes and the sync status whenever the server's
+    /// reachability changes. The engine pulls when the server announces
+    /// changes and, for a server that does not, every `intervalSeconds` while idle.
     case watch(json: Bool, intervalSeconds: Double)
 }

@@ -1,12 +1,17 @@
 import Foundation
+import SyncJournal
 import SyncJournalCommandLine
 
 /// The `notes` command line: its syntax, parsing, and running a parsed command.
 package enum NotesCommand {
     /// The default `--token`: the token sync-server accepts in development mode.
     package static let defaultToken = "dev-token"
-    /// The default `--interval` of `watch`, in seconds.
-    package static let defaultInterval = 1.0
+    /// The default `--interval` of `watch`, in seconds: how often a watch
+    /// pulls while idle when the server does not announce its changes.
+    package static let defaultInterval = 5.0
+    /// How long `watch` keeps one wait for server changes open before it
+    /// opens the next (a server that holds waits answers sooner when it has changes).
+    package static let changeWaitTimeout = Duration.seconds(60)
 
     /// The command line `notes` takes; options may stand before or after the command.
     package static let syntax = CommandSyntax(
@@ -17,6 +22,7 @@ package enum NotesCommand {
             "rm ID --dir DIR",
             "list [--json] --dir DIR",
             "sync --dir DIR --server URL [--token TOKEN]",
+            "status [--json] --dir DIR --server URL [--token TOKEN]",
             "watch [--json] [--interval SECONDS] --dir DIR --server URL [--token TOKEN]",
         ],
         summary: """
@@ -25,10 +31,10 @@ package enum NotesCommand {
             """,
         options: [
             .value("--dir", "DIR", help: "the device's directory (created if missing)"),
-            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, watch)"),
+            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, status, watch)"),
             .value("--token", "TOKEN", help: "the bearer token (default dev-token)"),
-            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing"),
-            .value("--interval", "SECONDS", help: "watch: how often to pull from the server (default 1)"),
+            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing; status: one JSON object"),
+            .value("--interval", "SECONDS", help: "watch: how often to pull while idle, for a server that does not announce changes (default 5)"),
         ],
         positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
         notes: """
@@ -36,7 +42,13 @@ package enum NotesCommand {
             list marks a note whose edit the server did not keep: [conflict: …];
             editing or removing the note clears the mark (rm ID also clears it
             for a note another device deleted).
-            watch ends on SIGINT, SIGTERM, or the end of standard input.
+            status syncs once, then prints the sync status; it exits 0 whether or
+            not the server answered (the status says which).
+            watch runs the sync engine: it pulls when the server announces
+            changes, and every --interval seconds while idle; it prints the list
+            on standard output whenever it changes, and a line on standard error
+            whenever the server stops or starts answering. It ends on SIGINT,
+            SIGTERM, or the end of standard input.
             exit status: 0 done; 1 no such note; 64 usage; 65 the journal cannot be
             read; 69 the server cannot be reached or refused the sync; 74 the
             directory cannot be used; 75 another notes process uses the directory
@@ -72,19 +84,22 @@ package enum NotesCommand {
         case "sync":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .sync
+        case "status":
+            if let extra = rest.first { throw .unexpectedArgument(extra) }
+            action = .status(json: json)
         case "watch":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
         default:
-            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, list, sync, watch)")
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, list, sync, status, watch)")
         }
         switch action {
-        case .sync, .watch:
+        case .sync, .status, .watch:
             if server == nil { throw .invalidCombination("\(command) needs --server URL") }
         default:
             break
         }
-        if json, !(command == "list" || command == "watch") { throw .invalidCombination("--json goes with list or watch") }
+        if json, !["list", "status", "watch"].contains(command) { throw .invalidCombination("--json goes with list, status or watch") }
         if interval != nil, command != "watch" { throw .invalidCombination("--interval goes with watch") }
         return NotesInvocation(action: action, directory: directory, server: server, token: token)
     }
@@ -134,11 +149,19 @@ package enum NotesCommand {
                 let outcome = await repository.engine(server: server, token: invocation.token).sync()
                 try NotesSyncReport.check(outcome, server: server)
                 output.standard("\(outcome)\n")
+            case .status(let json):
+                let server = try serverURL(of: invocation)
+                let clock = ContinuousSyncClock()
+                let engine = repository.engine(server: server, token: invocation.token, clock: clock)
+                let report = await NotesStatusReport.afterOneSync(of: engine, server: server, clock: clock, now: Date.init)
+                output.standard(json ? report.json() + "\n" : report.text())
             case .watch(let json, let interval):
                 let server = try serverURL(of: invocation)
-                let engine = repository.engine(server: server, token: invocation.token)
-                try await NotesWatch(repository: repository, engine: engine, server: server, json: json,
-                                     interval: interval, output: output).run(until: stopRequests())
+                let engine = repository.engine(server: server, token: invocation.token,
+                                               idlePullInterval: .milliseconds(Int64((interval * 1000).rounded(.up))),
+                                               changeWaitTimeout: changeWaitTimeout)
+                try await NotesWatch(repository: repository, engine: engine, server: server.absoluteString, json: json,
+                                     output: output).run(until: stopRequests())
             }
         } catch {
             await repository.close()

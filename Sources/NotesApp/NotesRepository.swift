@@ -145,9 +145,23 @@ public struct NotesRepository: Sendable {
         }
     }
 
-    /// An engine that syncs notes with the server at `server` using `token`.
-    public func engine(server: URL, token: String) -> SyncEngine {
-        SyncEngine(store: store, transport: HTTPTransport(baseURL: server, token: token), options: .init(kinds: [Self.kind]))
+    /// An engine that syncs notes with the server at `server` using `token`
+    /// (see ``engine(transport:idlePullInterval:changeWaitTimeout:clock:)``).
+    public func engine(server: URL, token: String, idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
+                       clock: any SyncClock = ContinuousSyncClock()) -> SyncEngine {
+        engine(transport: HTTPTransport(baseURL: server, token: token), idlePullInterval: idlePullInterval,
+               changeWaitTimeout: changeWaitTimeout, clock: clock)
+    }
+
+    /// An engine that syncs notes through `transport`, timing its retries
+    /// with `clock`. Once started, it pulls every `idlePullInterval` while
+    /// idle, and keeps a wait for server changes open for up to
+    /// `changeWaitTimeout` at a time (`nil`: neither).
+    public func engine(transport: any SyncTransport, idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
+                       clock: any SyncClock = ContinuousSyncClock()) -> SyncEngine {
+        SyncEngine(store: store, transport: transport,
+                   options: .init(kinds: [Self.kind], idlePullInterval: idlePullInterval, changeWaitTimeout: changeWaitTimeout),
+                   clock: clock)
     }
 
     /// Closes the store (queued edits stay in the journal for the next run).

@@ -2,25 +2,28 @@ import Foundation
 import SyncJournal
 import SyncJournalCommandLine
 
-/// `notes watch`: keeps the engine running, pulls from the server every
-/// interval, and prints the list each time it changes, until asked to stop.
+/// `notes watch`: runs the sync engine and prints the list each time it
+/// changes, until asked to stop.
 ///
-/// The engine syncs by itself after each local edit. Rather than the
-/// engine's idle pulls, the app polls, so that it sees every outcome and can
-/// report it: it calls ``SyncEngine/sync()`` once at the start and then
-/// every ``interval`` seconds.
+/// The watch does not sync by itself: it starts the engine, which pushes
+/// after local edits, pulls when the server announces changes (a wait for
+/// changes, where the transport supports one), and pulls while idle at the
+/// engine's idle pull interval (for a server that does not announce them).
+/// The list on standard output follows the list query
+/// (``NotesRepository/observeList()``), so a note another device added
+/// appears as soon as the engine pulls it. The engine's status
+/// (``SyncEngine/statusUpdates()``) becomes one line on standard error each
+/// time the server stops answering, refuses the token, or answers again.
 struct NotesWatch: Sendable {
     /// The device's notes.
     var repository: NotesRepository
-    /// The engine syncing them with the server.
+    /// The engine syncing them with the server, not yet started.
     var engine: SyncEngine
-    /// The server, for messages.
-    var server: URL
+    /// The server's name in messages.
+    var server: String
     /// Whether each listing is one JSON array on one line.
     var json: Bool
-    /// Seconds between pulls.
-    var interval: Double
-    /// Where listings (standard output) and sync problems (standard error) go.
+    /// Where listings (standard output) and status lines (standard error) go.
     var output: ToolOutput
 
     /// How a watch ended.
@@ -31,12 +34,14 @@ struct NotesWatch: Sendable {
         case failed(NotesError)
     }
 
-    /// Runs until `stopRequests` yields or ends.
+    /// Starts the engine and runs until `stopRequests` yields or ends; stops the engine before it returns.
     func run(until stopRequests: AsyncStream<Void>) async throws(NotesError) {
+        // Subscribed before the start, so the first trouble is not missed.
+        let statuses = await engine.statusUpdates()
         await engine.start()
         let end = await withTaskGroup(of: End.self) { group -> End in
             group.addTask { await printListings() }
-            group.addTask { await poll() }
+            group.addTask { await printStatusChanges(statuses) }
             group.addTask {
                 for await _ in stopRequests { break }
                 return .stopped
@@ -68,25 +73,19 @@ struct NotesWatch: Sendable {
         return .stopped
     }
 
-    /// Syncs now and every interval; says on standard error when the server
-    /// cannot be reached, and when it can again.
-    private func poll() async -> End {
+    /// Says on standard error when the server stops answering (or refuses
+    /// the token, or fails a sync), once per distinct problem, and when a
+    /// sync succeeds again after one.
+    private func printStatusChanges(_ statuses: AsyncStream<SyncStatus>) async -> End {
         var problem: String?
-        while !Task.isCancelled {
-            let outcome = await engine.sync()
-            do throws(NotesError) {
-                try NotesSyncReport.check(outcome, server: server)
-                if problem != nil { output.error("notes: in sync with \(server.absoluteString) again\n") }
-                problem = nil
-            } catch {
-                if problem != error.description { output.error("notes: \(error)\n") }
-                problem = error.description
+        for await status in statuses {
+            let now = NotesStatusReport.problem(status.connectivity, server: server)
+            if let now, now != problem {
+                output.error("notes: \(now)\n")
+            } else if now == nil, problem != nil {
+                output.error("notes: in sync with \(server) again\n")
             }
-            do {
-                try await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
-            } catch {
-                break
-            }
+            problem = now
         }
         return .stopped
     }

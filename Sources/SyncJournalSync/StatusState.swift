@@ -7,6 +7,10 @@ struct StatusState: Sendable {
     var lastOutcome: SyncOutcome?
     /// Whether the last sync's trouble was a server that did not answer.
     var serverUnreachable = false
+    /// Whether the running sync found the server not answering. It becomes
+    /// ``serverUnreachable`` only when the sync ends, so while a retry runs
+    /// the status still tells the last sync's trouble as it was.
+    var serverUnreachableThisSync = false
     /// When a sync last ended well (clock milliseconds).
     var lastSuccessAt: Int64?
     /// Counts read from the store at the last refresh.

@@ -41,6 +41,7 @@ extension SyncEngine {
     func recordForStatus(_ outcome: SyncOutcome) {
         statusState.syncActivity = nil
         statusState.lastOutcome = outcome
+        statusState.serverUnreachable = statusState.serverUnreachableThisSync
         if case .ok = outcome { statusState.lastSuccessAt = clock.now() }
     }
 

@@ -305,7 +305,7 @@ public actor SyncEngine {
     }
 
     private func run() async -> SyncOutcome {
-        statusState.serverUnreachable = false
+        statusState.serverUnreachableThisSync = false
         var pushed = 0
         var conflicts = 0
         // Operations tried in this sync and not finished (failed or refused):
@@ -358,7 +358,7 @@ public actor SyncEngine {
                 return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
             case .serverUnreachable(let reason):
                 // As a transient failure: a timed-out request may have been applied.
-                statusState.serverUnreachable = true
+                statusState.serverUnreachableThisSync = true
                 _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
                 return .stop(.retryLater(reason: error.description, retryAfterMilliseconds: nil))
             case .unauthorized(let reason):
@@ -522,7 +522,7 @@ public actor SyncEngine {
                 case .offline: return .skipped(.offline)
                 case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
                 case .serverUnreachable:
-                    statusState.serverUnreachable = true
+                    statusState.serverUnreachableThisSync = true
                     return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
                 case .unauthorized(let reason): return .failed(.authentication(reason: reason))
                 case .cursorExpired(let kinds):

@@ -25,7 +25,9 @@ struct NotesCommandParsingTests {
         #expect(try NotesCommand.parse(["rm", "n1", "--dir", "a"]).action == .remove(id: "n1"))
         #expect(try NotesCommand.parse(["list", "--dir", "a"]).action == .list(json: false))
         #expect(try NotesCommand.parse(["list", "--json", "--dir", "a"]).action == .list(json: true))
-        #expect(try NotesCommand.parse(["watch", "--dir", "a", "--server", "http://h:1"]).action == .watch(json: false, intervalSeconds: 1))
+        #expect(try NotesCommand.parse(["watch", "--dir", "a", "--server", "http://h:1"]).action == .watch(json: false, intervalSeconds: 5))
+        #expect(try NotesCommand.parse(["status", "--dir", "a", "--server", "http://h:1"]).action == .status(json: false))
+        #expect(try NotesCommand.parse(["--json", "status", "--dir", "a", "--server", "http://h:1"]).action == .status(json: true))
         let watch = try NotesCommand.parse(["watch", "--json", "--interval", "0.25", "--dir", "a", "--server", "http://h:1", "--token", "t"])
         #expect(watch.action == .watch(json: true, intervalSeconds: 0.25))
         #expect(watch.token == "t")
@@ -41,10 +43,13 @@ struct NotesCommandParsingTests {
         (["list", "extra", "--dir", "a"], .unexpectedArgument("extra")),
         (["sync", "--dir", "a"], .invalidCombination("sync needs --server URL")),
         (["watch", "--dir", "a"], .invalidCombination("watch needs --server URL")),
-        (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list or watch")),
+        (["status", "--dir", "a"], .invalidCombination("status needs --server URL")),
+        (["status", "now", "--dir", "a", "--server", "http://h:1"], .unexpectedArgument("now")),
+        (["status", "--interval", "2", "--dir", "a", "--server", "http://h:1"], .invalidCombination("--interval goes with watch")),
+        (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list, status or watch")),
         (["list", "--interval", "2", "--dir", "a"], .invalidCombination("--interval goes with watch")),
         (["list", "--bogus", "--dir", "a"], .unknownOption("--bogus")),
-        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, list, sync, watch)")),
+        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, list, sync, status, watch)")),
     ])
     func mistakes(arguments: [String], expected: CommandLineError) {
         #expect(throws: expected) { try NotesCommand.parse(arguments) }

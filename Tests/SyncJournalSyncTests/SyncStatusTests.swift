@@ -77,6 +77,25 @@ struct SyncStatusTests {
         #expect(after?.lastSuccessfulSyncAt == 0)
     }
 
+    @Test("while the retry after an unanswered sync runs, the status still reads server unreachable, never server busy")
+    func unreachableDuringRetry() async throws {
+        let dir = try TemporaryDirectory(prefix: "sync-status-tests"); defer { dir.remove() }
+        let rig = try await LiveRig.open(dir.file("device.journal"), server: ReferenceServer())
+        await rig.faulty.inject(.serverUnreachable(reason: "connection refused"), on: .pull)
+        #expect(await rig.engine.sync() == .retryLater(reason: "server unreachable: connection refused", retryAfterMilliseconds: nil))
+        #expect(await rig.engine.status.connectivity == .serverUnreachable(reason: "server unreachable: connection refused"))
+
+        await rig.faulty.holdNextRequest(.pull)
+        let retry = Task { await rig.engine.sync() }
+        await rig.faulty.waitUntilHeld()
+        let during = await rig.engine.status
+        #expect(during.activity == .pulling)
+        #expect(during.connectivity == .serverUnreachable(reason: "server unreachable: connection refused"))
+        await rig.faulty.releaseHeld()
+        #expect(await retry.value == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(await rig.engine.status.connectivity == .online)
+    }
+
     @Test("a sync that finds no route while the app reports online reads as no connection, not offline")
     func noRouteIsNotAppOffline() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-status-tests"); defer { dir.remove() }
