@@ -3,15 +3,22 @@ import SyncJournalProtocol
 import SyncJournalServer
 
 /// A storage that only counts the calls that reach it (each answers as an
-/// empty server would), to show that a refused request never got there.
+/// empty server would, or fails with `failure`), to show that a refused
+/// request never got there, or how a storage failure is answered.
 final class RecordingStorage: SyncStorage {
     private let calls = Mutex<Int>(0)
+    private let failure: StorageError?
+
+    init(failing failure: StorageError? = nil) {
+        self.failure = failure
+    }
 
     /// How many calls reached the storage.
     var callCount: Int { calls.withLock { $0 } }
 
     func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
         calls.withLock { $0 += 1 }
+        if let failure { throw failure }
         return mutations.map { MutationResult(operationID: $0.operationID, outcome: .conflict(server: nil)) }
     }
 
