@@ -47,7 +47,7 @@ struct BackendAgreementTests {
     /// Valid requests and client mistakes, in the order they are sent (later ones see earlier ones' rows).
     static let requests: [Request] = [
         push([mutation(1, id: "p1"), mutation(2, id: "p2", fields: #"{"grade":7,"tags":{"set":["a","b"]}}"#)]),
-        push([mutation(3, kind: String(repeating: "k", count: 4_000), id: "long"), mutation(4, id: "p3")]),
+        push([mutation(3, kind: NoiseText.of(count: 4_000), id: "long"), mutation(4, id: "p3")]),
         push([mutation(5, kind: String(repeating: "k", count: 128), id: "edge"), mutation(6, kind: String(repeating: "k", count: 129), id: "edge")]),
         push([mutation(7, id: String(repeating: "i", count: 64)), mutation(8, id: String(repeating: "i", count: 65))]),
         push([mutation(9, id: "nul\\u0000"), mutation(10, kind: "p\\u0000n", id: "x")]),
@@ -73,7 +73,7 @@ struct BackendAgreementTests {
         pull(#""pin":null"#, token: "t-bob"),
         read(kind: "pin", id: "p1"),
         read(kind: "pin", id: "ghost"),
-        read(kind: String(repeating: "k", count: 4_000), id: "long"),
+        read(kind: NoiseText.of(count: 4_000), id: "long"),
         read(kind: "pin", id: String(repeating: "i", count: 65)),
     ]
 
