@@ -25,7 +25,7 @@ public enum ProtocolLimits {
     /// The longest field name, in UTF-8 bytes.
     public static let maximumFieldNameBytes = 128
 
-    /// The most kinds one pull (or change wait) may name: each costs the
+    /// The most kinds one pull may name: each costs the
     /// server its own queries, so a request cannot ask for unbounded work.
     public static let maximumKindsPerPull = 256
 

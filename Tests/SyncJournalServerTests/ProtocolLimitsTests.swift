@@ -42,6 +42,16 @@ struct ProtocolLimitsTests {
         #expect(try server.results(mutations).map(\.outcome) == results.map(\.outcome))
     }
 
+    @Test("over a real socket, the push with a 4,000-character kind is answered 200: that mutation rejected, the create beside it applied")
+    func longKindOverHTTP() throws {
+        let fixture = try SyncServerFixture(maximumBatchSize: 3, maximumBodyBytes: 65_536)
+        let mutations = [Mutations.create("p1", kind: NoiseText.of(count: 4_000)), Mutations.create("p2")]
+        let results = try fixture.push(mutations)
+        #expect(Self.isPermanentRejection(results[0].outcome, "kind of 4000 bytes, at most 128"))
+        #expect(results[1].outcome.appliedRow?.id == "p2")
+        #expect(try fixture.pullAll().map(\.id) == ["p2"])
+    }
+
     @Test("a pull naming 450,000 kinds is a 400 naming the limit, and nothing reaches storage")
     func hugePullNeverReachesStorage() throws {
         let storage = RecordingStorage()
