@@ -3,14 +3,21 @@
 /// PostgreSQL storages and the in-memory reference server all decide with
 /// these; they add only their transactions, locks and storage-specific checks.
 package enum StorageRules {
-    /// The refusal of a mutation no storage may apply (an empty kind or
-    /// field name, a record id out of range), or `nil` when it is well formed.
+    /// The refusal of a mutation no storage may apply, or `nil` when it is
+    /// within the protocol's limits (``ProtocolLimits``): a kind of 1 to
+    /// ``ProtocolLimits/maximumKindBytes`` bytes and a record id of 1 to
+    /// ``ProtocolLimits/maximumRecordIDBytes`` bytes, neither holding U+0000;
+    /// at most ``ProtocolLimits/maximumFieldsPerRecord`` fields with names of
+    /// at most ``ProtocolLimits/maximumFieldNameBytes`` bytes; values nested
+    /// at most `FieldValue.maximumNestingDepth` deep. Every backend refuses
+    /// the same mutations with the same reason, permanently, before it
+    /// touches its tables.
     package static func refusal(of mutation: Mutation) -> MutationOutcome? {
-        if mutation.kind.isEmpty { return .rejected(reason: "empty kind", permanent: true) }
-        if mutation.recordID.isEmpty || mutation.recordID.utf8.count > ProtocolLimits.maximumRecordIDBytes {
-            return .rejected(reason: "record id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8", permanent: true)
+        if let problem = ProtocolLimits.problem(kind: mutation.kind) ?? ProtocolLimits.problem(recordID: mutation.recordID)
+            ?? ProtocolLimits.problem(fieldCount: mutation.fields.count, names: mutation.fields.keys)
+            ?? FieldValue.problem(in: mutation.fields) {
+            return .rejected(reason: problem, permanent: true)
         }
-        if let problem = FieldValue.problem(in: mutation.fields) { return .rejected(reason: problem, permanent: true) }
         return nil
     }
 
@@ -43,6 +50,10 @@ package enum StorageRules {
             guard var row = live else { return .conflict(server: nil) }
             guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
             row.fields.merge(mutation.fields) { _, new in new }
+            if row.fields.count > ProtocolLimits.maximumFieldsPerRecord {
+                return .rejected(reason: "the update would leave \(row.fields.count) fields in \(key), at most \(ProtocolLimits.maximumFieldsPerRecord) in a record",
+                                 permanent: true)
+            }
             row.updatedAt = try queries.nextStamp(after: previous)
             try queries.write(row, owner: user)
             return .applied(row)
@@ -57,17 +68,23 @@ package enum StorageRules {
         }
     }
 
-    /// Refuses a pull whose limit, kinds or cursors are malformed, before any query.
+    /// Refuses a pull whose limit, kinds or cursors are malformed or over the
+    /// protocol's limits (at most ``ProtocolLimits/maximumKindsPerPull``
+    /// kinds, each within ``ProtocolLimits/problem(kind:)``), before any query.
     package static func validate(_ request: PullRequest, maximumLimit: Int = ProtocolLimits.maximumPullLimit) throws(PullRefusal) {
         guard request.limit >= 1, request.limit <= maximumLimit else {
             throw .badRequest("limit must be 1 to \(maximumLimit), not \(request.limit)")
         }
+        if request.cursors.count > ProtocolLimits.maximumKindsPerPull {
+            throw .badRequest("\(request.cursors.count) kinds, at most \(ProtocolLimits.maximumKindsPerPull) in one pull")
+        }
         for (kind, cursor) in request.cursors {
-            if kind.isEmpty { throw .badRequest("empty kind") }
+            if let problem = ProtocolLimits.problem(kind: kind) { throw .badRequest(problem) }
             guard let cursor = cursor ?? nil else { continue }
             if cursor.id.isEmpty || cursor.id.utf8.count > ProtocolLimits.maximumRecordIDBytes {
                 throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8")
             }
+            if cursor.id.utf8.contains(0) { throw .badCursor(kind: kind, reason: "the cursor's id must not contain U+0000") }
         }
     }
 

@@ -24,8 +24,12 @@ public enum MutationCodec {
 
     /// The mutation `json` (found at `path`) stands for: an operation id in
     /// the `8-4-4-4-12` hex form, a non-empty kind, `op` one of `create`,
-    /// `update`, `delete`, a record id of 1 to 64 UTF-8 bytes, and no fields
-    /// for a delete.
+    /// `update`, `delete`, a non-empty record id, and no fields for a delete.
+    ///
+    /// The sizes of a kind, a record id and its fields are not judged here:
+    /// a mutation over ``ProtocolLimits`` is well formed, and the server
+    /// rejects it alone (a permanent `rejected` result) while it applies the
+    /// rest of its push.
     public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> Mutation {
         let object = try JSONObjectReader(json, at: path, allowed: members)
         let operationID = try operationID(object, "operationId")
@@ -34,7 +38,7 @@ public enum MutationCodec {
         guard let op = OperationKind.allCases.first(where: { $0.description == opText }) else {
             throw .invalidValue(path: object.path(of: "op"), reason: "\"\(opText)\" is not create, update or delete")
         }
-        let recordID = try object.name("recordId", maximumBytes: ProtocolLimits.maximumRecordIDBytes)
+        let recordID = try object.name("recordId")
         let baseUpdatedAt = try object.optionalInt64("baseUpdatedAt")
         let fields = try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }

@@ -21,17 +21,28 @@ public enum PullRequestCodec {
         ]).encoded()
     }
 
-    /// The request a body stands for: non-empty kinds, cursors in the
-    /// `UPDATEDAT:ID` form or `null`, a limit of 1 to ``maximumLimit``.
+    /// The request a body stands for: at most
+    /// ``ProtocolLimits/maximumKindsPerPull`` kinds, each within
+    /// ``ProtocolLimits/problem(kind:)``, cursors in the `UPDATEDAT:ID` form
+    /// or `null`, a limit of 1 to ``maximumLimit``.
     ///
     /// - Throws: ``WireError``; a malformed cursor is ``WireError/badCursor(path:text:)``.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> PullRequest {
         let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "limit", "resync"])
         let cursorsPath = object.path(of: "cursors")
+        let members = try object.object("cursors")
+        // Counted before any kind is looked at: each kind costs the server queries.
+        if members.count > ProtocolLimits.maximumKindsPerPull {
+            throw .invalidValue(path: cursorsPath, reason: "\(members.count) kinds, at most \(ProtocolLimits.maximumKindsPerPull) in one pull")
+        }
         var cursors: [String: PullCursor?] = [:]
-        for (kind, value) in try object.object("cursors") {
+        for (kind, value) in members {
+            if kind.isEmpty { throw .invalidValue(path: JSONPath.member(cursorsPath, kind), reason: "an empty kind") }
+            if let problem = ProtocolLimits.problem(kind: kind) {
+                // The path would repeat an over-long kind; the reason says what is wrong.
+                throw .invalidValue(path: cursorsPath, reason: problem)
+            }
             let path = JSONPath.member(cursorsPath, kind)
-            if kind.isEmpty { throw .invalidValue(path: path, reason: "an empty kind") }
             switch value {
             case .null: cursors[kind] = .some(nil)
             case .string(let text): cursors[kind] = try PullCursorCodec.decode(text, at: path)

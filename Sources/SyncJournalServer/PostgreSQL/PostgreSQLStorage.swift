@@ -19,8 +19,9 @@ import SyncJournalProtocol
 ///   (503) and anything else ``StorageError/postgres(_:)`` (500). Running a
 ///   push again is safe even when the lost connection hid a commit: its
 ///   operation ids are remembered, so the rerun answers the first results.
-/// - PostgreSQL `text` cannot hold U+0000, so a kind or record id with it is
-///   rejected permanently (SQLite would keep it).
+/// - PostgreSQL `text` cannot hold U+0000; the protocol forbids it in kinds
+///   and record ids for every backend (``ProtocolLimits``), so such a
+///   mutation is rejected permanently before any statement.
 ///
 /// ```swift
 /// let storage = try PostgreSQLStorage(connection: "host=127.0.0.1 port=5432 dbname=sync")
@@ -172,11 +173,9 @@ public final class PostgreSQLStorage: SyncStorage {
     }
 
     private func apply(_ mutation: Mutation, user: String, _ queries: PostgreSQLTransaction) throws(StorageError) -> MutationOutcome {
-        // PostgreSQL's text cannot hold U+0000, which SQLite and the reference server keep.
-        if mutation.kind.utf8.contains(0) || mutation.recordID.utf8.contains(0) {
-            return .rejected(reason: "kind and record id must not contain U+0000 (PostgreSQL text cannot hold it)", permanent: true)
-        }
-        return try StorageRules.apply(mutation, user: user, queries)
+        // The shared rules refuse what PostgreSQL cannot hold (U+0000 in text,
+        // keys past an index entry) before any statement, as every backend does.
+        try StorageRules.apply(mutation, user: user, queries)
     }
 
     // MARK: Pull
@@ -187,13 +186,8 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 500))
     /// ```
     public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
+        // The shared rules also refuse U+0000 in kinds and cursor ids, which PostgreSQL text cannot hold.
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: SQLiteStorage.maximumPullLimit) } catch { throw StorageError(error) }
-        for (kind, cursor) in request.cursors {
-            if kind.utf8.contains(0) { throw .badRequest("a kind must not contain U+0000") }
-            if let cursor = cursor ?? nil, cursor.id.utf8.contains(0) {
-                throw .badCursor(kind: kind, reason: "the cursor's id must not contain U+0000")
-            }
-        }
         applyRetention()
         return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
             try StorageRules.page(user: user, request, queries)

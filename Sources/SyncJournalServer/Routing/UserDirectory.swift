@@ -41,20 +41,29 @@ public struct UserDirectory: Sendable {
         }
     }
 
+    /// The longest user name, in UTF-8 bytes: a user is stored as the owner
+    /// of every row and remembered operation, inside the storage's keys.
+    public static let maximumUserBytes = 128
+
     /// Adds one token for `user`.
     ///
     /// ```swift
     /// try users.add(token: "t1", user: "alice")
     /// ```
     ///
-    /// - Throws: ``UserDirectoryError`` for an empty token or user, a token
-    ///   with spaces or control characters, or a token given twice.
+    /// - Throws: ``UserDirectoryError`` for an empty token or user, a user
+    ///   over ``maximumUserBytes`` or holding U+0000, a token with spaces or
+    ///   control characters, or a token given twice.
     public mutating func add(token: String, user: String) throws(UserDirectoryError) {
         let bytes = Array(token.utf8)
         guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw UserDirectoryError(source: nil, line: nil, reason: "a token must be visible ASCII without spaces")
         }
         guard !user.isEmpty else { throw UserDirectoryError(source: nil, line: nil, reason: "an empty user") }
+        // The user is part of the storage's keys, beside a kind and a record id.
+        guard user.utf8.count <= Self.maximumUserBytes, !user.utf8.contains(0) else {
+            throw UserDirectoryError(source: nil, line: nil, reason: "a user must be at most \(Self.maximumUserBytes) bytes of UTF-8 without U+0000")
+        }
         guard !entries.contains(where: { $0.token == bytes }) else {
             throw UserDirectoryError(source: nil, line: nil, reason: "a token is given twice")
         }

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// Everything `sync-server` is started with.
 ///
 /// ```swift
@@ -22,7 +24,7 @@ public struct SyncServerOptions: Sendable {
     /// The largest request body taken (413 above).
     public var maximumBodyBytes = 8 * 1024 * 1024
     /// The most mutations one push may carry (413 above).
-    public var maximumBatchSize = 1_000
+    public var maximumBatchSize = ProtocolLimits.maximumMutationsPerPush
     /// The most connections served at once (503 above; `--max-connections`).
     public var maximumConnections = 20_000
     /// The most connections from one peer address (503 above; `--max-connections-per-address`).

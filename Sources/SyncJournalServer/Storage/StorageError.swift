@@ -8,7 +8,8 @@ import SyncJournalProtocol
 public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A cursor the storage cannot use (an empty id, one longer than a record id may be): 400 `bad_cursor`.
     case badCursor(kind: String, reason: String)
-    /// A request outside the protocol's limits (a limit of 0): 400 `bad_request`.
+    /// A request outside the protocol's limits (a limit of 0, too many kinds),
+    /// or one the database refused to hold: 400 `bad_request`.
     case badRequest(String)
     /// Cursors behind a purged tombstone, kinds sorted: 410 `cursor_expired`.
     case cursorExpired(kinds: [String])
@@ -25,25 +26,52 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stored row or remembered result that does not decode: 500 `internal`.
     case corrupt(table: String, key: String, reason: String)
 
-    /// The error for a failed SQLite call: busy and locked are ``unavailable(reason:)``.
+    /// The error for a failed SQLite call: busy and locked are
+    /// ``unavailable(reason:)``; a value over SQLite's length limit
+    /// (`SQLITE_TOOBIG`) is ``badRequest(_:)``, as the request caused it.
     ///
     /// ```swift
     /// throw StorageError(sqlite: error)
     /// ```
     public init(sqlite error: SQLiteError) {
-        self = error.isBusy ? .unavailable(reason: error.description) : .sqlite(error)
+        if error.isBusy {
+            self = .unavailable(reason: error.description)
+        } else if error.primaryCode == 18 {
+            // SQLITE_TOOBIG: a value over SQLite's length limit came from the request.
+            self = .badRequest(Self.cannotHold(error.message))
+        } else {
+            self = .sqlite(error)
+        }
     }
 
     /// The error for a failed libpq call, after the storage's retries: a lost
     /// connection, a serialization failure, a deadlock or a lock timeout is
     /// ``unavailable(reason:)`` (503, worth retrying later); anything else ``postgres(_:)``.
     ///
+    /// A data exception (SQLSTATE class `22`) or a program limit (class `54`,
+    /// such as a key past an index entry's size) comes from what the request
+    /// holds: resending it cannot help, so it is ``badRequest(_:)`` (400),
+    /// never a 500 the client would retry for ever. The protocol's limits
+    /// keep every valid request clear of these; this is the last line.
+    ///
     /// ```swift
     /// throw StorageError(postgres: error)
     /// ```
     public init(postgres error: PostgreSQLError) {
-        let transient = error.isConnectionFailure || error.isLockTimeout || ["40001", "40P01"].contains(error.sqlState ?? "")
-        self = transient ? .unavailable(reason: error.description) : .postgres(error)
+        let state = error.sqlState ?? ""
+        let transient = error.isConnectionFailure || error.isLockTimeout || ["40001", "40P01"].contains(state)
+        if transient {
+            self = .unavailable(reason: error.description)
+        } else if state.hasPrefix("22") || state.hasPrefix("54") {
+            self = .badRequest(Self.cannotHold("sqlstate \(state): \(error.message)"))
+        } else {
+            self = .postgres(error)
+        }
+    }
+
+    /// The reason given for a request the database refused to hold.
+    private static func cannotHold(_ detail: String) -> String {
+        "the database cannot hold this request (\(detail.prefix(200))); nothing of it was applied"
     }
 
     /// The error for a pull the rules refuse: 400 or 410, as the refusal says.
