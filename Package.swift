@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
         // The example app: a notes command line built only on what an app links
         // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
-        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine"]),
+        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine", "SyncJournalPlatform"]),
         .executableTarget(name: "notes", dependencies: ["NotesApp"], path: "tools/notes"),
 
         .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),

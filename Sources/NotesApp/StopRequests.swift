@@ -1,5 +1,5 @@
-@preconcurrency import Dispatch
 import Foundation
+import SyncJournalPlatform
 
 /// What ends a long-running `notes watch` process: SIGINT (Ctrl-C), SIGTERM,
 /// or the end of standard input (Ctrl-D, or the pipe closed by a parent process).
@@ -9,13 +9,15 @@ package enum StopRequests {
     /// the process by themselves: the caller ends it cleanly.
     package static func signalsAndEndOfInput() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number in
-            // Ignored by the default handler, so the dispatch source receives it instead.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
+        // The handlers are in place once `install` returns, so a signal sent
+        // as soon as the first listing shows is never lost. Should the pipe
+        // not be had, the signals keep their default action: they end the
+        // process, with no clean stop but no hang either.
+        if let signals = try? StopSignals.install() {
+            let waiter = Thread {
+                while StopSignals.next(from: signals) != nil { continuation.yield() }
+            }
+            waiter.start()
         }
         let reader = Thread {
             // availableData blocks until input arrives and is empty only at its end.
@@ -23,9 +25,6 @@ package enum StopRequests {
             continuation.yield()
         }
         reader.start()
-        continuation.onTermination = { _ in
-            for source in sources { source.cancel() }
-        }
         return stream
     }
 }

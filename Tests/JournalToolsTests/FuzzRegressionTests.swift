@@ -248,18 +248,24 @@ struct FuzzRegressionTests {
     }
 
     @Test("the regression runner: files and directories, findings, usage errors")
-    func regressionRunner() throws {
+    func regressionRunner() async throws {
         let output = CapturedOutput()
         let seeds = Self.root.appendingPathComponent("journals/samples").path
-        #expect(FuzzRegressionRunner.run(.journalReader, arguments: [seeds], output: output.tool) == 0)
+        // The runner blocks its thread until each input's async run ends, as
+        // the command-line tool does; on a thread of the concurrency pool that
+        // would hold one of the threads the run itself needs.
+        let runner: @Sendable (FuzzTarget, [String]) async -> Int32 = { target, arguments in
+            await onThreadOfItsOwn { FuzzRegressionRunner.run(target, arguments: arguments, output: output.tool) }
+        }
+        #expect(await runner(.journalReader, [seeds]) == 0)
         #expect(output.standard.contains("11 inputs, 0 findings"))
-        #expect(FuzzRegressionRunner.run(.journalReader, arguments: [], output: output.tool) == 64)
-        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--bogus"], output: output.tool) == 64)
-        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["/nonexistent/input"], output: output.tool) == 66)
+        #expect(await runner(.journalReader, []) == 64)
+        #expect(await runner(.serverReply, ["--bogus"]) == 64)
+        #expect(await runner(.serverReply, ["/nonexistent/input"]) == 66)
 
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let seedDirectory = directory.file("seeds")
-        #expect(FuzzRegressionRunner.run(.serverReply, arguments: ["--make-seeds", seedDirectory, seedDirectory], output: output.tool) == 0)
+        #expect(await runner(.serverReply, ["--make-seeds", seedDirectory, seedDirectory]) == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: seedDirectory).count == FuzzServerReply.seeds.count)
     }
 }

@@ -65,7 +65,7 @@ struct NotesAgainstServerTests {
     }
 
     @Test("watch --json on device B prints A's new note after A syncs, and ends with status 0 at the end of its input")
-    func watchSeesOtherDevice() throws {
+    func watchSeesOtherDevice() async throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         let watch = try RunningNotesWatch(["--json", "--dir", "b", "--server", server.url, "--interval", "0.2"], in: scratch.url)
@@ -79,24 +79,24 @@ struct NotesAgainstServerTests {
         #expect(array == [["id": id, "text": "from A"]])
 
         watch.closeInput()
-        #expect(watch.waitForExit() == 0)
+        #expect(await watch.waitForExit() == 0)
     }
 
     @Test("watch ends with status 0 on SIGINT and on SIGTERM, after its first listing")
-    func watchEndsOnSignals() throws {
+    func watchEndsOnSignals() async throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         for signal in ["SIGINT", "SIGTERM"] {
             let watch = try RunningNotesWatch(["--dir", "b", "--server", server.url], in: scratch.url)
             #expect(watch.line { $0 == "(no notes)" } != nil, "\(signal): \(watch.printed)")
             if signal == "SIGINT" { watch.process.interrupt() } else { watch.process.terminate() }
-            #expect(watch.waitForExit() == 0, "\(signal)")
+            #expect(await watch.waitForExit() == 0, "\(signal)")
             #expect(watch.process.terminationReason == .exit, "\(signal)")
         }
     }
 
     @Test("while watch holds a device's directory, another notes command on it exits 75 with one line saying it is in use")
-    func lockedJournal() throws {
+    func lockedJournal() async throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         let watch = try RunningNotesWatch(["--dir", "b", "--server", server.url], in: scratch.url)
@@ -107,7 +107,7 @@ struct NotesAgainstServerTests {
         #expect(refused.standardError.hasPrefix("notes: b is in use by another notes process"), "\(refused.standardError)")
         #expect(refused.standardError.split(separator: "\n").count == 1)
         watch.closeInput()
-        #expect(watch.waitForExit() == 0)
+        #expect(await watch.waitForExit() == 0)
         #expect(try notes("add", "second writer", "--dir", "b", in: scratch).status == 0)
     }
 

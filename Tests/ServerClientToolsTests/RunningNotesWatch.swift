@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTesting
 
 /// The built `notes watch` running against a server: its standard input is a
 /// pipe the test holds open, and its standard output is read line by line
@@ -74,10 +75,14 @@ final class RunningNotesWatch: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
     }
 
-    /// Waits for the process to end and returns its exit status.
-    func waitForExit() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Waits for the process to end and returns its exit status (on a
+    /// thread of its own: a watch that never ends must not also hold one of
+    /// the concurrency pool's threads, which every other test needs).
+    func waitForExit() async -> Int32 {
+        await onThreadOfItsOwn { [process] in
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
     }
 
     deinit {
