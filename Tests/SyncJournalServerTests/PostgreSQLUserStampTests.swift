@@ -32,11 +32,12 @@ struct PostgreSQLUserStampTests {
                     defer { finishedWriters.add(1, ordering: .sequentiallyConsistent) }
                     var moving: Int64?
                     for round in 0..<pushesPerWriter {
-                        // A row never written again (a missed one stays missed) and one updated every round.
-                        let second = moving.map { Mutations.update("w\(writer)-moving", base: $0, ["round": .int(Int64(round))]) }
-                            ?? Mutations.create("w\(writer)-moving", ["round": .int(0)])
+                        // A row never written again (a missed one stays missed) and one updated every round;
+                        // ids name the user: a record id is one record across users.
+                        let second = moving.map { Mutations.update("\(user)-w\(writer)-moving", base: $0, ["round": .int(Int64(round))]) }
+                            ?? Mutations.create("\(user)-w\(writer)-moving", ["round": .int(0)])
                         do {
-                            let pushed = try storage.push(user: user, [Mutations.create("w\(writer)-fixed-\(round)"), second])
+                            let pushed = try storage.push(user: user, [Mutations.create("\(user)-w\(writer)-fixed-\(round)"), second])
                             moving = pushed.last?.outcome.appliedRow?.updatedAt
                             if pushed.contains(where: { $0.outcome.appliedRow == nil }) {
                                 problems.withLock { $0.append("\(user) writer \(writer): \(pushed)") }
