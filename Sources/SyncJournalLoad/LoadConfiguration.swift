@@ -10,8 +10,14 @@ import SyncJournalCommandLine
 public struct LoadConfiguration: Sendable, Hashable {
     /// The server's root URL.
     public var server: URL
+    /// Further servers (on the same database): client `i` talks to
+    /// `([server] + moreServers)[i % count]`.
+    public var moreServers: [URL] = []
     /// The bearer token every client sends.
     public var token: String
+    /// Further tokens (further users): client `i` sends
+    /// `([token] + moreTokens)[i % count]`.
+    public var moreTokens: [String] = []
     /// Concurrent clients, each a loop of push, then pulls.
     public var clients: Int
     /// How long the clients run.
@@ -49,7 +55,7 @@ public struct LoadConfiguration: Sendable, Hashable {
     /// The command line: its options and the help text.
     package static let syntax = CommandSyntax(
         tool: "sync-load",
-        synopses: ["--server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B] "
+        synopses: ["--server URL... [--token TOKEN...] [--clients N] [--seconds D] [--batch B] "
                    + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]"],
         summary: """
             drives a running sync-server with N concurrent HTTP clients for D seconds;
@@ -60,8 +66,14 @@ public struct LoadConfiguration: Sendable, Hashable {
             starts) every pull reads a full page
             """,
         options: [
-            .value("--server", "URL", help: "the running sync-server (required)"),
-            .value("--token", "TOKEN", help: "the bearer token (default dev-token, sync-server's development token)"),
+            .value("--server", "URL", repeatable: true, help: """
+                the running sync-server (required); given several times (servers
+                on one database), client i talks to the (i mod count)th
+                """),
+            .value("--token", "TOKEN", repeatable: true, help: """
+                the bearer token (default dev-token, sync-server's development token);
+                given several times (one per user), client i sends the (i mod count)th
+                """),
             .value("--clients", "N", help: "concurrent clients, 1 to 1000 (default 8)"),
             .value("--seconds", "D", help: "how long the clients run (default 10)"),
             .value("--batch", "B", help: "mutations per push, 0 to 10000 (default 50)"),
@@ -77,6 +89,16 @@ public struct LoadConfiguration: Sendable, Hashable {
             .value("--server-pid", "PID", help: "report this process's resident memory (VmRSS, VmHWM from /proc/PID/status) at the end"),
         ],
         notes: "exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable")
+
+    /// The server client `client` talks to.
+    public func server(forClient client: Int) -> URL {
+        client % (moreServers.count + 1) == 0 ? server : moreServers[client % (moreServers.count + 1) - 1]
+    }
+
+    /// The token client `client` sends.
+    public func token(forClient client: Int) -> String {
+        client % (moreTokens.count + 1) == 0 ? token : moreTokens[client % (moreTokens.count + 1) - 1]
+    }
 
     /// The help text.
     public static var usage: String { syntax.help }
@@ -102,12 +124,21 @@ public struct LoadConfiguration: Sendable, Hashable {
     package static func parse(_ arguments: [String]) throws(CommandLineError) -> LoadConfiguration {
         let parsed = try syntax.parse(arguments)
         let httpURL = "an http(s) URL such as http://127.0.0.1:8787"
-        guard let server = try parsed.value("--server", expected: httpURL, { text -> URL? in
-            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
-            return url
-        }) else { throw .invalidCombination("--server URL is required") }
+        var servers: [URL] = []
+        for text in parsed.values("--server") {
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw .invalidValue(option: "--server", value: text, expected: httpURL)
+            }
+            servers.append(url)
+        }
+        guard let server = servers.first else { throw .invalidCombination("--server URL is required") }
         var configuration = LoadConfiguration(server: server)
-        if let token = parsed.value("--token") { configuration.token = token }
+        configuration.moreServers = Array(servers.dropFirst())
+        let tokens = parsed.values("--token")
+        if let token = tokens.first {
+            configuration.token = token
+            configuration.moreTokens = Array(tokens.dropFirst())
+        }
         if let clients = try parsed.integer("--clients", in: 1...1_000) { configuration.clients = clients }
         if let seconds = try parsed.positiveNumber("--seconds", atMost: 86_400) { configuration.seconds = seconds }
         if let batch = try parsed.integer("--batch", in: 0...10_000) { configuration.batchSize = batch }

@@ -19,23 +19,27 @@ public enum LoadRunner {
     /// - Throws: ``LoadFailure`` when the server cannot be reached or refuses the token.
     public static func run(_ configuration: LoadConfiguration) async throws(LoadFailure) -> LoadReport {
         let timeout = Duration.milliseconds(Int64(configuration.timeoutSeconds * 1_000))
-        let probe = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
         let server = configuration.server.absoluteString
-        do {
-            try await probe.checkHealth()
-        } catch {
-            throw .unreachable(server: server, reason: "\(error)")
-        }
         let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        do {
-            _ = try await probe.pull(PullRequest(cursors: ["load-\(run)-probe": nil], limit: 1))
-        } catch {
-            throw .refused(server: server, reason: "\(error)")
+        // Every server once, and every token once.
+        for client in 0..<max(configuration.moreServers.count, configuration.moreTokens.count) + 1 {
+            let url = configuration.server(forClient: client)
+            let probe = HTTPTransport(baseURL: url, token: configuration.token(forClient: client), timeout: timeout)
+            do {
+                try await probe.checkHealth()
+            } catch {
+                throw .unreachable(server: url.absoluteString, reason: "\(error)")
+            }
+            do {
+                _ = try await probe.pull(PullRequest(cursors: ["load-\(run)-probe": nil], limit: 1))
+            } catch {
+                throw .refused(server: url.absoluteString, reason: "\(error)")
+            }
         }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in 0..<configuration.clients {
-                    group.addTask { try await preload(configuration, kind: "load-\(run)-\(client)", timeout: timeout) }
+                    group.addTask { try await preload(configuration, client: client, kind: "load-\(run)-\(client)", timeout: timeout) }
                 }
                 try await group.waitForAll()
             }
@@ -55,7 +59,7 @@ public enum LoadRunner {
         await withTaskGroup(of: LoadTally.self) { group in
             for client in 0..<configuration.clients {
                 group.addTask {
-                    await runClient(configuration, kind: "load-\(run)-\(client)", timeout: timeout, until: deadline)
+                    await runClient(configuration, client: client, kind: "load-\(run)-\(client)", timeout: timeout, until: deadline)
                 }
             }
             for await clientTally in group { tally.merge(clientTally) }
@@ -69,8 +73,9 @@ public enum LoadRunner {
     }
 
     /// Pushes the configured preload rows of `kind` in batches of 500 (ids `p0`, `p1`, …).
-    static func preload(_ configuration: LoadConfiguration, kind: String, timeout: Duration) async throws(TransportError) {
-        let transport = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+    static func preload(_ configuration: LoadConfiguration, client: Int, kind: String, timeout: Duration) async throws(TransportError) {
+        let transport = HTTPTransport(baseURL: configuration.server(forClient: client), token: configuration.token(forClient: client),
+                                      timeout: timeout)
         var next = 0
         while next < configuration.preloadRows {
             let count = min(500, configuration.preloadRows - next)
@@ -88,9 +93,10 @@ public enum LoadRunner {
     }
 
     /// One client's loop: push a batch of new records, then pull from its cursor, until the deadline.
-    static func runClient(_ configuration: LoadConfiguration, kind: String, timeout: Duration,
+    static func runClient(_ configuration: LoadConfiguration, client: Int, kind: String, timeout: Duration,
                           until deadline: ContinuousClock.Instant) async -> LoadTally {
-        let transport = HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout)
+        let transport = HTTPTransport(baseURL: configuration.server(forClient: client), token: configuration.token(forClient: client),
+                                      timeout: timeout)
         let clock = ContinuousClock()
         var tally = LoadTally()
         var cursor: PullCursor?

@@ -25,6 +25,17 @@ struct LoadConfigurationTests {
         }
     }
 
+    @Test("--server and --token given several times spread the clients round robin; a bad second URL is refused")
+    func severalServersAndTokens() throws {
+        let configuration = try LoadConfiguration(arguments: ["--server", "http://a:1", "--server", "http://b:2",
+                                                              "--token", "t0", "--token", "t1", "--token", "t2"])
+        #expect((0..<4).map { configuration.server(forClient: $0).absoluteString } == ["http://a:1", "http://b:2", "http://a:1", "http://b:2"])
+        #expect((0..<4).map { configuration.token(forClient: $0) } == ["t0", "t1", "t2", "t0"])
+        let plain = try LoadConfiguration(arguments: ["--server", "http://a:1"])
+        #expect(plain.server(forClient: 5).absoluteString == "http://a:1" && plain.token(forClient: 5) == "dev-token")
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://a:1", "--server", "ftp://b"]) }
+    }
+
     @Test("--idle-connections and --server-pid are read; a negative count or pid 0 is refused")
     func idleAndMemoryFlags() throws {
         let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--idle-connections", "10000", "--server-pid", "4242"])

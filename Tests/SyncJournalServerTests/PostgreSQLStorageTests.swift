@@ -103,7 +103,9 @@ struct PostgreSQLStorageTests {
         let schema = try PostgreSQLTestSchema()
         let storage = try PostgreSQLStorage(connection: schema.connection)
         let broken = try PostgreSQLConnection(connection: schema.connection)
-        let early = try broken.execute("update stamp set last = last + 1 where \"only\" = 1 returning last").int64(0, 0)
+        let early = try broken.execute("""
+            insert into user_stamps (owner, last) values ('u1', 1) on conflict (owner) do update set last = user_stamps.last + 1 returning last
+            """).int64(0, 0)
         let pushed = try #require(try storage.push(user: "u1", [Mutations.create("ok")]).first?.outcome.appliedRow)
         #expect(pushed.updatedAt > early)
         let first = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
@@ -175,16 +177,17 @@ struct PostgreSQLStorageTests {
         #expect(try once.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows.map(\.id) == ["p1", "p2", "p3"])
     }
 
-    @Test("a push waits for the push holding the stamp lock and is stamped after it; past lock_timeout it is 503 unavailable, not a hang")
+    @Test("a push waits for the push of its user holding that user's stamp lock and is stamped after it; past lock_timeout it is 503 unavailable, not a hang")
     func stampLockOrdersPushes() throws {
         let schema = try PostgreSQLTestSchema()
         let application = "syncjournal-test-\(UUID().uuidString.prefix(8).lowercased())"
         let storage = try PostgreSQLStorage(connection: schema.connection(adding: "application_name", application))
         let impatient = try PostgreSQLStorage(connection: schema.connection, lockTimeoutMilliseconds: 100, maximumAttempts: 1)
-        // A push in flight on another server: it holds the stamp row and has taken a stamp, not yet committed.
+        _ = try storage.push(user: "u1", [Mutations.create("first")])
+        // A push of u1 in flight on another server: it holds u1's stamp row and has taken a stamp, not yet committed.
         let inFlight = try PostgreSQLConnection(connection: schema.connection)
         try inFlight.execute("begin")
-        let held = try inFlight.execute("update stamp set last = last + 1000 where \"only\" = 1 returning last").int64(0, 0)
+        let held = try inFlight.execute("update user_stamps set last = last + 1000 where owner = 'u1' returning last").int64(0, 0)
         do {
             _ = try impatient.push(user: "u1", [Mutations.create("impatient")])
             Issue.record("a push ran while another held the stamp lock")

@@ -80,6 +80,37 @@ struct StorageSemanticsTests {
         #expect(try storage.push(user: "u2", [Mutations.create("p2", operation: operation)]).first?.outcome.appliedRow?.id == "p2")
     }
 
+    @Test("mutations of one record in one push apply in order, each seeing the one before; an operation id twice in one push applies once",
+          arguments: StorageBackend.tested)
+    func repeatedRecordInOnePush(backend: StorageBackend) throws {
+        let subject = try StorageUnderTest(backend)
+        let storage = subject.storage
+        let first = Mutations.create("p1", ["title": .string("one")])
+        let results = try storage.push(user: "u1", [first, Mutations.create("p1", ["title": .string("two")]), first,
+                                                    Mutations.delete("p1", base: nil), Mutations.create("p2")])
+        let row = try #require(results[0].outcome.appliedRow)
+        #expect(row.fields == ["title": .string("one")])
+        #expect(results[1].outcome == .conflict(server: row), "the second create sees the first")
+        #expect(results[2].outcome == .applied(row), "the same operation again answers its first result")
+        #expect(results[3].outcome == .conflict(server: row))
+        let p2 = try #require(results[4].outcome.appliedRow)
+        #expect(p2.updatedAt > row.updatedAt)
+        let second = try storage.push(user: "u1", [Mutations.update("p1", base: row.updatedAt, ["grade": .int(1)]),
+                                                   Mutations.update("p1", base: row.updatedAt, ["grade": .int(2)]),
+                                                   Mutations.delete("p2", base: p2.updatedAt),
+                                                   Mutations.create("p2", ["title": .string("again")])])
+        let updated = try #require(second[0].outcome.appliedRow)
+        #expect(updated.fields == ["title": .string("one"), "grade": .int(1)])
+        #expect(second[1].outcome == .conflict(server: updated), "the second update sees the first")
+        let tombstone = try #require(second[2].outcome.appliedRow)
+        let recreated = try #require(second[3].outcome.appliedRow)
+        #expect(tombstone.isTombstone && recreated.fields == ["title": .string("again")] && recreated.updatedAt > tombstone.updatedAt)
+        #expect(try storage.read(user: "u1", kind: "pin", id: "p1") == updated)
+        #expect(try storage.read(user: "u1", kind: "pin", id: "p2") == recreated)
+        let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
+        #expect(page.rows == [updated, recreated].sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) })
+    }
+
     @Test("a refusal is not remembered: a resend is judged afresh", arguments: StorageBackend.tested)
     func refusalNotRemembered(backend: StorageBackend) throws {
         let subject = try StorageUnderTest(backend)

@@ -61,7 +61,7 @@ public struct PostgreSQLError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// Whether a lock was not granted within `lock_timeout` (`55P03`):
-    /// another transaction holds the stamp lock too long; worth a later retry (503).
+    /// another transaction holds a user's stamp lock too long; worth a later retry (503).
     ///
     /// ```swift
     /// let status = error.isLockTimeout ? 503 : 500

@@ -8,6 +8,12 @@
 /// - `fields` is `bytea`, stamps `bigint`.
 /// - `"only"` is quoted: `only` is a reserved word in PostgreSQL.
 /// - `storage_schema` holds the schema version (SQLite keeps it in `pragma user_version`).
+/// - Stamps are counted per user (`user_stamps`), so pushes of different
+///   users never wait for each other; the single `stamp` row of version 1
+///   stays as the floor every user's counter starts from, which is at or
+///   above every stamp version 1 issued.
+/// - Tombstone horizons are kept per user and kind (`user_horizons`); the
+///   per-kind `horizons` of version 1 still count for every user.
 ///
 /// ```swift
 /// for statement in PostgreSQLSchema.statements { try connection.execute(statement) }
@@ -16,7 +22,7 @@ public enum PostgreSQLSchema {
     /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.statements.count == 8)
+    /// #expect(PostgreSQLSchema.statements.count == 10)
     /// ```
     public static let statements = [
         """
@@ -63,8 +69,36 @@ public enum PostgreSQLSchema {
           version bigint not null
         )
         """,
-        "insert into storage_schema (\"only\", version) values (1, \(StorageSchema.version)) on conflict (\"only\") do nothing",
+        "insert into storage_schema (\"only\", version) values (1, \(version)) on conflict (\"only\") do nothing",
+        """
+        create table if not exists user_stamps (
+          owner text collate "C" primary key,
+          last  bigint not null
+        )
+        """,
+        """
+        create table if not exists user_horizons (
+          owner      text collate "C" not null,
+          kind       text collate "C" not null,
+          updated_at bigint not null,
+          id         text collate "C" not null,
+          primary key (owner, kind)
+        )
+        """,
     ]
+
+    /// The PostgreSQL schema's version: 2 counts stamps and horizons per
+    /// user. A database of version 1 (one stamp row for everyone) is moved
+    /// to 2 when a server opens it: the new tables are created empty and
+    /// every stored stamp stays as it is.
+    ///
+    /// ```swift
+    /// #expect(PostgreSQLSchema.version == 2)
+    /// ```
+    public static let version: Int64 = 2
+
+    /// The versions a server of this build opens (and moves to ``version``).
+    static let openableVersions: ClosedRange<Int64> = 1...2
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

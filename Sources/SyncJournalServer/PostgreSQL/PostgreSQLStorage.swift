@@ -6,9 +6,14 @@ import SyncJournalProtocol
 /// ``SQLiteStorage``; journals/PROTOCOL.md, "Appendix: server storage").
 ///
 /// - Every push is one `read committed` transaction whose first statement
-///   locks the single stamp row (`select … for update`); stamps are
+///   locks the pushing user's stamp row; that user's stamps are
 ///   `greatest(last + 1, now)` taken under that lock, so they increase in
-///   commit order across every server (see ``PostgreSQLTransaction/nextStamp()``).
+///   that user's commit order across every server, while pushes of other
+///   users run at the same time (see ``PostgreSQLTransaction/lockStamps(owner:)``).
+/// - A push reads its remembered operation ids in one statement and the rows
+///   it names in another, applies its mutations in order in memory
+///   (``PostgreSQLPushBatch``), and writes every changed row, every applied
+///   operation and the user's last stamp in one more.
 /// - A pull is one `repeatable read, read only` transaction: one snapshot.
 /// - Connections come from a ``PostgreSQLConnectionPool``; a broken one is
 ///   dropped and the call runs again on a new one.
@@ -47,7 +52,7 @@ public final class PostgreSQLStorage: SyncStorage {
     ///
     /// - Parameters:
     ///   - connection: a libpq connection string or URI.
-    ///   - lockTimeoutMilliseconds: how long a push waits for the stamp lock
+    ///   - lockTimeoutMilliseconds: how long a push waits for its user's stamp lock
     ///   (`lock_timeout`) before it fails as unavailable (503).
     ///   - maximumAttempts: how often a call runs before a retryable failure is given up.
     ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
@@ -65,7 +70,7 @@ public final class PostgreSQLStorage: SyncStorage {
         pool = PostgreSQLConnectionPool(connection: connection) { connection throws(PostgreSQLError) in
             // A number, not user data; `set` takes no parameters.
             try connection.execute("set lock_timeout = \(lockTimeout)")
-            // An abandoned transaction must not hold the stamp lock for ever.
+            // An abandoned transaction must not hold a stamp lock for ever.
             try connection.execute("set idle_in_transaction_session_timeout = 60000")
         }
         redactedConnection = pool.redactedConnection
@@ -76,6 +81,10 @@ public final class PostgreSQLStorage: SyncStorage {
         try migrate()
     }
 
+    /// Creates the tables if missing and moves a database of schema version 1
+    /// to ``PostgreSQLSchema/version`` (the new tables start empty; stored
+    /// stamps stay). Servers of version 1 must be stopped first: they check
+    /// the version only when they start.
     private func migrate() throws(StorageError) {
         try transaction("begin") { queries throws(StorageError) in
             do throws(PostgreSQLError) {
@@ -83,9 +92,12 @@ public final class PostgreSQLStorage: SyncStorage {
                 for statement in PostgreSQLSchema.statements { try queries.connection.execute(statement) }
                 let rows = try queries.connection.execute("select version from storage_schema where \"only\" = 1")
                 let version = rows.count == 1 ? try rows.int64(0, 0) : 0
-                guard version == StorageSchema.version else {
-                    throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(StorageSchema.version)",
+                guard PostgreSQLSchema.openableVersions.contains(version) else {
+                    throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(PostgreSQLSchema.openableVersions)",
                                           context: "migrate", connection: redactedConnection)
+                }
+                if version < PostgreSQLSchema.version {
+                    try queries.connection.execute("update storage_schema set version = $1 where \"only\" = 1", [.int64(PostgreSQLSchema.version)])
                 }
             } catch {
                 if error.sqlState == nil && !error.isConnectionFailure {
@@ -153,29 +165,41 @@ public final class PostgreSQLStorage: SyncStorage {
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
         try transaction("begin isolation level read committed") { queries throws(StorageError) in
-            try queries.lockStamp()
+            let (last, databaseNow) = try queries.lockStamps(owner: user)
+            let operationIDs = mutations.map(\.operationID.description)
+            var remembered = try queries.remembered(owner: user, operationIDs: Array(Set(operationIDs)))
+            // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
+            // text cannot hold) is answered without reading its row.
+            let refusals = mutations.map { StorageRules.refusal(of: $0) }
+            var keys: [RecordKey] = []
+            var named = Set<RecordKey>()
+            for (index, mutation) in mutations.enumerated() where refusals[index] == nil && remembered[operationIDs[index]] == nil {
+                let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+                if named.insert(key).inserted { keys.append(key) }
+            }
+            let batch = PostgreSQLPushBatch(stored: try queries.rows(keys: keys), lastStamp: last,
+                                            clock: now.map { clock in { clock() } } ?? { databaseNow })
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
-            for mutation in mutations {
-                if let first = try queries.remembered(owner: user, operationID: mutation.operationID) {
+            var applied: [(operationID: String, row: ServerRow)] = []
+            for (index, mutation) in mutations.enumerated() {
+                // A resend, or the same operation twice in one push: the first result.
+                if let first = remembered[operationIDs[index]] {
                     results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
                     continue
                 }
-                let outcome = try apply(mutation, user: user, queries)
+                let outcome = try refusals[index] ?? StorageRules.apply(mutation, user: user, batch)
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
-                    try queries.remember(owner: user, operationID: mutation.operationID, row: row)
+                    remembered[operationIDs[index]] = row
+                    applied.append((operationIDs[index], row))
                 }
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
+            try queries.write(owner: user, rows: batch.written, operations: applied,
+                              lastStamp: batch.tookStamp ? batch.lastStamp : nil)
             return results
         }
-    }
-
-    private func apply(_ mutation: Mutation, user: String, _ queries: PostgreSQLTransaction) throws(StorageError) -> MutationOutcome {
-        // The shared rules refuse what PostgreSQL cannot hold (U+0000 in text,
-        // keys past an index entry) before any statement, as every backend does.
-        try StorageRules.apply(mutation, user: user, queries)
     }
 
     // MARK: Pull
@@ -190,7 +214,7 @@ public final class PostgreSQLStorage: SyncStorage {
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: SQLiteStorage.maximumPullLimit) } catch { throw StorageError(error) }
         applyRetention()
         return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
-            try StorageRules.page(user: user, request, queries)
+            try StorageRules.page(user: user, request, PostgreSQLUserSnapshot(transaction: queries, owner: user))
         }
     }
 
@@ -229,19 +253,21 @@ public final class PostgreSQLStorage: SyncStorage {
     public func purgeTombstones(olderThan stamp: Int64, kind: String? = nil) throws(StorageError) -> Int {
         if let kind, kind.utf8.contains(0) { return 0 }
         return try transaction("begin isolation level read committed") { queries throws(StorageError) in
-            // Serialised with pushes, like every write.
-            try queries.lockStamp()
-            let purged = try queries.tombstones(before: stamp, kind: kind)
-            var latest: [String: PullCursor] = [:]
-            for (kind, position) in purged {
-                try queries.deleteRow(kind: kind, id: position.id)
-                if latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+            let found = try queries.tombstones(before: stamp, kind: kind)
+            var byOwner: [String: [(kind: String, position: PullCursor)]] = [:]
+            for tombstone in found { byOwner[tombstone.owner, default: []].append((tombstone.kind, tombstone.position)) }
+            var purged = 0
+            // Serialised with each owner's pushes; owners locked in one order, so two purges never deadlock.
+            for owner in byOwner.keys.sorted() {
+                _ = try queries.lockStamps(owner: owner)
+                // Only tombstones still there as found: a push may have written the record again meanwhile.
+                let deleted = try queries.deleteTombstones(owner: owner, byOwner[owner] ?? [])
+                purged += deleted.count
+                var latest: [String: PullCursor] = [:]
+                for (kind, position) in deleted where latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+                for (kind, position) in latest { try queries.raiseHorizon(owner: owner, kind: kind, to: position) }
             }
-            for (kind, position) in latest {
-                let current = try queries.horizon(kind: kind)
-                if current.map({ $0 < position }) ?? true { try queries.setHorizon(kind: kind, position) }
-            }
-            return purged.count
+            return purged
         }
     }
 }

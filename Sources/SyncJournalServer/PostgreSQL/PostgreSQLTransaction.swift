@@ -19,46 +19,30 @@ struct PostgreSQLTransaction {
 
     // MARK: Stamps
 
-    /// Takes the stamp row's lock for the rest of the transaction and
-    /// returns the last stamp issued.
+    /// Takes `owner`'s stamp row lock for the rest of the transaction and
+    /// returns the last stamp issued to `owner` and the database server's
+    /// clock in milliseconds.
+    ///
+    /// A user's first push creates the row from the `stamp` row of schema
+    /// version 1, the floor at or above every stamp issued before stamps were
+    /// counted per user. One statement: `on conflict … do update` locks the
+    /// row that is there, or waits for a racing first push and locks its row.
     ///
     /// Why every push takes it first: a push reads rows and remembered
     /// operations, then writes. With the lock taken before those reads (and
     /// `read committed`, where each statement sees everything committed
-    /// before it started), pushes run one after another on the database,
-    /// exactly like SQLite's `begin immediate`: no lost update between two
-    /// servers, and a resend racing its twin finds the twin's remembered
-    /// result. It also makes stamp order commit order (see ``nextStamp()``).
-    @discardableResult
-    func lockStamp() throws(StorageError) -> Int64 {
-        let rows = try run("select last from stamp where \"only\" = 1 for update")
+    /// before it started), the pushes of one user run one after another on
+    /// the database: no lost update between two servers, a resend racing its
+    /// twin finds the twin's remembered result, and that user's stamp order
+    /// is commit order. Pushes of other users take other rows and never wait.
+    func lockStamps(owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
+        let rows = try run("""
+            insert into user_stamps (owner, last) select $1, last from stamp where "only" = 1
+            on conflict (owner) do update set last = user_stamps.last
+            returning last, (extract(epoch from clock_timestamp()) * 1000)::bigint
+            """, [.text(owner)])
         guard rows.count == 1 else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
-        return try decode({ () throws(PostgreSQLError) in try rows.int64(0, 0) }, table: "stamp", key: "1")
-    }
-
-    /// The next stamp, `greatest(last + 1, now)`, recorded as the last one.
-    ///
-    /// Why this is sound with several servers on one database: the stamp
-    /// row is locked (``lockStamp()``) from the push's first statement until
-    /// its commit, so a second push gets its first stamp only after the first
-    /// push committed. Stamps therefore increase in commit order; PostgreSQL
-    /// makes a commit visible before it releases the transaction's locks, so
-    /// a `repeatable read` snapshot that holds a stamp S holds every commit
-    /// with a smaller stamp, and every write it does not hold will be stamped
-    /// above S. A pull that has seen S never misses a row stamped ≤ S.
-    func nextStamp() throws(StorageError) -> Int64 {
-        let rows: PostgreSQLRows
-        if let now {
-            rows = try run("update stamp set last = greatest(last + 1, $1) where \"only\" = 1 returning last", [.int64(now())])
-        } else {
-            // The database server's clock: one clock for every sync-server process.
-            rows = try run("""
-                update stamp set last = greatest(last + 1, (extract(epoch from clock_timestamp()) * 1000)::bigint)
-                where "only" = 1 returning last
-                """)
-        }
-        guard rows.count == 1 else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
-        return try decode({ () throws(PostgreSQLError) in try rows.int64(0, 0) }, table: "stamp", key: "1")
+        return try decode({ () throws(PostgreSQLError) in (try rows.int64(0, 0), try rows.int64(0, 1)) }, table: "user_stamps", key: owner)
     }
 
     // MARK: Rows
@@ -75,13 +59,74 @@ struct PostgreSQLTransaction {
                                          owner: owner)
     }
 
-    func write(_ row: ServerRow, owner: String) throws(StorageError) {
-        _ = try run("""
-            insert into rows (kind, id, owner, fields, updated_at, deleted_at) values ($1, $2, $3, $4, $5, $6)
-            on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
-              updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
-            """, [.text(row.kind), .text(row.id), .text(owner), .bytes(StorageTransaction.encodeFields(row.fields)),
-                  .int64(row.updatedAt), .int64(row.deletedAt)])
+    /// The stored rows (any owner) under `keys`, in one statement.
+    func rows(keys: [RecordKey]) throws(StorageError) -> [RecordKey: OwnedRow] {
+        guard !keys.isEmpty else { return [:] }
+        let found = try run("""
+            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at
+            from rows r join unnest($1::text[], $2::text[]) as k(kind, id) on r.kind = k.kind and r.id = k.id
+            """, [.textArray(keys.map(\.kind)), .textArray(keys.map(\.id))])
+        var rows: [RecordKey: OwnedRow] = [:]
+        rows.reserveCapacity(found.count)
+        for index in 0..<found.count {
+            let (kind, id, owner, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
+                (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
+                 try found.int64(index, 4), try found.optionalInt64(index, 5))
+            }, table: "rows", key: "batch row \(index)")
+            let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
+            rows[RecordKey(kind: kind, id: id)] = OwnedRow(
+                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt), owner: owner)
+        }
+        return rows
+    }
+
+    /// Writes a push's outcome in one statement: the final version of every
+    /// row it changed, every operation it applied (to be remembered), and
+    /// `owner`'s last stamp.
+    ///
+    /// A row is replaced only when it belongs to `owner`: pushes of different
+    /// users run at once, so another user may have created the same record
+    /// after this push read it as missing. Such a row is left alone and this
+    /// throws a serialization failure (`40001`), which runs the push again;
+    /// the rerun reads the other user's row and refuses the mutation as
+    /// forbidden. An operation id remembered by a racing transaction is a
+    /// unique violation (`23505`), also run again.
+    func write(owner: String, rows: [ServerRow], operations: [(operationID: String, row: ServerRow)], lastStamp: Int64?) throws(StorageError) {
+        guard !rows.isEmpty || !operations.isEmpty || lastStamp != nil else { return }
+        let written = try run("""
+            with
+            changed as (
+              insert into rows (kind, id, owner, fields, updated_at, deleted_at)
+              select k, i, $1, f, u, d from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[]) as t(k, i, f, u, d)
+              on conflict (kind, id) do update set fields = excluded.fields, updated_at = excluded.updated_at,
+                deleted_at = excluded.deleted_at
+              where rows.owner = excluded.owner
+              returning 1
+            ),
+            remembered as (
+              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
+              select $1, o, k, i, f, u, d from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[])
+                as t(o, k, i, f, u, d)
+            ),
+            stamped as (
+              update user_stamps set last = $13 where owner = $1 and $13::int8 is not null
+            )
+            select count(*)::int8 from changed
+            """, [.text(owner),
+                  .textArray(rows.map(\.kind)), .textArray(rows.map(\.id)),
+                  .bytesArray(rows.map { StorageTransaction.encodeFields($0.fields) }),
+                  .int64Array(rows.map(\.updatedAt)), .int64Array(rows.map(\.deletedAt)),
+                  .textArray(operations.map(\.operationID)),
+                  .textArray(operations.map(\.row.kind)), .textArray(operations.map(\.row.id)),
+                  .bytesArray(operations.map { StorageTransaction.encodeFields($0.row.fields) }),
+                  .int64Array(operations.map(\.row.updatedAt)), .int64Array(operations.map(\.row.deletedAt)),
+                  .int64(lastStamp)])
+        let count = try decode({ () throws(PostgreSQLError) in try written.int64(0, 0) }, table: "rows", key: owner)
+        if count != Int64(rows.count) {
+            throw .postgres(PostgreSQLError(sqlState: "40001",
+                                            message: "another user created one of the records this push creates; running it again",
+                                            context: "push", connection: connection.redactedConnection))
+        }
     }
 
     /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order (ids by bytes: collate "C").
@@ -109,66 +154,88 @@ struct PostgreSQLTransaction {
         return rows
     }
 
-    func deleteRow(kind: String, id: String) throws(StorageError) {
-        _ = try run("delete from rows where kind = $1 and id = $2", [.text(kind), .text(id)])
-    }
-
     // MARK: Remembered operations
 
-    func remembered(owner: String, operationID: OperationID) throws(StorageError) -> ServerRow? {
-        let key = operationID.description
-        let rows = try run("""
-            select kind, id, fields, updated_at, deleted_at from operations where owner = $1 and operation_id = $2
-            """, [.text(owner), .text(key)])
-        guard rows.count > 0 else { return nil }
-        let (kind, id, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
-            (try rows.text(0, 0), try rows.text(0, 1), try rows.bytes(0, 2), try rows.int64(0, 3), try rows.optionalInt64(0, 4))
-        }, table: "operations", key: "\(owner)/\(key)")
-        let fields = try StorageTransaction.decodeFields(bytes, table: "operations", key: "\(owner)/\(key)")
-        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
-    }
-
-    /// Remembers an applied operation. A plain insert: should another
-    /// transaction have remembered the same (owner, operation id) first, the
-    /// primary key refuses this one with `23505`, the storage rolls back and
-    /// runs the push again, and the retry answers the first result.
-    func remember(owner: String, operationID: OperationID, row: ServerRow) throws(StorageError) {
-        _ = try run("""
-            insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
-            values ($1, $2, $3, $4, $5, $6, $7)
-            """, [.text(owner), .text(operationID.description), .text(row.kind), .text(row.id),
-                  .bytes(StorageTransaction.encodeFields(row.fields)), .int64(row.updatedAt), .int64(row.deletedAt)])
+    /// The remembered results of `owner`'s `operationIDs`, in one statement.
+    func remembered(owner: String, operationIDs: [String]) throws(StorageError) -> [String: ServerRow] {
+        guard !operationIDs.isEmpty else { return [:] }
+        let found = try run("""
+            select operation_id, kind, id, fields, updated_at, deleted_at from operations
+            where owner = $1 and operation_id = any($2::text[])
+            """, [.text(owner), .textArray(operationIDs)])
+        var remembered: [String: ServerRow] = [:]
+        for index in 0..<found.count {
+            let (operationID, kind, id, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
+                (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
+                 try found.int64(index, 4), try found.optionalInt64(index, 5))
+            }, table: "operations", key: "\(owner)/row \(index)")
+            let fields = try StorageTransaction.decodeFields(bytes, table: "operations", key: "\(owner)/\(operationID)")
+            remembered[operationID] = ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
+        }
+        return remembered
     }
 
     // MARK: Horizons
 
-    func horizon(kind: String) throws(StorageError) -> PullCursor? {
-        let rows = try run("select updated_at, id from horizons where kind = $1", [.text(kind)])
+    /// The position of the last tombstone of `owner` and `kind` purged: the
+    /// later of the per-user horizon and the per-kind horizon schema
+    /// version 1 kept (whose stamps every user's counter starts above).
+    func horizon(owner: String, kind: String) throws(StorageError) -> PullCursor? {
+        let rows = try run("""
+            select updated_at, id from (
+              select updated_at, id from user_horizons where owner = $1 and kind = $2
+              union all
+              select updated_at, id from horizons where kind = $2
+            ) as h order by updated_at desc, id desc limit 1
+            """, [.text(owner), .text(kind)])
         guard rows.count > 0 else { return nil }
         return try decode({ () throws(PostgreSQLError) in
             PullCursor(updatedAt: try rows.int64(0, 0), id: try rows.text(0, 1))
-        }, table: "horizons", key: kind)
+        }, table: "user_horizons", key: "\(owner)/\(kind)")
     }
 
-    func setHorizon(kind: String, _ position: PullCursor) throws(StorageError) {
+    /// Moves `owner`'s horizon of `kind` up to `position` (never down).
+    func raiseHorizon(owner: String, kind: String, to position: PullCursor) throws(StorageError) {
         _ = try run("""
-            insert into horizons (kind, updated_at, id) values ($1, $2, $3)
-            on conflict (kind) do update set updated_at = excluded.updated_at, id = excluded.id
-            """, [.text(kind), .int64(position.updatedAt), .text(position.id)])
+            insert into user_horizons (owner, kind, updated_at, id) values ($1, $2, $3, $4)
+            on conflict (owner, kind) do update set updated_at = excluded.updated_at, id = excluded.id
+            where (user_horizons.updated_at, user_horizons.id) < (excluded.updated_at, excluded.id)
+            """, [.text(owner), .text(kind), .int64(position.updatedAt), .text(position.id)])
     }
 
-    /// The tombstones stamped before `stamp` (of `kind`, or all), as positions per kind.
-    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(kind: String, position: PullCursor)] {
+    /// The tombstones stamped before `stamp` (of `kind`, or all), with their owners.
+    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(owner: String, kind: String, position: PullCursor)] {
         let rows = try run("""
-            select kind, id, updated_at from rows
+            select owner, kind, id, updated_at from rows
             where deleted_at is not null and updated_at < $1 and ($2::text is null or kind = $2)
             """, [.int64(stamp), .text(kind)])
-        var found: [(kind: String, position: PullCursor)] = []
+        var found: [(owner: String, kind: String, position: PullCursor)] = []
         for index in 0..<rows.count {
             found.append(try decode({ () throws(PostgreSQLError) in
-                (try rows.text(index, 0), PullCursor(updatedAt: try rows.int64(index, 2), id: try rows.text(index, 1)))
+                (try rows.text(index, 0), try rows.text(index, 1),
+                 PullCursor(updatedAt: try rows.int64(index, 3), id: try rows.text(index, 2)))
             }, table: "rows", key: "tombstone \(index)"))
         }
         return found
+    }
+
+    /// Deletes each of `owner`'s tombstones at `positions` of `kind`s that
+    /// is still that very tombstone (a push may have written the record
+    /// again since it was found); returns the ones deleted.
+    func deleteTombstones(owner: String, _ tombstones: [(kind: String, position: PullCursor)]) throws(StorageError) -> [(kind: String, position: PullCursor)] {
+        guard !tombstones.isEmpty else { return [] }
+        let rows = try run("""
+            delete from rows r using unnest($2::text[], $3::text[], $4::int8[]) as t(k, i, u)
+            where r.kind = t.k and r.id = t.i and r.updated_at = t.u and r.owner = $1 and r.deleted_at is not null
+            returning r.kind, r.id, r.updated_at
+            """, [.text(owner), .textArray(tombstones.map(\.kind)), .textArray(tombstones.map(\.position.id)),
+                  .int64Array(tombstones.map(\.position.updatedAt))])
+        var deleted: [(kind: String, position: PullCursor)] = []
+        for index in 0..<rows.count {
+            deleted.append(try decode({ () throws(PostgreSQLError) in
+                (try rows.text(index, 0), PullCursor(updatedAt: try rows.int64(index, 2), id: try rows.text(index, 1)))
+            }, table: "rows", key: "tombstone \(index)"))
+        }
+        return deleted
     }
 }

@@ -13,8 +13,11 @@ import SyncJournalProtocol
 /// - ``push(user:_:)`` is one transaction: all of it is durable before it
 ///   returns, or none of it is applied.
 /// - Stamps come from the storage, `max(now, last + 1)` inside the
-///   transaction, so every write's stamp is larger than every stamp before
-///   it and a pull that saw a stamp never misses a later write.
+///   transaction, so every write's stamp is larger than every stamp of the
+///   same user before it and a pull that saw a stamp never misses a later
+///   write of that user (pulls and cursors are per user; ``SQLiteStorage``
+///   orders every user's stamps on one counter, ``PostgreSQLStorage`` keeps
+///   one counter per user).
 /// - ``pull(user:_:)`` reads one consistent snapshot.
 /// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
 ///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
