@@ -188,7 +188,8 @@ public final class PostgreSQLStorage: SyncStorage {
                     results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
                     continue
                 }
-                let outcome = try refusals[index] ?? StorageRules.apply(mutation, user: user, batch)
+                let outcome: MutationOutcome
+                if let refusal = refusals[index] { outcome = refusal } else { outcome = try StorageRules.apply(mutation, user: user, batch) }
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
                     remembered[operationIDs[index]] = row
