@@ -5,6 +5,9 @@ import SyncJournalProtocol
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The entity kind is empty.
     case emptyKind
+    /// The entity kind is longer than the protocol allows (128 UTF-8 bytes)
+    /// or contains U+0000: no server would accept its records.
+    case invalidKind(String, reason: String)
     /// The record id is empty or longer than 64 UTF-8 bytes.
     case invalidRecordID(String, reason: String)
     /// A field name is empty (or the record is too large to journal).
@@ -38,6 +41,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .emptyKind: return "the entity kind is empty"
+        case .invalidKind(let kind, let reason): return "invalid entity kind \"\(kind.prefix(32))\": \(reason)"
         case .invalidRecordID(let id, let reason): return "invalid record id \"\(id)\": \(reason)"
         case .invalidFields(let kind, let id, let reason): return "invalid fields for \(kind)/\(id): \(reason)"
         case .recordNotFound(let key): return "no record \(key)"

@@ -505,55 +505,62 @@ public actor SyncEngine {
 
     private func pull(pushed: Int, conflicts: Int) async -> SyncOutcome {
         var pulled = 0
-        var cursors: [String: PullCursor?]
-        do { cursors = try await outbox.cursors(for: options.kinds) } catch { return .failed(.store(error)) }
+        let allCursors: [String: PullCursor?]
+        do { allCursors = try await outbox.cursors(for: options.kinds) } catch { return .failed(.store(error)) }
         guard !options.kinds.isEmpty else { return .ok(pushed: pushed, pulled: 0, conflicts: conflicts) }
         var pages = 0
         var resynced = Set<String>()
-        while true {
-            if pages == options.maximumPages {
-                return .failed(.pullNotFinished(.pageLimit(pages: pages)))
-            }
-            let page: PullPage
-            do {
-                page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit))
-            } catch {
-                switch error {
-                case .offline: return .skipped(.offline)
-                case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
-                case .serverUnreachable:
-                    statusState.serverUnreachableThisSync = true
-                    return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
-                case .unauthorized(let reason): return .failed(.authentication(reason: reason))
-                case .cursorExpired(let kinds):
-                    // Each kind is resynced at most once per sync: a server that
-                    // keeps refusing a fresh cursor is a server bug, not a loop.
-                    let expired = kinds.filter { cursors.keys.contains($0) && !resynced.contains($0) }
-                    if expired.isEmpty { return .failed(.pullNotFinished(.cursorExpiredAgain(kinds: kinds))) }
-                    for kind in expired.sorted() {
-                        switch await resync(kind) {
-                        case .success(let result):
-                            cursors[kind] = .some(result.cursor)
-                            pulled += result.rows
-                        case .failure(let stop):
-                            return stop.outcome
-                        }
-                        resynced.insert(kind)
-                    }
-                    continue
-                default: return .failed(.transport(error))
+        // One pull names at most so many kinds: more are pulled in groups,
+        // each to its last page, one group after another.
+        let kinds = allCursors.keys.sorted()
+        for start in stride(from: 0, to: kinds.count, by: ProtocolLimits.maximumKindsPerPull) {
+            let group = kinds[start..<min(kinds.count, start + ProtocolLimits.maximumKindsPerPull)]
+            var cursors = Dictionary(uniqueKeysWithValues: group.map { ($0, allCursors[$0] ?? nil) })
+            while true {
+                if pages == options.maximumPages {
+                    return .failed(.pullNotFinished(.pageLimit(pages: pages)))
                 }
+                let page: PullPage
+                do {
+                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit))
+                } catch {
+                    switch error {
+                    case .offline: return .skipped(.offline)
+                    case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
+                    case .serverUnreachable:
+                        statusState.serverUnreachableThisSync = true
+                        return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+                    case .unauthorized(let reason): return .failed(.authentication(reason: reason))
+                    case .cursorExpired(let kinds):
+                        // Each kind is resynced at most once per sync: a server that
+                        // keeps refusing a fresh cursor is a server bug, not a loop.
+                        let expired = kinds.filter { cursors.keys.contains($0) && !resynced.contains($0) }
+                        if expired.isEmpty { return .failed(.pullNotFinished(.cursorExpiredAgain(kinds: kinds))) }
+                        for kind in expired.sorted() {
+                            switch await resync(kind) {
+                            case .success(let result):
+                                cursors[kind] = .some(result.cursor)
+                                pulled += result.rows
+                            case .failure(let stop):
+                                return stop.outcome
+                            }
+                            resynced.insert(kind)
+                        }
+                        continue
+                    default: return .failed(.transport(error))
+                    }
+                }
+                if case .retired = await outbox.status { return .failed(.store(.retired)) }
+                let grouped: [LocalStore.PulledKindPage]
+                do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
+                    return .failed(.malformedReply(.pullPage(reason: error.reason)))
+                }
+                do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
+                for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
+                pulled += page.rows.count
+                pages += 1
+                if !page.hasMore { break }
             }
-            if case .retired = await outbox.status { return .failed(.store(.retired)) }
-            let grouped: [LocalStore.PulledKindPage]
-            do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
-                return .failed(.malformedReply(.pullPage(reason: error.reason)))
-            }
-            do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
-            for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
-            pulled += page.rows.count
-            pages += 1
-            if !page.hasMore { break }
         }
         return .ok(pushed: pushed, pulled: pulled, conflicts: conflicts)
     }

@@ -34,7 +34,11 @@ extension LocalStore {
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
-            guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
+            guard let current = staged.visibleFields(of: key) else { throw .recordNotFound(key) }
+            let merged = current.count + changes.keys.filter { current[$0] == nil }.count
+            if merged > ProtocolLimits.maximumFieldsPerRecord {
+                throw .invalidFields(kind: kind, id: id, reason: "the record would have \(merged) fields, at most \(ProtocolLimits.maximumFieldsPerRecord)")
+            }
             let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now)
             return [Self.edit(operation, in: staged)]
@@ -74,11 +78,18 @@ extension LocalStore {
 
     static func validate(kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) {
         if kind.isEmpty { throw .emptyKind }
+        // The protocol's limits, checked here so an edit no server would
+        // accept is refused at once instead of queued and rejected later.
+        if let problem = ProtocolLimits.problem(kind: kind) { throw .invalidKind(kind, reason: problem) }
         if id.isEmpty { throw .invalidRecordID(id, reason: "empty") }
         if id.utf8.count > JournalOperation.maximumRecordIDLength {
             throw .invalidRecordID(id, reason: "\(id.utf8.count) UTF-8 bytes, at most \(JournalOperation.maximumRecordIDLength)")
         }
+        if let problem = ProtocolLimits.problem(recordID: id) { throw .invalidRecordID(id, reason: problem) }
         if let problem = FieldValue.problem(in: fields) { throw .invalidFields(kind: kind, id: id, reason: problem) }
+        if let problem = ProtocolLimits.problem(fieldCount: fields.count, names: fields.keys) {
+            throw .invalidFields(kind: kind, id: id, reason: problem)
+        }
         let size = JournalOperation(id: OperationID(bytes: Array(repeating: 0, count: 16))!, kind: .create, entity: kind,
                                     recordID: id, fields: fields, queuedAt: 0).encoded().count
         if size > JournalFormat.maximumPayloadLength / 2 {
