@@ -29,8 +29,12 @@ import SyncJournalWire
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
 /// ```
 ///
-/// The server offers no change notifications yet, so
-/// ``waitForChanges(after:timeout:)`` answers ``ChangeWaitResult/notSupported``
+/// ``waitForChanges(after:timeout:)`` long-polls `POST /v1/sync/wait`: the
+/// server holds the request until this user has rows after the cursors
+/// (``ChangeWaitResult/changed``; the engine pulls next) or the timeout
+/// passes (``ChangeWaitResult/timedOut``). Each wait gets a connection of
+/// its own, so pushes and pulls never queue behind it; a server older than
+/// the wait endpoint (404 or 405) answers ``ChangeWaitResult/notSupported``,
 /// and the engine relies on ``SyncEngine/Options/idlePullInterval``.
 public final class HTTPTransport: SyncTransport, Sendable {
     /// The server's root; the protocol's paths are appended to it.
@@ -42,7 +46,16 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     private let tokens: BearerTokenSource
     private let session: URLSession
+    /// The session waits for changes run in: its timeouts are long enough
+    /// for any wait (each wait keeps its own deadline), and its connections
+    /// are not the ones pushes and pulls use.
+    private let waitSession: URLSession
     private let parser: JSONParser
+
+    /// How much longer than its timeout a wait for changes may take before
+    /// the transport gives up on the reply (the server answers when its
+    /// timeout passes; this covers the trip).
+    public static let changeWaitMargin: Duration = .seconds(5)
 
     /// The default cap on reply bodies: 32 MiB.
     public static let defaultMaximumReplyBytes = 32 << 20
@@ -95,12 +108,25 @@ public final class HTTPTransport: SyncTransport, Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        let waits = URLSessionConfiguration.ephemeral
+        // Each wait keeps its own deadline (its timeout plus the margin); these are only backstops.
+        waits.timeoutIntervalForRequest = Self.longestWait
+        waits.timeoutIntervalForResource = Self.longestWait
+        waits.httpCookieAcceptPolicy = .never
+        waits.httpShouldSetCookies = false
+        waits.urlCache = nil
+        waits.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.waitSession = URLSession(configuration: waits, delegate: RedirectRefusal(), delegateQueue: nil)
     }
+
+    /// The session-level backstop of waits for changes: a day.
+    private static let longestWait: TimeInterval = 86_400
 
     private static func backstop(_ timeout: Duration) -> TimeInterval { timeout.timeInterval.rounded(.up) + 5 }
 
     deinit {
         session.finishTasksAndInvalidate()
+        waitSession.invalidateAndCancel()
     }
 
     // MARK: SyncTransport
@@ -175,16 +201,17 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// Sends one request and returns the body of a 200 reply. A 401 to a
     /// request with a token gets one retry with a fresh token from the
     /// provider (none when the provider hands back the refused token).
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
-        guard body != nil else { return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds) }
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String],
+                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> [UInt8] {
+        guard body != nil else { return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, deadline: deadline, in: session) }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
-            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds)
+            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, deadline: deadline, in: session)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
-            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds)
+            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, deadline: deadline, in: session)
         }
     }
 
@@ -195,16 +222,61 @@ public final class HTTPTransport: SyncTransport, Sendable {
         }
     }
 
-    /// Waits for server changes: not offered by the protocol's server yet,
-    /// so the answer is ``ChangeWaitResult/notSupported`` (the engine pulls
-    /// on its idle interval instead).
+    /// Posts `{"cursors", "timeoutMs"}` to `/v1/sync/wait` and waits for the
+    /// answer: ``ChangeWaitResult/changed`` when this user has rows after
+    /// `cursors` (at once if it has already), ``ChangeWaitResult/timedOut``
+    /// when the server's timeout passed first (the server holds a wait at
+    /// most its own cap, 60 s for `sync-server` by default, whatever
+    /// `timeout` asks). The request may take `timeout` plus
+    /// ``changeWaitMargin``; a server older than the endpoint (404, 405)
+    /// answers ``ChangeWaitResult/notSupported``. Other failures are
+    /// classified as for ``pull(_:)``. Cancelling the calling task cancels the request.
+    ///
+    /// ```swift
+    /// switch try await transport.waitForChanges(after: ["pin": cursor], timeout: .seconds(30)) {
+    /// case .changed: try await pullEverything()
+    /// case .timedOut, .notSupported: break
+    /// }
+    /// ```
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
-        .notSupported
+        let milliseconds = max(0, Self.wholeMilliseconds(timeout))
+        let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: milliseconds))
+        let reply: [UInt8]
+        do {
+            reply = try await send(.wait, body: body, pulledKinds: [], deadline: timeout + Self.changeWaitMargin, in: waitSession)
+        } catch {
+            if case .permanent(let reason) = error, reason.hasPrefix(Self.notFoundPrefix) || reason.hasPrefix(Self.methodNotAllowedPrefix) {
+                return .notSupported
+            }
+            throw error
+        }
+        do {
+            return try ChangeWaitReplyCodec.decode(reply, parser: parser) ? .changed : .timedOut
+        } catch {
+            throw Self.malformed(.wait, error)
+        }
+    }
+
+    /// How the classifier's reasons for a 404 or 405 to a wait begin (an older server).
+    private static let notFoundPrefix = "HTTP 404 from \(SyncEndpoint.wait.path)"
+    private static let methodNotAllowedPrefix = "HTTP 405 from \(SyncEndpoint.wait.path)"
+
+    /// `duration` in whole milliseconds, rounded down, saturating.
+    private static func wholeMilliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        if overflow { return seconds > 0 ? .max : .min }
+        let (sum, overflowSum) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return overflowSum ? .max : sum
     }
 
     /// Sends one request (a POST with `body` and `token`, or a GET without
     /// either) and returns the body of a 200 reply; anything else is classified.
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
+    /// `deadline` replaces the transport's timeout, `session` its session.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String],
+                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> [UInt8] {
+        let timeout = deadline ?? self.timeout
+        let session = session ?? self.session
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
         request.httpMethod = endpoint.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")

@@ -37,6 +37,8 @@ public final class PostgreSQLStorage: SyncStorage {
     public let tombstoneRetentionMilliseconds: Int64?
     /// When retention purges run (`nil`: no retention).
     private let retentionSchedule: TombstoneRetentionSchedule?
+    /// The listener of committed pushes while changes are observed.
+    let changeNotifications: PostgreSQLChangeNotifications
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -68,6 +70,7 @@ public final class PostgreSQLStorage: SyncStorage {
             try connection.execute("set idle_in_transaction_session_timeout = 60000")
         }
         redactedConnection = pool.redactedConnection
+        changeNotifications = PostgreSQLChangeNotifications(connection: connection)
         now = clock
         self.maximumAttempts = max(1, maximumAttempts)
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
@@ -167,6 +170,7 @@ public final class PostgreSQLStorage: SyncStorage {
                 }
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
+            try notifyChanges(user: user, results: results, queries)
             return results
         }
     }
