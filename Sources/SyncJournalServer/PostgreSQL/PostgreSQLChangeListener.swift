@@ -74,37 +74,39 @@ final class PostgreSQLChangeListener: Sendable {
                 signalledFirst = true
                 firstAttempt.signal()
             }
-            guard let (database, poller) = listening else {
+            guard let (database, poller, schema) = listening else {
                 missedSome = true
                 _ = stopSignal.wait(timeout: .now() + .milliseconds(Self.reconnectMilliseconds))
                 continue
             }
             if missedSome { observer(.unknown) }
             missedSome = true
-            serve(database, poller)
+            serve(database, poller, schema: schema)
             poller.forget(database.socketDescriptor)
             database.close()
         }
     }
 
-    /// A new connection that listens, with a poller watching its socket; `nil` on failure.
-    private func listen() -> (PostgreSQLConnection, EventPoller)? {
+    /// A new connection that listens, with a poller watching its socket and
+    /// the schema its pushes write; `nil` on failure.
+    private func listen() -> (PostgreSQLConnection, EventPoller, String)? {
         do throws(PostgreSQLError) {
             let database = try PostgreSQLConnection(connection: connection, applicationName: "sync-server change listener")
+            let schema = try database.execute("select coalesce(current_schema(), '')").text(0, 0)
             try database.execute("listen \(PostgreSQLChangeNotice.channel)")
             guard let poller = try? EventPoller(), database.socketDescriptor >= 0,
                   (try? poller.watch(database.socketDescriptor, readable: true, writable: false)) != nil else {
                 database.close()
                 return nil
             }
-            return (database, poller)
+            return (database, poller, schema)
         } catch {
             return nil
         }
     }
 
     /// Hands notifications to the observer until stopped or the connection breaks.
-    private func serve(_ database: PostgreSQLConnection, _ poller: EventPoller) {
+    private func serve(_ database: PostgreSQLConnection, _ poller: EventPoller, schema: String) {
         var events: [ReadinessEvent] = []
         while !isStopped {
             do throws(Errno) {
@@ -116,7 +118,7 @@ final class PostgreSQLChangeListener: Sendable {
             let notifications: [PostgreSQLNotification]
             do throws(PostgreSQLError) { notifications = try database.takeNotifications() } catch { return }
             for notification in notifications where notification.channel == PostgreSQLChangeNotice.channel {
-                observer(PostgreSQLChangeNotice.change(from: notification.payload))
+                if let change = PostgreSQLChangeNotice.change(from: notification.payload, schema: schema) { observer(change) }
             }
         }
     }

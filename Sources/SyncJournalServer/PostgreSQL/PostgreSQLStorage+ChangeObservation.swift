@@ -29,7 +29,7 @@ extension PostgreSQLStorage {
     func notifyChanges(user: String, results: [MutationResult], _ queries: PostgreSQLTransaction) throws(StorageError) {
         guard case .committed(let user, let kinds)? = StorageChange(user: user, results: results) else { return }
         do throws(PostgreSQLError) {
-            try queries.connection.execute("select pg_notify($1, $2)",
+            try queries.connection.execute("select pg_notify($1, $2 || chr(10) || coalesce(current_schema(), ''))",
                                            [.text(PostgreSQLChangeNotice.channel), .text(PostgreSQLChangeNotice.payload(user: user, kinds: kinds))])
         } catch {
             throw .postgres(error)
