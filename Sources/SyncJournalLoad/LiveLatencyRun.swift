@@ -48,14 +48,14 @@ public enum LiveLatencyRun {
 
     private static func measure(_ configuration: LoadConfiguration, kind: String, edits: Int, directory: URL,
                                 timeout: Duration) async throws -> LiveLatencyReport {
-        let server = configuration.server.absoluteString
+        let server = configuration.server.absoluteString + (configuration.deviceBServer.map { " (device B: \($0.absoluteString))" } ?? "")
         let deviceA = try await LocalStore.open(path: directory.appendingPathComponent("a.journal").path)
         let deviceB = try await LocalStore.open(path: directory.appendingPathComponent("b.journal").path)
-        func transport() -> HTTPTransport { HTTPTransport(baseURL: configuration.server, token: configuration.token, timeout: timeout) }
+        func transport(_ url: URL) -> HTTPTransport { HTTPTransport(baseURL: url, token: configuration.token, timeout: timeout) }
         let coalescing = configuration.editCoalescingMilliseconds
-        let engineA = SyncEngine(store: deviceA, transport: transport(),
+        let engineA = SyncEngine(store: deviceA, transport: transport(configuration.server),
                                  options: .init(kinds: [kind], retryPolicy: RetryPolicy(editCoalescingMilliseconds: coalescing)))
-        let engineB = SyncEngine(store: deviceB, transport: transport(),
+        let engineB = SyncEngine(store: deviceB, transport: transport(configuration.deviceBServer ?? configuration.server),
                                  options: .init(kinds: [kind], changeWaitTimeout: .seconds(configuration.changeWaitSeconds)))
         // B's observation hands each arrival (the highest edit number it shows, and when) to the loop below.
         let (arrivals, arrived) = AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self)

@@ -39,6 +39,9 @@ public struct LoadConfiguration: Sendable, Hashable {
     public var editCoalescingMilliseconds: Int64 = 0
     /// With ``liveLatencyEdits``: the timeout device B's waits for changes ask for.
     public var changeWaitSeconds: Int64 = 30
+    /// With ``liveLatencyEdits``: the server device B syncs with (`nil`:
+    /// ``server``), such as a second sync-server on the same PostgreSQL database.
+    public var deviceBServer: URL?
 
     /// The defaults: 8 clients, 10 s, batches of 50, one pull per push.
     public init(server: URL, token: String = "dev-token", clients: Int = 8, seconds: Double = 10, batchSize: Int = 50,
@@ -58,7 +61,7 @@ public struct LoadConfiguration: Sendable, Hashable {
         tool: "sync-load",
         synopses: ["--server URL [--token TOKEN] [--clients N] [--seconds D] [--batch B] "
                    + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]",
-                   "--server URL --live-latency N [--token TOKEN] [--edit-coalescing MS] [--wait-timeout S] [--timeout S]"],
+                   "--server URL --live-latency N [--device-b-server URL] [--token TOKEN] [--edit-coalescing MS] [--wait-timeout S] [--timeout S]"],
         summary: """
             drives a running sync-server with N concurrent HTTP clients for D seconds;
             each client pushes B new records (a kind of its own), then pulls P times from
@@ -89,6 +92,7 @@ public struct LoadConfiguration: Sendable, Hashable {
             .value("--server-pid", "PID", help: "report this process's resident memory (VmRSS, VmHWM from /proc/PID/status) at the end"),
             .value("--live-latency", "N", help: "measure live sync latency over N edits, 1 to 100000, instead of the load"),
             .value("--edit-coalescing", "MS", help: "with --live-latency: device A pushes this long after an edit (default 0)"),
+            .value("--device-b-server", "URL", help: "with --live-latency: device B syncs with this server instead (one sharing A's database)"),
             .value("--wait-timeout", "S", help: "with --live-latency: the timeout device B's waits for changes ask for (default 30)"),
         ],
         notes: "exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable")
@@ -135,6 +139,10 @@ public struct LoadConfiguration: Sendable, Hashable {
         if let edits = try parsed.integer("--live-latency", in: 1...100_000) { configuration.liveLatencyEdits = edits }
         if let milliseconds = try parsed.integer("--edit-coalescing", in: 0...60_000) { configuration.editCoalescingMilliseconds = Int64(milliseconds) }
         if let seconds = try parsed.integer("--wait-timeout", in: 1...3_600) { configuration.changeWaitSeconds = Int64(seconds) }
+        configuration.deviceBServer = try parsed.value("--device-b-server", expected: httpURL, { text -> URL? in
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
+            return url
+        })
         if configuration.batchSize == 0 && configuration.pullsPerPush == 0 {
             throw .invalidCombination("--batch 0 and --pulls-per-push 0 leave nothing to do")
         }
