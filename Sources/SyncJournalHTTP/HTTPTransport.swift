@@ -134,7 +134,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// Posts `mutations` to `/v1/sync/push` and returns one result per
     /// mutation, checked to answer them in order.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: [])
+        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: []).body
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
         } catch {
@@ -148,7 +148,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         var request = request
         request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
-        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted())
+        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted()).body
         do {
             return try PullPageCodec.decode(reply, parser: parser)
         } catch {
@@ -158,7 +158,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     /// Posts `{"kind", "id"}` to `/v1/sync/read` and returns the row (`nil`: no live row of this user).
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
-        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: [])
+        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: []).body
         do {
             return try ReadReplyCodec.decode(reply, parser: parser)
         } catch {
@@ -174,7 +174,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
     /// ```
     public func checkHealth() async throws(TransportError) {
-        let reply = try await send(.health, body: nil, pulledKinds: [])
+        let reply = try await send(.health, body: nil, pulledKinds: []).body
         let status: String
         do {
             status = try HealthReplyCodec.decode(reply, parser: parser)
@@ -198,20 +198,23 @@ public final class HTTPTransport: SyncTransport, Sendable {
         endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
     }
 
-    /// Sends one request and returns the body of a 200 reply. A 401 to a
-    /// request with a token gets one retry with a fresh token from the
-    /// provider (none when the provider hands back the refused token).
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String],
-                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> [UInt8] {
-        guard body != nil else { return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, deadline: deadline, in: session) }
+    /// Sends one request and returns a 200 reply (or one whose status is in
+    /// `passing`). A 401 to a request with a token gets one retry with a
+    /// fresh token from the provider (none when the provider hands back the
+    /// refused token).
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
+                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> HTTPReply {
+        guard body != nil else {
+            return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
+        }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
-            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, deadline: deadline, in: session)
+            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
-            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, deadline: deadline, in: session)
+            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
         }
     }
 
@@ -241,25 +244,16 @@ public final class HTTPTransport: SyncTransport, Sendable {
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
         let milliseconds = max(0, Self.wholeMilliseconds(timeout))
         let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: milliseconds))
-        let reply: [UInt8]
+        // 404 and 405: a server older than the endpoint.
+        let reply = try await send(.wait, body: body, pulledKinds: [], passing: [404, 405],
+                                   deadline: timeout + Self.changeWaitMargin, in: waitSession)
+        if reply.status != 200 { return .notSupported }
         do {
-            reply = try await send(.wait, body: body, pulledKinds: [], deadline: timeout + Self.changeWaitMargin, in: waitSession)
-        } catch {
-            if case .permanent(let reason) = error, reason.hasPrefix(Self.notFoundPrefix) || reason.hasPrefix(Self.methodNotAllowedPrefix) {
-                return .notSupported
-            }
-            throw error
-        }
-        do {
-            return try ChangeWaitReplyCodec.decode(reply, parser: parser) ? .changed : .timedOut
+            return try ChangeWaitReplyCodec.decode(reply.body, parser: parser) ? .changed : .timedOut
         } catch {
             throw Self.malformed(.wait, error)
         }
     }
-
-    /// How the classifier's reasons for a 404 or 405 to a wait begin (an older server).
-    private static let notFoundPrefix = "HTTP 404 from \(SyncEndpoint.wait.path)"
-    private static let methodNotAllowedPrefix = "HTTP 405 from \(SyncEndpoint.wait.path)"
 
     /// `duration` in whole milliseconds, rounded down, saturating.
     private static func wholeMilliseconds(_ duration: Duration) -> Int64 {
@@ -271,10 +265,11 @@ public final class HTTPTransport: SyncTransport, Sendable {
     }
 
     /// Sends one request (a POST with `body` and `token`, or a GET without
-    /// either) and returns the body of a 200 reply; anything else is classified.
-    /// `deadline` replaces the transport's timeout, `session` its session.
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String],
-                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> [UInt8] {
+    /// either) and returns a 200 reply, or one with a status in `passing`;
+    /// anything else is classified. `deadline` replaces the transport's
+    /// timeout, `session` its session.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
+                      deadline: Duration?, in session: URLSession?) async throws(TransportError) -> HTTPReply {
         let timeout = deadline ?? self.timeout
         let session = session ?? self.session
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
@@ -308,7 +303,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
             throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfterMilliseconds: nil)
         }
         let bytes = [UInt8](data)
-        if response.statusCode == 200 { return bytes }
+        if response.statusCode == 200 || passing.contains(response.statusCode) { return HTTPReply(status: response.statusCode, body: bytes) }
         throw TransportErrorClassifier.classify(status: response.statusCode,
                                                 retryAfter: response.header("Retry-After"),
                                                 body: bytes, endpoint: endpoint, pulledKinds: pulledKinds)

@@ -1,7 +1,9 @@
+import Dispatch
 import Foundation
 import Testing
 import SyncJournalProtocol
 import SyncJournalServer
+import SyncJournalTesting
 import SyncJournalWire
 
 /// `POST /v1/sync/wait` against an in-process sync-server on each backend.
@@ -45,6 +47,27 @@ struct ChangeWaitTests {
         #expect(ChangeWaitServer.answers(try bob.readResponse(), changed: true))
         #expect(server.server.changeWaits.count(user: "bob") == 1, "bob's wait on notes is still held")
         _ = bobNotes
+    }
+
+    @Test("a push that commits while a new wait looks at storage (and finds nothing) answers that wait changed")
+    func pushDuringTheLook() throws {
+        let directory = try TemporaryDirectory(prefix: "syncjournal-waits"); defer { directory.remove() }
+        let storage = try LookHoldingStorage(path: directory.file("sync.sqlite"))
+        var users = UserDirectory()
+        try users.add(token: "t-alice", user: "alice")
+        let registry = ChangeWaitRegistry()
+        storage.observeChanges { registry.wake($0) }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0),
+                                responder: SyncRouter(storage: storage, users: users, changeWaits: registry))
+        try server.start()
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        try client.send(ChangeWaitServer.waitRequest(["pin": nil], timeoutMilliseconds: 60_000))
+        try #require(storage.entered.wait(timeout: .now() + 30) == .success, "the wait never looked at storage")
+        _ = try storage.inner.push(user: "alice", [Mutations.create("p1")])
+        storage.released.signal()
+        #expect(ChangeWaitServer.answers(try client.readResponse(), changed: true))
+        #expect(registry.count == 0)
     }
 
     @Test("a wait with nothing to report answers changed false once the server's cap passes, whatever it asked for", arguments: StorageBackend.tested)

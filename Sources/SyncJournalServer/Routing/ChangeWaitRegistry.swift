@@ -43,6 +43,8 @@ package final class ChangeWaitRegistry: Sendable {
     private struct State {
         var waiters: [UInt64: Waiter] = [:]
         var perUser: [String: Int] = [:]
+        /// Numbers handed out by ``makeID()`` and not yet registered.
+        var unregistered: Set<UInt64> = []
         /// Waits whose connection closed before they were registered.
         var closedEarly: Set<UInt64> = []
         var nextID: UInt64 = 1
@@ -64,10 +66,12 @@ package final class ChangeWaitRegistry: Sendable {
         self.maximumWaitMilliseconds = max(0, maximumWaitMilliseconds)
     }
 
-    /// A number for a new wait, never used before.
+    /// A number for a new wait, never used before; it must be passed to
+    /// ``register(_:user:kinds:handle:)`` next.
     package func makeID() -> UInt64 {
         state.withLock { state in
             defer { state.nextID += 1 }
+            state.unregistered.insert(state.nextID)
             return state.nextID
         }
     }
@@ -75,6 +79,7 @@ package final class ChangeWaitRegistry: Sendable {
     /// Holds wait `id` of `user` on `kinds`, answering through `handle`.
     package func register(_ id: UInt64, user: String, kinds: Set<String>, handle: ResponseHandle) -> Registration {
         let (registration, watchers) = state.withLock { state -> (Registration, [DispatchSemaphore]) in
+            state.unregistered.remove(id)
             if state.closedEarly.remove(id) != nil { return (.closed, []) }
             let held = state.perUser[user, default: 0]
             if held >= maximumWaitsPerUser { return (.tooMany(limit: maximumWaitsPerUser), []) }
@@ -122,7 +127,7 @@ package final class ChangeWaitRegistry: Sendable {
         let watchers = state.withLock { state -> [DispatchSemaphore] in
             if let waiter = Self.take(id, from: &state) {
                 waiter.timer?.cancel()
-            } else if id < state.nextID {
+            } else if state.unregistered.contains(id) {
                 state.closedEarly.insert(id)
             }
             return Self.ready(&state)
