@@ -58,6 +58,11 @@ final class ChangeWaitServer {
 
     var port: Int { server.port }
 
+    /// How long a test waits for the server to hold (or release) waits before
+    /// it fails: a bound against hanging, not a time the server must meet (a
+    /// full `swift test` on 2 cores can keep a task from running for a long time).
+    static let patience = 120_000
+
     /// A wait's request bytes.
     static func waitRequest(_ cursors: [String: PullCursor?], timeoutMilliseconds: Int64, token: String = "t-alice") -> [UInt8] {
         SyncServerFixture.post(SyncEndpoint.wait.path,
@@ -70,7 +75,7 @@ final class ChangeWaitServer {
     func openWait(_ cursors: [String: PullCursor?], token: String, holding count: Int) throws -> RawClient {
         let client = try RawClient(port: port, timeoutSeconds: 60)
         try client.send(Self.waitRequest(cursors, timeoutMilliseconds: 60_000, token: token))
-        guard server.changeWaits.waitUntil({ $0 >= count }) else {
+        guard server.changeWaits.waitUntil(timeoutMilliseconds: Self.patience, { $0 >= count }) else {
             throw RawClient.Failure(description: "the server never held \(count) waits")
         }
         return client
@@ -108,7 +113,7 @@ extension ChangeWaitServer {
     func held(_ condition: @escaping @Sendable (Int) -> Bool) async -> Bool {
         let waits = server.changeWaits
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: waits.waitUntil(condition)) }
+            DispatchQueue.global().async { continuation.resume(returning: waits.waitUntil(timeoutMilliseconds: Self.patience, condition)) }
         }
     }
 }

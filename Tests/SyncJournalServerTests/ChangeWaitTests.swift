@@ -30,7 +30,7 @@ struct ChangeWaitTests {
         let waiting = try server.openWait(["pin": nil, "note": nil], token: "t-alice", holding: 1)
         try server.push("note", "n1")
         #expect(ChangeWaitServer.answers(try waiting.readResponse(), changed: true))
-        #expect(server.server.changeWaits.waitUntil { $0 == 0 })
+        #expect(server.server.changeWaits.waitUntil(timeoutMilliseconds: ChangeWaitServer.patience) { $0 == 0 })
     }
 
     @Test("another user's push does not answer a parked wait, nor a push of a kind it does not name", arguments: StorageBackend.tested)
@@ -76,7 +76,7 @@ struct ChangeWaitTests {
         try server.push("pin", "p1", token: "t-alice")
         let bob = try server.openWait(["pin": nil], token: "t-bob", holding: 1)
         #expect(ChangeWaitServer.answers(try bob.readResponse(), changed: false))
-        #expect(server.server.changeWaits.waitUntil { $0 == 0 })
+        #expect(server.server.changeWaits.waitUntil(timeoutMilliseconds: ChangeWaitServer.patience) { $0 == 0 })
     }
 
     @Test("a wait whose connection closes is released, and a reset one too", arguments: StorageBackend.tested)
@@ -84,10 +84,10 @@ struct ChangeWaitTests {
         let server = try ChangeWaitServer(backend)
         let closing = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
         closing.finishSending()
-        #expect(server.server.changeWaits.waitUntil { $0 == 0 }, "an end of file drops the wait")
+        #expect(server.server.changeWaits.waitUntil(timeoutMilliseconds: ChangeWaitServer.patience) { $0 == 0 }, "an end of file drops the wait")
         let resetting = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
         resetting.reset()
-        #expect(server.server.changeWaits.waitUntil { $0 == 0 }, "a reset drops the wait")
+        #expect(server.server.changeWaits.waitUntil(timeoutMilliseconds: ChangeWaitServer.patience) { $0 == 0 }, "a reset drops the wait")
         // The user's allowance is whole again: a push still reaches a new wait.
         let waiting = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
         try server.push("pin", "p1")
