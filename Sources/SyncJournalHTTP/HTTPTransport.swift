@@ -29,8 +29,12 @@ import SyncJournalWire
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
 /// ```
 ///
-/// The server offers no change notifications yet, so
-/// ``waitForChanges(after:timeout:)`` answers ``ChangeWaitResult/notSupported``
+/// ``waitForChanges(after:timeout:)`` long-polls `POST /v1/sync/wait`: the
+/// server holds the request until this user has rows after the cursors
+/// (``ChangeWaitResult/changed``; the engine pulls next) or the timeout
+/// passes (``ChangeWaitResult/timedOut``). Each wait gets a connection of
+/// its own, so pushes and pulls never queue behind it; a server older than
+/// the wait endpoint (404 or 405) answers ``ChangeWaitResult/notSupported``,
 /// and the engine relies on ``SyncEngine/Options/idlePullInterval``.
 public final class HTTPTransport: SyncTransport, Sendable {
     /// The server's root; the protocol's paths are appended to it.
@@ -42,7 +46,16 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     private let tokens: BearerTokenSource
     private let session: URLSession
+    /// The session waits for changes run in: its timeouts are long enough
+    /// for any wait (each wait keeps its own deadline), and its connections
+    /// are not the ones pushes and pulls use.
+    private let waitSession: URLSession
     private let parser: JSONParser
+
+    /// How much longer than its timeout a wait for changes may take before
+    /// the transport gives up on the reply (the server answers when its
+    /// timeout passes; this covers the trip).
+    public static let changeWaitMargin: Duration = .seconds(5)
 
     /// The default cap on reply bodies: 32 MiB.
     public static let defaultMaximumReplyBytes = 32 << 20
@@ -95,12 +108,25 @@ public final class HTTPTransport: SyncTransport, Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        let waits = URLSessionConfiguration.ephemeral
+        // Each wait keeps its own deadline (its timeout plus the margin); these are only backstops.
+        waits.timeoutIntervalForRequest = Self.longestWait
+        waits.timeoutIntervalForResource = Self.longestWait
+        waits.httpCookieAcceptPolicy = .never
+        waits.httpShouldSetCookies = false
+        waits.urlCache = nil
+        waits.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.waitSession = URLSession(configuration: waits, delegate: RedirectRefusal(), delegateQueue: nil)
     }
+
+    /// The session-level backstop of waits for changes: a day.
+    private static let longestWait: TimeInterval = 86_400
 
     private static func backstop(_ timeout: Duration) -> TimeInterval { timeout.timeInterval.rounded(.up) + 5 }
 
     deinit {
         session.finishTasksAndInvalidate()
+        waitSession.invalidateAndCancel()
     }
 
     // MARK: SyncTransport
@@ -108,7 +134,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// Posts `mutations` to `/v1/sync/push` and returns one result per
     /// mutation, checked to answer them in order.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: [])
+        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: []).body
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
         } catch {
@@ -122,7 +148,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         var request = request
         request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
-        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted())
+        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted()).body
         do {
             return try PullPageCodec.decode(reply, parser: parser)
         } catch {
@@ -132,7 +158,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     /// Posts `{"kind", "id"}` to `/v1/sync/read` and returns the row (`nil`: no live row of this user).
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
-        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: [])
+        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: []).body
         do {
             return try ReadReplyCodec.decode(reply, parser: parser)
         } catch {
@@ -148,7 +174,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
     /// ```
     public func checkHealth() async throws(TransportError) {
-        let reply = try await send(.health, body: nil, pulledKinds: [])
+        let reply = try await send(.health, body: nil, pulledKinds: []).body
         let status: String
         do {
             status = try HealthReplyCodec.decode(reply, parser: parser)
@@ -172,19 +198,23 @@ public final class HTTPTransport: SyncTransport, Sendable {
         endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
     }
 
-    /// Sends one request and returns the body of a 200 reply. A 401 to a
-    /// request with a token gets one retry with a fresh token from the
-    /// provider (none when the provider hands back the refused token).
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
-        guard body != nil else { return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds) }
+    /// Sends one request and returns a 200 reply (or one whose status is in
+    /// `passing`). A 401 to a request with a token gets one retry with a
+    /// fresh token from the provider (none when the provider hands back the
+    /// refused token).
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
+                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> HTTPReply {
+        guard body != nil else {
+            return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
+        }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
-            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds)
+            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
-            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds)
+            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
         }
     }
 
@@ -195,16 +225,53 @@ public final class HTTPTransport: SyncTransport, Sendable {
         }
     }
 
-    /// Waits for server changes: not offered by the protocol's server yet,
-    /// so the answer is ``ChangeWaitResult/notSupported`` (the engine pulls
-    /// on its idle interval instead).
+    /// Posts `{"cursors", "timeoutMs"}` to `/v1/sync/wait` and waits for the
+    /// answer: ``ChangeWaitResult/changed`` when this user has rows after
+    /// `cursors` (at once if it has already), ``ChangeWaitResult/timedOut``
+    /// when the server's timeout passed first (the server holds a wait at
+    /// most its own cap, 60 s for `sync-server` by default, whatever
+    /// `timeout` asks). The request may take `timeout` plus
+    /// ``changeWaitMargin``; a server older than the endpoint (404, 405)
+    /// answers ``ChangeWaitResult/notSupported``. Other failures are
+    /// classified as for ``pull(_:)``. Cancelling the calling task cancels the request.
+    ///
+    /// ```swift
+    /// switch try await transport.waitForChanges(after: ["pin": cursor], timeout: .seconds(30)) {
+    /// case .changed: try await pullEverything()
+    /// case .timedOut, .notSupported: break
+    /// }
+    /// ```
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
-        .notSupported
+        let milliseconds = max(0, Self.wholeMilliseconds(timeout))
+        let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: milliseconds))
+        // 404 and 405: a server older than the endpoint.
+        let reply = try await send(.wait, body: body, pulledKinds: [], passing: [404, 405],
+                                   deadline: timeout + Self.changeWaitMargin, in: waitSession)
+        if reply.status != 200 { return .notSupported }
+        do {
+            return try ChangeWaitReplyCodec.decode(reply.body, parser: parser) ? .changed : .timedOut
+        } catch {
+            throw Self.malformed(.wait, error)
+        }
+    }
+
+    /// `duration` in whole milliseconds, rounded down, saturating.
+    private static func wholeMilliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        if overflow { return seconds > 0 ? .max : .min }
+        let (sum, overflowSum) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return overflowSum ? .max : sum
     }
 
     /// Sends one request (a POST with `body` and `token`, or a GET without
-    /// either) and returns the body of a 200 reply; anything else is classified.
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String]) async throws(TransportError) -> [UInt8] {
+    /// either) and returns a 200 reply, or one with a status in `passing`;
+    /// anything else is classified. `deadline` replaces the transport's
+    /// timeout, `session` its session.
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
+                      deadline: Duration?, in session: URLSession?) async throws(TransportError) -> HTTPReply {
+        let timeout = deadline ?? self.timeout
+        let session = session ?? self.session
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
         request.httpMethod = endpoint.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -236,7 +303,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
             throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfterMilliseconds: nil)
         }
         let bytes = [UInt8](data)
-        if response.statusCode == 200 { return bytes }
+        if response.statusCode == 200 || passing.contains(response.statusCode) { return HTTPReply(status: response.statusCode, body: bytes) }
         throw TransportErrorClassifier.classify(status: response.statusCode,
                                                 retryAfter: response.header("Retry-After"),
                                                 body: bytes, endpoint: endpoint, pulledKinds: pulledKinds)

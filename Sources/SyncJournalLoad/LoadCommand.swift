@@ -25,6 +25,14 @@ public enum LoadCommand {
             let rejection = LoadConfiguration.syntax.rejection(error)
             return Result(output: rejection.standardOutput, errors: rejection.standardError, status: rejection.status)
         }
+        if configuration.liveLatencyEdits != nil {
+            do {
+                let report = try await LiveLatencyRun.run(configuration)
+                return Result(output: report.text, errors: "", status: 0)
+            } catch {
+                return Result(output: "", errors: "sync-load: \(error.description)\n", status: 69)
+            }
+        }
         do {
             let report = try await LoadRunner.run(configuration)
             return Result(output: report.text, errors: "", status: report.tally.errors == 0 ? 0 : 1)

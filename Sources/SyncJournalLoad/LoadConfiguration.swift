@@ -38,6 +38,16 @@ public struct LoadConfiguration: Sendable, Hashable {
     /// The server's process id: its resident memory is read from
     /// `/proc/PID/status` at the end of the run and reported.
     public var serverPID: Int32?
+    /// `--live-latency N`: instead of the load, measure how long N edits on
+    /// one device take to show on another that waits for changes (`nil`: the load).
+    public var liveLatencyEdits: Int?
+    /// With ``liveLatencyEdits``: how long device A's engine waits after an edit before pushing it.
+    public var editCoalescingMilliseconds: Int64 = 0
+    /// With ``liveLatencyEdits``: the timeout device B's waits for changes ask for.
+    public var changeWaitSeconds: Int64 = 30
+    /// With ``liveLatencyEdits``: the server device B syncs with (`nil`:
+    /// ``server``), such as a second sync-server on the same PostgreSQL database.
+    public var deviceBServer: URL?
 
     /// The defaults: 8 clients, 10 s, batches of 50, one pull per push.
     public init(server: URL, token: String = "dev-token", clients: Int = 8, seconds: Double = 10, batchSize: Int = 50,
@@ -56,7 +66,8 @@ public struct LoadConfiguration: Sendable, Hashable {
     package static let syntax = CommandSyntax(
         tool: "sync-load",
         synopses: ["--server URL... [--token TOKEN...] [--clients N] [--seconds D] [--batch B] "
-                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]"],
+                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]",
+                   "--server URL --live-latency N [--device-b-server URL] [--token TOKEN] [--edit-coalescing MS] [--wait-timeout S] [--timeout S]"],
         summary: """
             drives a running sync-server with N concurrent HTTP clients for D seconds;
             each client pushes B new records (a kind of its own), then pulls P times from
@@ -64,6 +75,10 @@ public struct LoadConfiguration: Sendable, Hashable {
             --batch 0: pulls only; a client that reached the end of its kind pulls it again
             from the start, so with --preload R (rows per client pushed before the clock
             starts) every pull reads a full page
+            --live-latency N: two devices of one user (local stores and sync engines over
+            HTTP); B waits for changes with no idle pulls and observes a query, A makes N
+            edits one at a time, each awaited in B's query; prints p50/p95/max latency from
+            A's edit call to B's observation
             """,
         options: [
             .value("--server", "URL", repeatable: true, help: """
@@ -87,6 +102,10 @@ public struct LoadConfiguration: Sendable, Hashable {
                 the report says how many the server still held at the end
                 """),
             .value("--server-pid", "PID", help: "report this process's resident memory (VmRSS, VmHWM from /proc/PID/status) at the end"),
+            .value("--live-latency", "N", help: "measure live sync latency over N edits, 1 to 100000, instead of the load"),
+            .value("--edit-coalescing", "MS", help: "with --live-latency: device A pushes this long after an edit (default 0)"),
+            .value("--device-b-server", "URL", help: "with --live-latency: device B syncs with this server instead (one sharing A's database)"),
+            .value("--wait-timeout", "S", help: "with --live-latency: the timeout device B's waits for changes ask for (default 30)"),
         ],
         notes: "exit status: 0 no errors, 1 some requests failed, 64 bad usage, 69 server unreachable")
 
@@ -148,6 +167,13 @@ public struct LoadConfiguration: Sendable, Hashable {
         if let preload = try parsed.integer("--preload", in: 0...1_000_000) { configuration.preloadRows = preload }
         if let idle = try parsed.integer("--idle-connections", in: 0...1_000_000) { configuration.idleConnections = idle }
         if let pid = try parsed.integer("--server-pid", in: 1...Int(Int32.max)) { configuration.serverPID = Int32(pid) }
+        if let edits = try parsed.integer("--live-latency", in: 1...100_000) { configuration.liveLatencyEdits = edits }
+        if let milliseconds = try parsed.integer("--edit-coalescing", in: 0...60_000) { configuration.editCoalescingMilliseconds = Int64(milliseconds) }
+        if let seconds = try parsed.integer("--wait-timeout", in: 1...3_600) { configuration.changeWaitSeconds = Int64(seconds) }
+        configuration.deviceBServer = try parsed.value("--device-b-server", expected: httpURL, { text -> URL? in
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
+            return url
+        })
         if configuration.batchSize == 0 && configuration.pullsPerPush == 0 {
             throw .invalidCombination("--batch 0 and --pulls-per-push 0 leave nothing to do")
         }

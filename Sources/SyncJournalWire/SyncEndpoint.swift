@@ -10,6 +10,9 @@ public enum SyncEndpoint: String, Sendable, Hashable, CaseIterable {
     case pull = "/v1/sync/pull"
     /// `POST /v1/sync/read`: one row by kind and id.
     case read = "/v1/sync/read"
+    /// `POST /v1/sync/wait`: cursors and a timeout in; `{"changed": BOOL}`
+    /// out once this user has rows after a cursor, or when the timeout passes.
+    case wait = "/v1/sync/wait"
     /// `GET /v1/health`: no token needed.
     case health = "/v1/health"
 

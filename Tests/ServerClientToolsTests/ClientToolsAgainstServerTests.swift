@@ -60,6 +60,17 @@ struct ClientToolsAgainstServerTests {
         #expect(count("errors") == 0, "\(result.standardOutput)")
     }
 
+    @Test("sync-load --live-latency: every edit on one device reaches the other's observed query, and the percentiles are printed")
+    func liveLatency() throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
+        let result = try BuiltTool.run("sync-load", ["--server", server.url, "--live-latency", "5"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains(": 5 edits on device A"), "\(result.standardOutput)")
+        let percentiles = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("p50 ") }
+        #expect(percentiles?.contains(" p95 ") == true && percentiles?.contains(" max ") == true, "\(result.standardOutput)")
+    }
+
     @Test("sync-load with nothing listening prints one line and exits 69")
     func loadWithoutServer() throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }

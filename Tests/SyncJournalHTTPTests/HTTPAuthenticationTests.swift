@@ -78,12 +78,15 @@ struct HTTPAuthenticationTests {
         #expect(responder.requests.isEmpty)
     }
 
-    @Test("the HTTP transport cannot wait for changes yet: it says so without a request")
-    func changeWaitsNotSupported() async throws {
-        let responder = try ScriptedHTTPResponder([])
+    @Test("a wait for changes asks the token provider too: one that throws is unauthorized without a request")
+    func changeWaitWithFailingProvider() async throws {
+        let responder = try ScriptedHTTPResponder([.ok([])])
         defer { responder.stop() }
-        let transport = HTTPTransport(baseURL: responder.baseURL, token: "t", timeout: .seconds(20))
-        #expect(try await transport.waitForChanges(after: ["pin": nil], timeout: .seconds(60)) == .notSupported)
+        let transport = HTTPTransport(baseURL: responder.baseURL, tokenProvider: { throw RevokedSession() }, timeout: .seconds(20))
+        let error = await Self.transportError { () async throws(TransportError) in
+            try await transport.waitForChanges(after: ["pin": nil], timeout: .seconds(60))
+        }
+        guard case .unauthorized = error else { Issue.record("\(String(describing: error))"); return }
         #expect(responder.requests.isEmpty)
     }
 }

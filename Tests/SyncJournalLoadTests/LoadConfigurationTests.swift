@@ -36,6 +36,18 @@ struct LoadConfigurationTests {
         #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://a:1", "--server", "ftp://b"]) }
     }
 
+    @Test("--live-latency and its companions are read; without it there is no live run; 0 edits are refused")
+    func liveLatencyFlags() throws {
+        let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--live-latency", "200", "--edit-coalescing", "50",
+                                                              "--wait-timeout", "20", "--device-b-server", "http://h:2"])
+        #expect(configuration.liveLatencyEdits == 200 && configuration.editCoalescingMilliseconds == 50 && configuration.changeWaitSeconds == 20)
+        #expect(configuration.deviceBServer == URL(string: "http://h:2"))
+        #expect(try LoadConfiguration(arguments: ["--server", "http://h:1"]).liveLatencyEdits == nil)
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://h:1", "--live-latency", "0"]) }
+        let report = LiveLatencyReport(latencies: [0.010, 0.020, 0.030, 0.040], server: "http://h:1", editCoalescingMilliseconds: 0)
+        #expect(report.text.contains("p50 20.0 ms  p95 40.0 ms  max 40.0 ms"), "\(report.text)")
+    }
+
     @Test("--idle-connections and --server-pid are read; a negative count or pid 0 is refused")
     func idleAndMemoryFlags() throws {
         let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--idle-connections", "10000", "--server-pid", "4242"])

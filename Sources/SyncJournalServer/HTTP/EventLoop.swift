@@ -16,11 +16,19 @@ final class EventLoop: @unchecked Sendable {
 
     /// Messages from other threads.
     private struct Inbox {
-        var responses: [(connection: UInt64, response: HTTPResponse, closing: Bool)] = []
+        var responses: [(connection: UInt64, delivery: Delivery)] = []
         var stop = false
         var cut = false
         /// A byte is in the wake-up pipe and not yet drained.
         var wakePending = false
+    }
+
+    /// What another thread hands over for one connection, in order.
+    private enum Delivery {
+        /// The answer to the request in progress.
+        case response(HTTPResponse, closing: Bool)
+        /// The request in progress is kept to be answered later.
+        case park(answerOnStop: HTTPResponse, onClose: @Sendable () -> Void)
     }
 
     private let configuration: HTTPServerConfiguration
@@ -68,7 +76,14 @@ final class EventLoop: @unchecked Sendable {
 
     /// Queues `response` for connection `connection`; dropped if it has closed.
     func deliver(_ response: HTTPResponse, to connection: UInt64, closing: Bool) {
-        post { $0.responses.append((connection, response, closing)) }
+        post { $0.responses.append((connection, .response(response, closing: closing))) }
+    }
+
+    /// Marks connection `connection`'s request in progress as parked (see
+    /// ``ResponseHandle/park(answerOnStop:onClose:)``); `onClose` runs at
+    /// once, on the loop thread, if the connection has closed already.
+    func park(_ connection: UInt64, answerOnStop: HTTPResponse, onClose: @escaping @Sendable () -> Void) {
+        post { $0.responses.append((connection, .park(answerOnStop: answerOnStop, onClose: onClose))) }
     }
 
     /// Stop accepting, close idle connections, finish the rest, then end ``run()``.
@@ -122,8 +137,16 @@ final class EventLoop: @unchecked Sendable {
             }
             if stop && !stopping { beginStopping() }
             for item in responses {
-                guard let descriptor = descriptors[item.connection], let connection = connections[descriptor] else { continue }
-                answered(connection, with: item.response, closing: item.closing, now: now)
+                guard let descriptor = descriptors[item.connection], let connection = connections[descriptor] else {
+                    if case .park(_, let onClose) = item.delivery { onClose() }
+                    continue
+                }
+                switch item.delivery {
+                case .response(let response, let closing):
+                    answered(connection, with: response, closing: closing, now: now)
+                case .park(let answerOnStop, let onClose):
+                    parked(connection, answerOnStop: answerOnStop, onClose: onClose, now: now)
+                }
             }
             if now - lastSweep >= Self.sweepMilliseconds {
                 sweep(now: now)
@@ -133,7 +156,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func takeInbox() -> ([(connection: UInt64, response: HTTPResponse, closing: Bool)], Bool, Bool) {
+    private func takeInbox() -> ([(connection: UInt64, delivery: Delivery)], Bool, Bool) {
         let taken = inbox.withLock { inbox -> Inbox in
             let taken = inbox
             inbox.responses.removeAll()
@@ -157,6 +180,10 @@ final class EventLoop: @unchecked Sendable {
         if case .working = connection.phase {
             // The peer is gone entirely (a reset or both directions closed): nobody to answer.
             if event.hangUp && !event.readable { close(connection) }
+            return
+        }
+        if case .parked = connection.phase {
+            if event.readable || event.hangUp { readWhileParked(connection) }
             return
         }
         if event.readable || event.hangUp { readInput(connection, now: now) }
@@ -228,6 +255,25 @@ final class EventLoop: @unchecked Sendable {
         case .endOfFile, .failed:
             // End of file before a whole request, or a reset: nobody to answer.
             close(connection)
+        }
+    }
+
+    /// Reads from a parked connection: an end of file or a reset closes it
+    /// (its keeper is told); bytes of a next request are kept for after the
+    /// answer, up to one request head's worth.
+    private func readWhileParked(_ connection: HTTPConnection) {
+        while !connection.isClosed {
+            switch connection.socket.read(into: scratch) {
+            case .moved(let count):
+                connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                if connection.input.count > configuration.maximumRequestLineBytes + configuration.maximumHeaderBytes {
+                    close(connection)
+                }
+            case .wouldBlock:
+                return
+            case .endOfFile, .failed:
+                close(connection)
+            }
         }
     }
 
@@ -309,9 +355,15 @@ final class EventLoop: @unchecked Sendable {
                 let handle = ResponseHandle(loop: self, connection: connection.id, requestWantsClose: request.wantsClose)
                 let responder = responder
                 let whole = request
-                scheduler.submit(OwnerScheduler.Job(owner: owner, bytes: bytes, respond: { responder.respond(to: whole) }, handle: handle))
+                let respond: @Sendable (ResponseHandle) -> HTTPResponse?
+                if let parking = responder as? any ParkingResponder {
+                    respond = { handle in parking.respond(to: whole, handle: handle) }
+                } else {
+                    respond = { _ in responder.respond(to: whole) }
+                }
+                scheduler.submit(OwnerScheduler.Job(owner: owner, bytes: bytes, respond: respond, handle: handle))
                 return
-            case .working, .lingering:
+            case .working, .parked, .lingering:
                 return
             }
         }
@@ -321,7 +373,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// A worker's (or a parked request's) answer has come back.
     private func answered(_ connection: HTTPConnection, with response: HTTPResponse, closing: Bool, now: Int64) {
-        guard case .working = connection.phase else { return }
+        switch connection.phase {
+        case .working, .parked: break
+        case .head, .body, .lingering: return
+        }
         let last = closing || stopping
         if last {
             connection.phase = .lingering(until: now + Int64(configuration.writeTimeoutMilliseconds + configuration.lingerMilliseconds))
@@ -337,6 +392,23 @@ final class EventLoop: @unchecked Sendable {
         guard !connection.isClosed else { return }
         setReadable(connection, true)
         advance(connection, now: now)
+    }
+
+    /// A worker kept the request in progress to answer later: read the
+    /// connection meanwhile (to see the peer go), and answer at once if the
+    /// server is stopping.
+    private func parked(_ connection: HTTPConnection, answerOnStop: HTTPResponse, onClose: @escaping @Sendable () -> Void, now: Int64) {
+        guard case .working = connection.phase else {
+            // Answered already (the answer came first): nothing is kept.
+            return
+        }
+        connection.phase = .parked(answerOnStop: answerOnStop, onClose: onClose)
+        if stopping {
+            onClose()
+            answered(connection, with: answerOnStop, closing: true, now: now)
+            return
+        }
+        setReadable(connection, true)
     }
 
     /// Answers a request the HTTP layer refuses (503 and 429 with `Retry-After`), then closes.
@@ -424,7 +496,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             case .lingering(let until):
                 if now >= until { expired.append((connection, nil)) }
-            case .working:
+            case .working, .parked:
                 break
             }
         }
@@ -437,9 +509,14 @@ final class EventLoop: @unchecked Sendable {
         stopping = true
         poller.forget(listener)
         SystemSocket.close(listener)
-        // Idle connections (nothing of a request received) close now; the rest finish.
+        // Idle connections (nothing of a request received) close now; parked
+        // requests are answered now; the rest finish.
         for connection in Array(connections.values) {
             if case .head = connection.phase, connection.input.isEmpty, !connection.hasOutput { close(connection) }
+            if case .parked(let answerOnStop, let onClose) = connection.phase {
+                onClose()
+                answered(connection, with: answerOnStop, closing: true, now: MonotonicClock.milliseconds())
+            }
         }
     }
 
@@ -465,6 +542,7 @@ final class EventLoop: @unchecked Sendable {
     private func close(_ connection: HTTPConnection) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
+        if case .parked(_, let onClose) = connection.phase { onClose() }
         releaseReservation(connection)
         let descriptor = connection.socket.descriptor
         poller.forget(descriptor)

@@ -9,6 +9,12 @@ final class HTTPConnection {
         case body(HTTPRequestParser.Head, owner: String)
         /// A worker has the request; input is not read meanwhile.
         case working
+        /// The responder keeps the request to answer later (a long poll)
+        /// without a thread: input is read, so a peer that goes away is
+        /// seen, and buffered for the next request. `answerOnStop` answers
+        /// it when the server stops; `onClose` tells its keeper the
+        /// connection closed before an answer.
+        case parked(answerOnStop: HTTPResponse, onClose: @Sendable () -> Void)
         /// The last answer is written or being written; input is read and
         /// discarded until the peer closes, the byte bound or `until`.
         case lingering(until: Int64)

@@ -10,7 +10,7 @@ import SyncJournalPlatform
 /// ```swift
 /// let scheduler = OwnerScheduler(configuration: configuration)
 /// guard scheduler.reserve(owner: "alice", bytes: 4_096) == nil else { refuse() }
-/// scheduler.submit(OwnerScheduler.Job(owner: "alice", bytes: 4_096, respond: { answer() }, handle: handle))
+/// scheduler.submit(OwnerScheduler.Job(owner: "alice", bytes: 4_096, respond: { _ in answer() }, handle: handle))
 /// while let job = scheduler.next() { scheduler.run(job) }   // on each worker
 /// ```
 final class OwnerScheduler: Sendable {
@@ -20,8 +20,9 @@ final class OwnerScheduler: Sendable {
         var owner: String
         /// Body bytes reserved with ``OwnerScheduler/reserve(owner:bytes:)``, given back when it finishes.
         var bytes: Int
-        /// Calls the responder (it may block).
-        var respond: @Sendable () -> HTTPResponse
+        /// Calls the responder (it may block); `nil` when the responder kept
+        /// the handle to answer later (a parked request).
+        var respond: @Sendable (ResponseHandle) -> HTTPResponse?
         /// Where the answer goes.
         var handle: ResponseHandle
     }
@@ -127,10 +128,13 @@ final class OwnerScheduler: Sendable {
     /// Runs `job` on the calling worker: the answer is handed to the event
     /// loop only after the job's place and bytes are given back, so a client
     /// that has read it finds its budget free for the next request.
+    /// A parked request (`respond` gave `nil`) gives its place back too: it
+    /// waits without a worker and without counting against the owner's
+    /// requests in storage.
     func run(_ job: Job) {
-        let response = job.respond()
+        let response = job.respond(job.handle)
         finished(job)
-        job.handle.send(response)
+        if let response { job.handle.send(response) }
     }
 
     /// Marks `job` done: its owner may run another, its bytes are given back.

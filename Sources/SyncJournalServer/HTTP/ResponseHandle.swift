@@ -19,4 +19,17 @@ package struct ResponseHandle: Sendable {
     package func send(_ response: HTTPResponse) {
         loop.deliver(response, to: connection, closing: requestWantsClose || response.closesConnection)
     }
+
+    /// Tells the event loop the request is kept to be answered later
+    /// (with ``send(_:)``, from any thread): meanwhile the loop watches the
+    /// connection, calls `onClose` if the peer goes away first, and answers
+    /// `answerOnStop` if the server stops first. Call it before anything
+    /// that might ``send(_:)`` the answer, so the two arrive in order.
+    ///
+    /// ```swift
+    /// handle.park(answerOnStop: timedOut) { registry.drop(waiter) }
+    /// ```
+    package func park(answerOnStop: HTTPResponse, onClose: @escaping @Sendable () -> Void) {
+        loop.park(connection, answerOnStop: answerOnStop, onClose: onClose)
+    }
 }

@@ -13,7 +13,7 @@ import CLibPQ
 /// let rows = try connection.execute("select owner from rows where kind = $1 and id = $2", [.text("pin"), .text("p1")])
 /// ```
 public final class PostgreSQLConnection: @unchecked Sendable {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// The connection string without its password (for errors and logs).
     public let redactedConnection: String
 

@@ -43,6 +43,8 @@ public final class PostgreSQLStorage: SyncStorage {
     public let tombstoneRetentionMilliseconds: Int64?
     /// When retention purges run (`nil`: no retention).
     private let retentionSchedule: TombstoneRetentionSchedule?
+    /// The listener of committed pushes while changes are observed.
+    let changeNotifications: PostgreSQLChangeNotifications
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -74,6 +76,7 @@ public final class PostgreSQLStorage: SyncStorage {
             try connection.execute("set idle_in_transaction_session_timeout = 60000")
         }
         redactedConnection = pool.redactedConnection
+        changeNotifications = PostgreSQLChangeNotifications(connection: connection)
         now = clock
         self.maximumAttempts = max(1, maximumAttempts)
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
@@ -199,6 +202,7 @@ public final class PostgreSQLStorage: SyncStorage {
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
                               lastStamp: batch.tookStamp ? batch.lastStamp : nil)
+            try notifyChanges(user: user, results: results, queries)
             return results
         }
     }

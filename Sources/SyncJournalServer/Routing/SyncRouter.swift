@@ -19,6 +19,9 @@ public struct SyncRouter: HTTPResponder {
     public let maximumBatchSize: Int
     /// Where failures the client is not told the details of go (5xx).
     public let log: @Sendable (String) -> Void
+    /// The waits for changes held (`POST /v1/sync/wait`); the server wakes
+    /// them from the storage's change notifications.
+    package let changeWaits: ChangeWaitRegistry
 
     /// A router over `storage` for `users`.
     ///
@@ -31,6 +34,17 @@ public struct SyncRouter: HTTPResponder {
         self.users = users
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.log = log
+        changeWaits = ChangeWaitRegistry()
+    }
+
+    /// A router whose waits for changes are held in `changeWaits`.
+    package init(storage: any SyncStorage, users: UserDirectory, maximumBatchSize: Int = 1_000, changeWaits: ChangeWaitRegistry,
+                 log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.storage = storage
+        self.users = users
+        self.maximumBatchSize = max(1, maximumBatchSize)
+        self.log = log
+        self.changeWaits = changeWaits
     }
 
     /// The reply to one request.
@@ -55,6 +69,7 @@ public struct SyncRouter: HTTPResponder {
             case .push: return try push(request.body, user: user)
             case .pull: return try pull(request.body, user: user)
             case .read: return try read(request.body, user: user)
+            case .wait: return try waitWithoutParking(request.body, user: user)
             case .health: return .json(status: 200, body: HealthReplyCodec.encode())
             }
         } catch {
@@ -120,13 +135,13 @@ public struct SyncRouter: HTTPResponder {
 
     // MARK: Failures
 
-    private enum RouteFailure: Error {
+    enum RouteFailure: Error {
         case wire(WireError)
         case storage(StorageError)
         case tooManyMutations(count: Int, limit: Int)
     }
 
-    private func decode<T>(_ work: () throws(WireError) -> T) throws(RouteFailure) -> T {
+    func decode<T>(_ work: () throws(WireError) -> T) throws(RouteFailure) -> T {
         do throws(WireError) { return try work() } catch { throw .wire(error) }
     }
 
@@ -134,7 +149,7 @@ public struct SyncRouter: HTTPResponder {
         do throws(StorageError) { return try work() } catch { throw .storage(error) }
     }
 
-    private func reply(to failure: RouteFailure, endpoint: SyncEndpoint, user: String) -> HTTPResponse {
+    func reply(to failure: RouteFailure, endpoint: SyncEndpoint, user: String) -> HTTPResponse {
         switch failure {
         case .wire(let error):
             return Self.error(error.errorCode == .tooLarge ? 413 : 400, error.errorCode, error.description)
@@ -166,7 +181,7 @@ public struct SyncRouter: HTTPResponder {
     }
 
     /// The user of a request's `Authorization: Bearer TOKEN`, if the token is known.
-    private func authenticatedUser(_ request: HTTPRequest) -> String? {
+    func authenticatedUser(_ request: HTTPRequest) -> String? {
         let values = request.headers.filter { $0.hasName("authorization") }
         guard values.count == 1, let value = values.first?.value else { return nil }
         let parts = value.split(separator: " ", omittingEmptySubsequences: true)

@@ -20,6 +20,8 @@ public final class SyncServer: Sendable {
     public let storageDescription: String
     /// The HTTP server.
     public let http: HTTPServer
+    /// The waits for changes held now (`POST /v1/sync/wait`).
+    package let changeWaits: ChangeWaitRegistry
 
     /// Opens the database; nothing listens until ``start()``.
     ///
@@ -43,11 +45,15 @@ public final class SyncServer: Sendable {
         } catch {
             throw .storage(error)
         }
-        let router = SyncRouter(storage: storage, users: options.users, maximumBatchSize: options.maximumBatchSize, log: log)
+        changeWaits = ChangeWaitRegistry(maximumWaitsPerUser: options.maximumChangeWaitsPerUser,
+                                         maximumWaitMilliseconds: options.maximumChangeWaitMilliseconds)
+        let router = SyncRouter(storage: storage, users: options.users, maximumBatchSize: options.maximumBatchSize,
+                                changeWaits: changeWaits, log: log)
         http = HTTPServer(configuration: options.httpConfiguration, responder: router)
     }
 
-    /// Starts listening and serving.
+    /// Starts hearing of committed pushes (waits for changes end on them),
+    /// then listening and serving.
     ///
     /// ```swift
     /// try server.start()
@@ -55,7 +61,12 @@ public final class SyncServer: Sendable {
     ///
     /// - Throws: ``SyncServerError/socket(_:)`` when the address cannot be listened on.
     public func start() throws(SyncServerError) {
-        do throws(SocketError) { try http.start() } catch { throw .socket(error) }
+        let waits = changeWaits
+        storage.observeChanges { change in waits.wake(change) }
+        do throws(SocketError) { try http.start() } catch {
+            storage.stopObservingChanges()
+            throw .socket(error)
+        }
     }
 
     /// The port listened on.
@@ -86,6 +97,7 @@ public final class SyncServer: Sendable {
     /// ```
     public func shutdown() {
         http.shutdown()
+        storage.stopObservingChanges()
         storage.closeConnections()
     }
 }

@@ -43,6 +43,8 @@ public enum SyncServerCommandLine {
             .value("--workers", "N", help: "threads running storage calls (default 16)"),
             .value("--max-user-requests", "N", help: "one user's requests in storage at once; more wait their turn (default 4)"),
             .value("--user-body-budget", "BYTES", help: "one user's body bytes in flight, more get 429 (default 33554432)"),
+            .value("--max-wait-seconds", "SECONDS", help: "longest a wait for changes is held before it answers changed: false (default 60)"),
+            .value("--max-user-waits", "N", help: "one user's waits for changes held at once, more get 429 (default 16)"),
             .value("--tombstone-retention-days", "D", help: """
                 purge deletions older than D days (default: keep them;
                 clients behind a purged one are told to resync)
@@ -89,6 +91,10 @@ public enum SyncServerCommandLine {
             if let count = try parsed.integer("--workers", in: 1...1_024) { options.workerThreads = count }
             if let count = try parsed.integer("--max-user-requests", in: 1...1_024) { options.maximumConcurrentRequestsPerUser = count }
             if let bytes = try parsed.integer("--user-body-budget", in: 1...(1 << 40)) { options.maximumBodyBytesInFlightPerUser = bytes }
+            if let seconds = try parsed.positiveNumber("--max-wait-seconds", atMost: 3_600) {
+                options.maximumChangeWaitMilliseconds = max(1, Int64(seconds * 1_000))
+            }
+            if let count = try parsed.integer("--max-user-waits", in: 1...100_000) { options.maximumChangeWaitsPerUser = count }
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
             }

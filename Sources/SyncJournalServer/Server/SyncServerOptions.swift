@@ -44,6 +44,13 @@ public struct SyncServerOptions: Sendable {
     /// How long tombstones are kept before pulls purge them (`nil`: for ever).
     /// A client whose cursor is behind a purged tombstone is told to resync (410).
     public var tombstoneRetentionMilliseconds: Int64?
+    /// The longest a wait for changes (`POST /v1/sync/wait`) is held before
+    /// it is answered `{"changed": false}`; a request asking for longer is
+    /// held this long (`--max-wait-seconds`).
+    public var maximumChangeWaitMilliseconds: Int64 = 60_000
+    /// The most waits for changes one user may hold at once; more are
+    /// answered 429 (`--max-user-waits`).
+    public var maximumChangeWaitsPerUser = 16
     /// Whether ``developmentToken`` was added because no users were given on
     /// a loopback address (the ready line says so).
     public var developmentMode = false

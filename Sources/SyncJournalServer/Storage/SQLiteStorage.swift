@@ -26,6 +26,9 @@ public final class SQLiteStorage: SyncStorage {
     public let tombstoneRetentionMilliseconds: Int64?
     /// When retention purges run (`nil`: no retention).
     private let retentionSchedule: TombstoneRetentionSchedule?
+    /// Who hears of committed pushes (``observeChanges(_:)``); one process
+    /// writes the file, so telling it after the commit is enough.
+    private let changeObserver = Mutex<(@Sendable (StorageChange) -> Void)?>(nil)
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -128,6 +131,33 @@ public final class SQLiteStorage: SyncStorage {
     /// let results = try storage.push(user: "u1", [mutation])
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
+        let results = try apply(user: user, mutations)
+        // Committed: waits for this user's changes may end now.
+        if let change = StorageChange(user: user, results: results), let observer = changeObserver.withLock({ $0 }) {
+            observer(change)
+        }
+        return results
+    }
+
+    /// Calls `observer` after each committed push that applied rows (see ``SyncStorage/observeChanges(_:)``).
+    ///
+    /// ```swift
+    /// storage.observeChanges { change in print(change) }
+    /// ```
+    public func observeChanges(_ observer: @escaping @Sendable (StorageChange) -> Void) {
+        changeObserver.withLock { $0 = observer }
+    }
+
+    /// Stops calling the observer.
+    ///
+    /// ```swift
+    /// storage.stopObservingChanges()
+    /// ```
+    public func stopObservingChanges() {
+        changeObserver.withLock { $0 = nil }
+    }
+
+    private func apply(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
         try transaction(immediate: true) { (_, queries) throws(StorageError) in
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)

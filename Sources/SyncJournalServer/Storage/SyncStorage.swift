@@ -78,4 +78,22 @@ public protocol SyncStorage: Sendable {
     /// storage.closeConnections()
     /// ```
     func closeConnections()
+
+    /// Calls `observer` (from any thread) after each push that applied rows
+    /// has committed, with its user and the kinds it wrote, from now on
+    /// until ``stopObservingChanges()``; it replaces an earlier observer.
+    /// A storage that several server processes share reports the pushes of
+    /// every one of them. Waits for changes (`POST /v1/sync/wait`) are woken this way.
+    ///
+    /// ```swift
+    /// storage.observeChanges { change in registry.wake(change) }
+    /// ```
+    func observeChanges(_ observer: @escaping @Sendable (StorageChange) -> Void)
+
+    /// Stops calling the observer (the server calls it when it stops).
+    ///
+    /// ```swift
+    /// storage.stopObservingChanges()
+    /// ```
+    func stopObservingChanges()
 }

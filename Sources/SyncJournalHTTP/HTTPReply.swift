@@ -1,0 +1,13 @@
+/// A reply ``HTTPTransport`` reads on: a 200, or a status its caller takes
+/// as an answer rather than a failure (404 or 405 to a wait for changes: an
+/// older server).
+///
+/// ```swift
+/// let reply = HTTPReply(status: 200, body: Array(#"{"changed":true}"#.utf8))
+/// ```
+struct HTTPReply: Sendable, Hashable {
+    /// The status code.
+    var status: Int
+    /// The body.
+    var body: [UInt8]
+}

@@ -1,0 +1,221 @@
+import Dispatch
+import SyncJournalPlatform
+import SyncJournalWire
+
+/// The waits for changes (`POST /v1/sync/wait`) that the router holds,
+/// keyed by user, each with the handle its answer goes through. A parked
+/// wait holds no thread: a storage change of its user (``wake(_:)``)
+/// answers it `{"changed": true}`, its timer `{"changed": false}`, and a
+/// closed connection drops it (``drop(_:)``).
+///
+/// A wait is registered before its first look at storage
+/// (``register(_:user:kinds:handle:)``), so a push that commits during the
+/// look marks it woken rather than slipping past; ``park(_:milliseconds:)``
+/// then answers at once if it was.
+///
+/// ```swift
+/// let id = registry.makeID()
+/// guard registry.register(id, user: "u1", kinds: ["pin"], handle: handle) == .registered else { … }
+/// if storageHasRows { registry.remove(id); return changed } else if !registry.park(id, milliseconds: 30_000) { return changed }
+/// ```
+package final class ChangeWaitRegistry: Sendable {
+    /// What ``register(_:user:kinds:handle:)`` did.
+    package enum Registration: Sendable, Hashable {
+        /// The wait is held.
+        case registered
+        /// The user holds ``maximumWaitsPerUser`` waits already (a 429).
+        case tooMany(limit: Int)
+        /// Its connection closed before it was registered: nothing to answer.
+        case closed
+    }
+
+    private struct Waiter {
+        var user: String
+        var kinds: Set<String>
+        var handle: ResponseHandle
+        /// A change came while the wait's first look at storage ran.
+        var woken = false
+        /// Parked: waiting for a change or its timer.
+        var parked = false
+        var timer: DispatchWorkItem?
+    }
+
+    private struct State {
+        var waiters: [UInt64: Waiter] = [:]
+        var perUser: [String: Int] = [:]
+        /// Numbers handed out by ``makeID()`` and not yet registered.
+        var unregistered: Set<UInt64> = []
+        /// Waits whose connection closed before they were registered.
+        var closedEarly: Set<UInt64> = []
+        var nextID: UInt64 = 1
+        /// Callers of ``waitUntil(timeoutMilliseconds:_:)`` and their conditions.
+        var watchers: [(condition: @Sendable (Int) -> Bool, signal: DispatchSemaphore)] = []
+    }
+
+    /// The most waits one user may hold at once; more are answered 429.
+    package let maximumWaitsPerUser: Int
+    /// The longest a wait is held; a request asking for more is held this long.
+    package let maximumWaitMilliseconds: Int64
+
+    private let state = Mutex(State())
+    private let timers = DispatchQueue(label: "SyncJournalServer.ChangeWaitRegistry.timers")
+
+    /// A registry holding at most `maximumWaitsPerUser` waits per user, each at most `maximumWaitMilliseconds`.
+    package init(maximumWaitsPerUser: Int = 16, maximumWaitMilliseconds: Int64 = 60_000) {
+        self.maximumWaitsPerUser = max(1, maximumWaitsPerUser)
+        self.maximumWaitMilliseconds = max(0, maximumWaitMilliseconds)
+    }
+
+    /// A number for a new wait, never used before; it must be passed to
+    /// ``register(_:user:kinds:handle:)`` next.
+    package func makeID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            state.unregistered.insert(state.nextID)
+            return state.nextID
+        }
+    }
+
+    /// Holds wait `id` of `user` on `kinds`, answering through `handle`.
+    package func register(_ id: UInt64, user: String, kinds: Set<String>, handle: ResponseHandle) -> Registration {
+        let (registration, watchers) = state.withLock { state -> (Registration, [DispatchSemaphore]) in
+            state.unregistered.remove(id)
+            if state.closedEarly.remove(id) != nil { return (.closed, []) }
+            let held = state.perUser[user, default: 0]
+            if held >= maximumWaitsPerUser { return (.tooMany(limit: maximumWaitsPerUser), []) }
+            state.perUser[user] = held + 1
+            state.waiters[id] = Waiter(user: user, kinds: kinds, handle: handle)
+            return (.registered, Self.ready(&state))
+        }
+        for signal in watchers { signal.signal() }
+        return registration
+    }
+
+    /// Parks wait `id` after its first look found nothing: its timer starts.
+    /// Returns `false` when the wait is not to be parked: a change came
+    /// during the look (the caller answers `changed`; the wait is removed)
+    /// or it is gone (its connection closed).
+    package func park(_ id: UInt64, milliseconds: Int64) -> Bool {
+        let timer = DispatchWorkItem { [weak self] in self?.expire(id) }
+        let parked = state.withLock { state -> Bool in
+            guard var waiter = state.waiters[id] else { return false }
+            if waiter.woken {
+                Self.take(id, from: &state)
+                return false
+            }
+            waiter.parked = true
+            waiter.timer = timer
+            state.waiters[id] = waiter
+            return true
+        }
+        if parked { timers.asyncAfter(deadline: .now() + .milliseconds(Int(clamping: min(milliseconds, maximumWaitMilliseconds))), execute: timer) }
+        return parked
+    }
+
+    /// Forgets wait `id` without answering it (the caller answers).
+    package func remove(_ id: UInt64) {
+        let watchers = state.withLock { state -> [DispatchSemaphore] in
+            Self.take(id, from: &state)?.timer?.cancel()
+            return Self.ready(&state)
+        }
+        for signal in watchers { signal.signal() }
+    }
+
+    /// Forgets wait `id` whose connection closed; one not registered yet is
+    /// refused when it comes.
+    package func drop(_ id: UInt64) {
+        let watchers = state.withLock { state -> [DispatchSemaphore] in
+            if let waiter = Self.take(id, from: &state) {
+                waiter.timer?.cancel()
+            } else if state.unregistered.contains(id) {
+                state.closedEarly.insert(id)
+            }
+            return Self.ready(&state)
+        }
+        for signal in watchers { signal.signal() }
+    }
+
+    /// Answers the waits a storage change concerns `{"changed": true}` (the
+    /// parked ones now; those still looking at storage when their look ends).
+    package func wake(_ change: StorageChange) {
+        let (answered, watchers) = state.withLock { state -> ([Waiter], [DispatchSemaphore]) in
+            var answered: [Waiter] = []
+            for (id, waiter) in state.waiters where Self.concerns(change, waiter) {
+                if waiter.parked {
+                    if let taken = Self.take(id, from: &state) { answered.append(taken) }
+                } else {
+                    state.waiters[id]?.woken = true
+                }
+            }
+            return (answered, answered.isEmpty ? [] : Self.ready(&state))
+        }
+        for waiter in answered {
+            waiter.timer?.cancel()
+            waiter.handle.send(Self.reply(changed: true))
+        }
+        for signal in watchers { signal.signal() }
+    }
+
+    /// The waits held now (looking at storage or parked).
+    package var count: Int { state.withLock { $0.waiters.count } }
+
+    /// The waits `user` holds now.
+    package func count(user: String) -> Int { state.withLock { $0.perUser[user, default: 0] } }
+
+    /// Blocks until `condition` holds for the number of waits held, or
+    /// `timeoutMilliseconds` passes; returns whether it held. For tests that
+    /// must know a wait is held (or released) before they act.
+    package func waitUntil(timeoutMilliseconds: Int = 30_000, _ condition: @escaping @Sendable (Int) -> Bool) -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let holds = state.withLock { state -> Bool in
+            if condition(state.waiters.count) { return true }
+            state.watchers.append((condition, signal))
+            return false
+        }
+        if holds { return true }
+        return signal.wait(timeout: .now() + .milliseconds(timeoutMilliseconds)) == .success
+    }
+
+    /// The `200` answer of a wait.
+    package static func reply(changed: Bool) -> HTTPResponse {
+        .json(status: 200, body: ChangeWaitReplyCodec.encode(changed: changed))
+    }
+
+    private func expire(_ id: UInt64) {
+        let (expired, watchers) = state.withLock { state -> (Waiter?, [DispatchSemaphore]) in
+            guard state.waiters[id]?.parked == true else { return (nil, []) }
+            let taken = Self.take(id, from: &state)
+            return (taken, Self.ready(&state))
+        }
+        expired?.handle.send(Self.reply(changed: false))
+        for signal in watchers { signal.signal() }
+    }
+
+    private static func concerns(_ change: StorageChange, _ waiter: Waiter) -> Bool {
+        switch change {
+        case .unknown: return true
+        case .committed(let user, let kinds): return user == waiter.user && (kinds.isEmpty || !kinds.isDisjoint(with: waiter.kinds))
+        }
+    }
+
+    @discardableResult
+    private static func take(_ id: UInt64, from state: inout State) -> Waiter? {
+        guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
+        let remaining = state.perUser[waiter.user, default: 1] - 1
+        state.perUser[waiter.user] = remaining > 0 ? remaining : nil
+        return waiter
+    }
+
+    /// Removes and returns the watchers whose condition now holds.
+    private static func ready(_ state: inout State) -> [DispatchSemaphore] {
+        guard !state.watchers.isEmpty else { return [] }
+        let count = state.waiters.count
+        var ready: [DispatchSemaphore] = []
+        state.watchers.removeAll { watcher in
+            guard watcher.condition(count) else { return false }
+            ready.append(watcher.signal)
+            return true
+        }
+        return ready
+    }
+}

@@ -1,0 +1,79 @@
+import SyncJournalProtocol
+import SyncJournalWire
+
+extension SyncRouter: ParkingResponder {
+    /// The reply to one request; a wait for changes (`POST /v1/sync/wait`)
+    /// with nothing to report yet is parked instead (`nil`) and answered
+    /// through `handle` when its user's rows change or its timeout passes.
+    ///
+    /// ```swift
+    /// let response = router.respond(to: request, handle: handle)   // nil: parked
+    /// ```
+    package func respond(to request: HTTPRequest, handle: ResponseHandle) -> HTTPResponse? {
+        guard request.path == SyncEndpoint.wait.path, request.method == SyncEndpoint.wait.method,
+              let user = authenticatedUser(request) else {
+            return respond(to: request)
+        }
+        let wait: ChangeWaitRequest
+        do throws(RouteFailure) {
+            wait = try decode { () throws(WireError) in try ChangeWaitRequestCodec.decode(request.body) }
+        } catch {
+            return reply(to: error, endpoint: .wait, user: user)
+        }
+        let id = changeWaits.makeID()
+        // Parked first, so an answer sent by a wake-up arrives after it.
+        let registry = changeWaits
+        handle.park(answerOnStop: ChangeWaitRegistry.reply(changed: false)) { registry.drop(id) }
+        // Registered before the look at storage: a push committing during
+        // the look marks the wait woken instead of slipping past it.
+        switch changeWaits.register(id, user: user, kinds: Set(wait.cursors.keys), handle: handle) {
+        case .registered:
+            break
+        case .tooMany(let limit):
+            return Self.error(429, .tooManyRequests, "this user holds \(limit) waits for changes already, at most \(limit); retry later",
+                              headers: [HTTPHeader(name: "Retry-After", value: "1")])
+        case .closed:
+            return nil
+        }
+        let changed: Bool
+        do throws(StorageError) {
+            changed = try hasChanges(user: user, after: wait.cursors)
+        } catch {
+            changeWaits.remove(id)
+            return reply(to: .storage(error), endpoint: .wait, user: user)
+        }
+        if changed {
+            changeWaits.remove(id)
+            return ChangeWaitRegistry.reply(changed: true)
+        }
+        if !changeWaits.park(id, milliseconds: wait.timeoutMilliseconds) {
+            // Woken during the look (a closed connection's answer goes nowhere).
+            return ChangeWaitRegistry.reply(changed: true)
+        }
+        return nil
+    }
+
+    /// A wait answered from one look at storage, for a caller that cannot
+    /// park (``respond(to:)-(HTTPRequest)``): `{"changed": true}` when rows
+    /// are there, `{"changed": false}` at once otherwise.
+    func waitWithoutParking(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+        let wait = try decode { () throws(WireError) in try ChangeWaitRequestCodec.decode(body) }
+        do throws(StorageError) {
+            return ChangeWaitRegistry.reply(changed: try hasChanges(user: user, after: wait.cursors))
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Whether `user` has a row of one of the kinds after its cursor (by the
+    /// pull's own rule: one pull of one row). A cursor behind purged
+    /// tombstones counts as a change: the client's pull hears of it (410).
+    private func hasChanges(user: String, after cursors: [String: PullCursor?]) throws(StorageError) -> Bool {
+        do {
+            return try !storage.pull(user: user, PullRequest(cursors: cursors, limit: 1)).rows.isEmpty
+        } catch {
+            if case .cursorExpired = error { return true }
+            throw error
+        }
+    }
+}
