@@ -107,6 +107,7 @@ extension StoreError {
     var caseName: String {
         switch self {
         case .emptyKind: return "emptyKind"
+        case .invalidKind: return "invalidKind"
         case .invalidRecordID: return "invalidRecordID"
         case .invalidFields: return "invalidFields"
         case .recordNotFound: return "recordNotFound"
