@@ -167,7 +167,7 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let results = try storage.push(user: "u1", [mutation])
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
-        try transaction("begin isolation level read committed") { queries throws(StorageError) in
+        let results = try transaction("begin isolation level read committed") { queries throws(StorageError) in
             let (last, databaseNow) = try queries.lockStamps(owner: user)
             let operationIDs = mutations.map(\.operationID.description)
             var remembered = try queries.remembered(owner: user, operationIDs: Array(Set(operationIDs)))
@@ -202,9 +202,15 @@ public final class PostgreSQLStorage: SyncStorage {
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
                               lastStamp: batch.tookStamp ? batch.lastStamp : nil)
-            try notifyChanges(user: user, results: results, queries)
             return results
         }
+        announceCommittedPush(user: user, results: results)
+        return results
+    }
+
+    /// Runs `body` on a connection of the pool, outside any transaction.
+    func withPooledConnection<T>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) -> T {
+        try pool.withConnection(body)
     }
 
     // MARK: Pull
