@@ -29,13 +29,12 @@ package enum StopSignals {
     /// - Throws: the `errno` of the `pipe` or `sigaction` call that failed
     ///   (the signals then keep their default action).
     package static func install() throws(Errno) -> Int32 {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .current }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        // The handler must never block: a full pipe drops the byte (a stop
-        // is already pending then).
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-        writeEnd = ends[1]
+        let ends = try SystemPipe.make()
+        // The waiter blocks on the read end. The write end stays non-blocking:
+        // the handler must never block, and a full pipe drops the byte (a
+        // stop is already pending then).
+        _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) & ~O_NONBLOCK)
+        writeEnd = ends.write
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
             #if canImport(Darwin)
@@ -47,7 +46,7 @@ package enum StopSignals {
             action.sa_flags = SA_RESTART
             guard sigaction(number, &action, nil) == 0 else { throw .current }
         }
-        return ends[0]
+        return ends.read
     }
 
     /// Blocks until the next signal arrives and returns its number; `nil` if

@@ -33,6 +33,14 @@ package enum StorageRules {
     package static func apply<Queries: StorageQueries>(_ mutation: Mutation, user: String,
                                                        _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         if let refusal = refusal(of: mutation) { return refusal }
+        return try applyWithinLimits(mutation, user: user, queries)
+    }
+
+    /// ``apply(_:user:_:)`` for a mutation the caller has already found
+    /// within the limits (``refusal(of:)`` answered `nil`), so they are not
+    /// checked twice.
+    package static func applyWithinLimits<Queries: StorageQueries>(_ mutation: Mutation, user: String,
+                                                                   _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
         let existing = try queries.row(kind: key.kind, id: key.id)
         if let existing, existing.owner != user {

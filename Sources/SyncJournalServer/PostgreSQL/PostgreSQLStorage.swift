@@ -192,7 +192,7 @@ public final class PostgreSQLStorage: SyncStorage {
                     continue
                 }
                 let outcome: MutationOutcome
-                if let refusal = refusals[index] { outcome = refusal } else { outcome = try StorageRules.apply(mutation, user: user, batch) }
+                if let refusal = refusals[index] { outcome = refusal } else { outcome = try StorageRules.applyWithinLimits(mutation, user: user, batch) }
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
                     remembered[operationIDs[index]] = row
