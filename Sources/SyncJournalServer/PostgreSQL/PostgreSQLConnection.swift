@@ -91,29 +91,109 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(PostgreSQLError) -> PostgreSQLRows {
         let context = Self.context(sql)
+        let handle = try openHandle(context: context)
+        let result = Self.withParameters(parameters) { types, pointers, lengths, formats in
+            PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+        }
+        guard let result else { throw failure(handle, context: context) }
+        defer { PQclear(result) }
+        return try rows(of: result, handle: handle, context: context)
+    }
+
+    /// Sends `statements` in one round trip (libpq's pipeline mode) and
+    /// returns each one's rows or error, in order.
+    ///
+    /// The server runs them one after another as if each were sent alone;
+    /// after a failed statement it skips the rest until the end of the
+    /// pipeline, and those come back as failures too. With an explicit
+    /// `begin`, a failure leaves the transaction aborted: roll it back.
+    /// The whole pipeline is sent before any result is read, so keep it
+    /// small (parameters up to ``pipelineParameterBudget`` bytes) and no
+    /// result large: on a blocking connection, a pipeline that fills both
+    /// directions' socket buffers would wait on itself.
+    ///
+    /// ```swift
+    /// let results = try connection.pipeline([PostgreSQLStatement("begin"), PostgreSQLStatement("select 1::int8")])
+    /// ```
+    ///
+    /// - Throws: ``PostgreSQLError`` when the pipeline cannot be sent or
+    ///   its results read (the connection is then lost); a statement's own
+    ///   failure is its element of the result instead.
+    public func pipeline(_ statements: [PostgreSQLStatement]) throws(PostgreSQLError) -> [Result<PostgreSQLRows, PostgreSQLError>] {
+        let context = statements.map { Self.context($0.sql) }.joined(separator: "; ")
+        let handle = try openHandle(context: context)
+        guard PQenterPipelineMode(handle) == 1 else { throw failure(handle, context: "pipeline: \(context)") }
+        var sent = 0
+        var sendFailure: PostgreSQLError?
+        for statement in statements {
+            let queued = Self.withParameters(statement.parameters) { types, pointers, lengths, formats in
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), types, pointers, lengths, formats, 1)
+            }
+            guard queued == 1 else {
+                sendFailure = failure(handle, context: Self.context(statement.sql))
+                break
+            }
+            sent += 1
+        }
+        if PQpipelineSync(handle) != 1, sendFailure == nil { sendFailure = failure(handle, context: "pipeline sync: \(context)") }
+        var results: [Result<PostgreSQLRows, PostgreSQLError>] = []
+        results.reserveCapacity(statements.count)
+        for statement in statements.prefix(sent) {
+            let statementContext = Self.context(statement.sql)
+            var outcome: Result<PostgreSQLRows, PostgreSQLError>?
+            // Each statement's results end with a null result.
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                if outcome != nil { continue }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    outcome = .failure(PostgreSQLError(sqlState: nil, message: "skipped after an earlier statement of its pipeline failed",
+                                                       context: statementContext, connection: redactedConnection,
+                                                       connectionLost: PQstatus(handle) != CONNECTION_OK))
+                } else {
+                    do throws(PostgreSQLError) { outcome = .success(try rows(of: result, handle: handle, context: statementContext)) } catch {
+                        outcome = .failure(error)
+                    }
+                }
+            }
+            results.append(outcome ?? .failure(failure(handle, context: statementContext)))
+        }
+        // The pipeline's end: one sync result, then libpq leaves pipeline mode.
+        var synced = false
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC { synced = true; break }
+        }
+        guard synced, PQexitPipelineMode(handle) == 1 else {
+            // Results and connection state no longer line up: never reuse it.
+            let lost = failure(handle, context: "pipeline end: \(context)")
+            close()
+            throw PostgreSQLError(sqlState: lost.sqlState, message: lost.message, context: lost.context,
+                                  connection: redactedConnection, connectionLost: true)
+        }
+        if let sendFailure { throw sendFailure }
+        return results
+    }
+
+    /// How many bytes of parameters a ``pipeline(_:)`` should carry at most:
+    /// well under the socket buffers of a loopback or LAN connection, so
+    /// the server can take the whole pipeline while its first answers wait.
+    public static let pipelineParameterBudget = 32 * 1024
+
+    private func openHandle(context: String) throws(PostgreSQLError) -> OpaquePointer {
         guard let handle else {
             throw PostgreSQLError(sqlState: nil, message: "the connection is closed", context: context,
                                   connection: redactedConnection, connectionLost: true)
         }
-        let types = parameters.map(\.typeOID)
-        let encoded = parameters.map(\.binary)
-        let lengths = encoded.map { Int32($0?.count ?? 0) }
-        let formats = [Int32](repeating: 1, count: parameters.count)
-        // Copies that live until PQexecParams returns (null parameters stay nil pointers).
-        let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { bytes in
-            guard let bytes else { return nil }
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
-            for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
-            return buffer
-        }
-        defer { for buffer in buffers { buffer?.deallocate() } }
-        let pointers: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-        let result = PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
-        guard let result else {
-            throw PostgreSQLError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: context,
-                                  connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
-        }
-        defer { PQclear(result) }
+        return handle
+    }
+
+    private func failure(_ handle: OpaquePointer, context: String) -> PostgreSQLError {
+        PostgreSQLError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: context,
+                        connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
+    }
+
+    /// Copies one result's rows out of libpq, or its error.
+    private func rows(of result: OpaquePointer, handle: OpaquePointer, context: String) throws(PostgreSQLError) -> PostgreSQLRows {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let sqlState = PQresultErrorField(result, CLibPQDiagnosticSQLState).map { String(cString: $0) }
@@ -144,6 +224,28 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         }
         let affected = PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
         return PostgreSQLRows(values: values, affected: affected, context: context)
+    }
+
+    /// Calls `body` with libpq's parameter arrays for `parameters`: binary
+    /// format, typed, null parameters as nil pointers. The copies live until
+    /// `body` returns (libpq copies them before `PQexecParams` or
+    /// `PQsendQueryParams` returns).
+    private static func withParameters<T>(_ parameters: [PostgreSQLValue],
+                                          _ body: ([UInt32], [UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
+        let types = parameters.map(\.typeOID)
+        let encoded = parameters.map(\.binary)
+        let lengths = encoded.map { Int32($0?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { bytes in
+            guard let bytes else { return nil }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(buffer), byteCount: source.count)
+            }
+            return buffer
+        }
+        defer { for buffer in buffers { buffer?.deallocate() } }
+        return body(types, buffers.map { $0.map { UnsafePointer($0) } }, lengths, formats)
     }
 
     // MARK: Text

@@ -24,18 +24,26 @@ extension PostgreSQLStorage {
         changeNotifications.stop()
     }
 
-    /// Sends the notification of a committed push that applied rows, in a
-    /// statement of its own after the commit. Inside the push's transaction
-    /// it would hold PostgreSQL's notification lock until the commit is on
-    /// disk, and every user's pushes would then commit one after another.
-    /// Best effort: should it fail (or the server stop just before it),
-    /// waits for that user last until their timeout, and the next wait's
-    /// first look at storage finds the change at once.
-    func announceCommittedPush(user: String, results: [MutationResult]) {
-        guard case .committed(let user, let kinds)? = StorageChange(user: user, results: results) else { return }
-        _ = try? withPooledConnection { connection throws(PostgreSQLError) in
-            try connection.execute("select pg_notify($1, $2 || chr(10) || coalesce(current_schema(), ''))",
-                                   [.text(PostgreSQLChangeNotice.channel), .text(PostgreSQLChangeNotice.payload(user: user, kinds: kinds))])
+    /// Commits a push and, when it applied rows, sends its notification in
+    /// the same round trip, as a statement of its own after the commit.
+    /// Inside the push's transaction it would hold PostgreSQL's notification
+    /// lock until the commit is on disk, and every user's pushes would then
+    /// commit one after another. Best effort: should the notification fail
+    /// (or the server stop just before it), waits for that user last until
+    /// their timeout, and the next wait's first look at storage finds the
+    /// change at once. Only a failed commit fails the push.
+    static func commitAnnouncing(user: String) -> (PostgreSQLConnection, [MutationResult]) throws(PostgreSQLError) -> Void {
+        { connection, results throws(PostgreSQLError) in
+            guard case .committed(let user, let kinds)? = StorageChange(user: user, results: results) else {
+                try connection.execute("commit")
+                return
+            }
+            let ended = try connection.pipeline([
+                PostgreSQLStatement("commit"),
+                PostgreSQLStatement("select pg_notify($1, $2 || chr(10) || coalesce(current_schema(), ''))",
+                                    [.text(PostgreSQLChangeNotice.channel), .text(PostgreSQLChangeNotice.payload(user: user, kinds: kinds))]),
+            ])
+            _ = try ended[0].get()
         }
     }
 }

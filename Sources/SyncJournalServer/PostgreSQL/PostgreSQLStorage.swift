@@ -111,16 +111,23 @@ public final class PostgreSQLStorage: SyncStorage {
         }
     }
 
-    /// Runs `body` in one transaction begun with `begin` on a pooled
-    /// connection, committing after it; retries retryable failures.
-    private func transaction<T>(_ begin: String, _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+    /// Runs `body` in one transaction on a pooled connection and ends it
+    /// with `finish` (a plain commit unless given); retries retryable failures.
+    ///
+    /// - Parameter begin: the statement that opens the transaction, or `nil`
+    ///   when `body` sends it itself (in a pipeline with its first reads).
+    private func transaction<T>(_ begin: String?,
+                                finish: (PostgreSQLConnection, T) throws(PostgreSQLError) -> Void = { connection, _ throws(PostgreSQLError) in
+                                    try connection.execute("commit")
+                                },
+                                _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         var attempt = 0
         while true {
             attempt += 1
             let failure: PostgreSQLError
             do {
                 return try pool.withConnection { connection throws(StorageError) in
-                    try Self.run(begin, on: connection, PostgreSQLTransaction(connection: connection, now: now), body)
+                    try Self.run(begin, on: connection, PostgreSQLTransaction(connection: connection, now: now), finish: finish, body)
                 }
             } catch {
                 switch error {
@@ -134,9 +141,12 @@ public final class PostgreSQLStorage: SyncStorage {
         }
     }
 
-    private static func run<T>(_ begin: String, on connection: PostgreSQLConnection, _ queries: PostgreSQLTransaction,
+    private static func run<T>(_ begin: String?, on connection: PostgreSQLConnection, _ queries: PostgreSQLTransaction,
+                               finish: (PostgreSQLConnection, T) throws(PostgreSQLError) -> Void,
                                _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
-        do throws(PostgreSQLError) { try connection.execute(begin) } catch { throw .postgres(error) }
+        if let begin {
+            do throws(PostgreSQLError) { try connection.execute(begin) } catch { throw .postgres(error) }
+        }
         let result: T
         do {
             result = try body(queries)
@@ -145,7 +155,7 @@ public final class PostgreSQLStorage: SyncStorage {
             _ = try? connection.execute("rollback")
             throw error
         }
-        do throws(PostgreSQLError) { try connection.execute("commit") } catch {
+        do throws(PostgreSQLError) { try finish(connection, result) } catch {
             _ = try? connection.execute("rollback")
             throw .postgres(error)
         }
@@ -167,20 +177,40 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let results = try storage.push(user: "u1", [mutation])
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
-        let results = try transaction("begin isolation level read committed") { queries throws(StorageError) in
-            let (last, databaseNow) = try queries.lockStamps(owner: user)
-            let operationIDs = mutations.map(\.operationID.description)
-            var remembered = try queries.remembered(owner: user, operationIDs: Array(Set(operationIDs)))
-            // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
-            // text cannot hold) is answered without reading its row.
-            let refusals = mutations.map { StorageRules.refusal(of: $0) }
-            var keys: [RecordKey] = []
-            var named = Set<RecordKey>()
-            for (index, mutation) in mutations.enumerated() where refusals[index] == nil && remembered[operationIDs[index]] == nil {
-                let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
-                if named.insert(key).inserted { keys.append(key) }
+        let operationIDs = mutations.map(\.operationID.description)
+        let distinctOperationIDs = Array(Set(operationIDs))
+        // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
+        // text cannot hold) is answered without reading its row.
+        let refusals = mutations.map { StorageRules.refusal(of: $0) }
+        var named = Set<RecordKey>()
+        var keys: [RecordKey] = []
+        for (index, mutation) in mutations.enumerated() where refusals[index] == nil {
+            let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+            if named.insert(key).inserted { keys.append(key) }
+        }
+        // A small push sends its begin, lock and reads in one round trip; a
+        // large one sends them one by one and reads only the rows its
+        // unremembered mutations name.
+        let pipelined = Self.opensInOneRoundTrip(operationIDs: distinctOperationIDs.count, keys: keys)
+        let begin = "begin isolation level read committed"
+        return try transaction(pipelined ? nil : begin, finish: Self.commitAnnouncing(user: user)) { queries throws(StorageError) in
+            let opening: PostgreSQLPushOpening
+            if pipelined {
+                opening = try queries.openPush(begin: begin, owner: user, operationIDs: distinctOperationIDs, keys: keys)
+            } else {
+                let (last, databaseNow) = try queries.lockStamps(owner: user)
+                let remembered = try queries.remembered(owner: user, operationIDs: distinctOperationIDs)
+                let unremembered = keys.filter { key in
+                    mutations.indices.contains { index in
+                        remembered[operationIDs[index]] == nil && mutations[index].kind == key.kind && mutations[index].recordID == key.id
+                    }
+                }
+                opening = PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered,
+                                                rows: try queries.rows(keys: unremembered))
             }
-            let batch = PostgreSQLPushBatch(stored: try queries.rows(keys: keys), lastStamp: last,
+            var remembered = opening.remembered
+            let databaseNow = opening.databaseNow
+            let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp,
                                             clock: now.map { clock in { clock() } } ?? { databaseNow })
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
@@ -204,8 +234,24 @@ public final class PostgreSQLStorage: SyncStorage {
                               lastStamp: batch.tookStamp ? batch.lastStamp : nil)
             return results
         }
-        announceCommittedPush(user: user, results: results)
-        return results
+    }
+
+    /// Whether a push of `mutations` begins its transaction and reads its
+    /// remembered results and rows in one round trip (a pipeline), or, past
+    /// ``PostgreSQLConnection/pipelineParameterBudget``, statement by statement.
+    ///
+    /// ```swift
+    /// let fast = PostgreSQLStorage.opensInOneRoundTrip([mutation])   // true
+    /// ```
+    package static func opensInOneRoundTrip(_ mutations: [Mutation]) -> Bool {
+        let keys = Set(mutations.filter { StorageRules.refusal(of: $0) == nil }.map { RecordKey(kind: $0.kind, id: $0.recordID) })
+        return opensInOneRoundTrip(operationIDs: Set(mutations.map(\.operationID)).count, keys: Array(keys))
+    }
+
+    private static func opensInOneRoundTrip(operationIDs: Int, keys: [RecordKey]) -> Bool {
+        // An operation id is 36 characters of text; each array element also carries a length word.
+        let bytes = keys.reduce(operationIDs * 40) { $0 + $1.kind.utf8.count + $1.id.utf8.count + 8 }
+        return bytes <= PostgreSQLConnection.pipelineParameterBudget
     }
 
     /// Runs `body` on a connection of the pool, outside any transaction.

@@ -11,7 +11,15 @@ struct PostgreSQLTransaction {
         do throws(PostgreSQLError) { return try connection.execute(sql, parameters) } catch { throw .postgres(error) }
     }
 
+    private func run(_ statement: PostgreSQLStatement) throws(StorageError) -> PostgreSQLRows {
+        try run(statement.sql, statement.parameters)
+    }
+
     private func decode<T>(_ work: () throws(PostgreSQLError) -> T, table: String, key: String) throws(StorageError) -> T {
+        try Self.decode(work, table: table, key: key)
+    }
+
+    private static func decode<T>(_ work: () throws(PostgreSQLError) -> T, table: String, key: String) throws(StorageError) -> T {
         do throws(PostgreSQLError) { return try work() } catch {
             throw .corrupt(table: table, key: key, reason: error.message)
         }
@@ -36,13 +44,46 @@ struct PostgreSQLTransaction {
     /// twin finds the twin's remembered result, and that user's stamp order
     /// is commit order. Pushes of other users take other rows and never wait.
     func lockStamps(owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
-        let rows = try run("""
+        try Self.decodeStamps(try run(Self.lockStampsStatement(owner: owner)), owner: owner)
+    }
+
+    /// The statement of ``lockStamps(owner:)``, for a pipeline.
+    static func lockStampsStatement(owner: String) -> PostgreSQLStatement {
+        PostgreSQLStatement("""
             insert into user_stamps (owner, last) select $1, last from stamp where "only" = 1
             on conflict (owner) do update set last = user_stamps.last
             returning last, (extract(epoch from clock_timestamp()) * 1000)::bigint
             """, [.text(owner)])
+    }
+
+    /// The result of ``lockStamps(owner:)``'s statement.
+    static func decodeStamps(_ rows: PostgreSQLRows, owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
         guard rows.count == 1 else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
         return try decode({ () throws(PostgreSQLError) in (try rows.int64(0, 0), try rows.int64(0, 1)) }, table: "user_stamps", key: owner)
+    }
+
+    /// Begins a push's transaction with `begin` and reads what it needs,
+    /// all in one round trip: takes `owner`'s stamp lock (as
+    /// ``lockStamps(owner:)``), then reads the remembered results of
+    /// `operationIDs` and the stored rows under `keys`. The lock comes first
+    /// in the pipeline, so both reads see every push of `owner` committed
+    /// before it, exactly as when sent one by one.
+    func openPush(begin: String, owner: String, operationIDs: [String], keys: [RecordKey]) throws(StorageError) -> PostgreSQLPushOpening {
+        var statements = [PostgreSQLStatement(begin), Self.lockStampsStatement(owner: owner)]
+        if !operationIDs.isEmpty { statements.append(Self.rememberedStatement(owner: owner, operationIDs: operationIDs)) }
+        if !keys.isEmpty { statements.append(Self.rowsStatement(keys: keys)) }
+        let results: [Result<PostgreSQLRows, PostgreSQLError>]
+        do throws(PostgreSQLError) { results = try connection.pipeline(statements) } catch { throw .postgres(error) }
+        var next = 0
+        func take() throws(StorageError) -> PostgreSQLRows {
+            defer { next += 1 }
+            do throws(PostgreSQLError) { return try results[next].get() } catch { throw .postgres(error) }
+        }
+        _ = try take()
+        let (last, databaseNow) = try Self.decodeStamps(try take(), owner: owner)
+        let remembered = operationIDs.isEmpty ? [:] : try Self.decodeRemembered(try take(), owner: owner)
+        let rows = keys.isEmpty ? [:] : try Self.decodeRows(try take())
+        return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered, rows: rows)
     }
 
     // MARK: Rows
@@ -62,10 +103,19 @@ struct PostgreSQLTransaction {
     /// The stored rows (any owner) under `keys`, in one statement.
     func rows(keys: [RecordKey]) throws(StorageError) -> [RecordKey: OwnedRow] {
         guard !keys.isEmpty else { return [:] }
-        let found = try run("""
+        return try Self.decodeRows(try run(Self.rowsStatement(keys: keys)))
+    }
+
+    /// The statement of ``rows(keys:)`` (`keys` not empty), for a pipeline.
+    static func rowsStatement(keys: [RecordKey]) -> PostgreSQLStatement {
+        PostgreSQLStatement("""
             select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at
             from rows r join unnest($1::text[], $2::text[]) as k(kind, id) on r.kind = k.kind and r.id = k.id
             """, [.textArray(keys.map(\.kind)), .textArray(keys.map(\.id))])
+    }
+
+    /// The result of ``rows(keys:)``'s statement.
+    static func decodeRows(_ found: PostgreSQLRows) throws(StorageError) -> [RecordKey: OwnedRow] {
         var rows: [RecordKey: OwnedRow] = [:]
         rows.reserveCapacity(found.count)
         for index in 0..<found.count {
@@ -159,10 +209,19 @@ struct PostgreSQLTransaction {
     /// The remembered results of `owner`'s `operationIDs`, in one statement.
     func remembered(owner: String, operationIDs: [String]) throws(StorageError) -> [String: ServerRow] {
         guard !operationIDs.isEmpty else { return [:] }
-        let found = try run("""
+        return try Self.decodeRemembered(try run(Self.rememberedStatement(owner: owner, operationIDs: operationIDs)), owner: owner)
+    }
+
+    /// The statement of ``remembered(owner:operationIDs:)`` (`operationIDs` not empty), for a pipeline.
+    static func rememberedStatement(owner: String, operationIDs: [String]) -> PostgreSQLStatement {
+        PostgreSQLStatement("""
             select operation_id, kind, id, fields, updated_at, deleted_at from operations
             where owner = $1 and operation_id = any($2::text[])
             """, [.text(owner), .textArray(operationIDs)])
+    }
+
+    /// The result of ``remembered(owner:operationIDs:)``'s statement.
+    static func decodeRemembered(_ found: PostgreSQLRows, owner: String) throws(StorageError) -> [String: ServerRow] {
         var remembered: [String: ServerRow] = [:]
         for index in 0..<found.count {
             let (operationID, kind, id, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
