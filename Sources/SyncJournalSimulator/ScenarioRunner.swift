@@ -37,7 +37,7 @@ public struct ScenarioReport: Sendable, Hashable {
 /// show, a release with nothing held) is recorded and ends the run.
 ///
 /// ```swift
-/// let scenario = try Scenario.parse(text, file: "003-create-deleted-in-flight.scenario")
+/// let scenario = try Scenario.parse(text, file: "in-flight-create-deleted.scenario")
 /// let report = await ScenarioRunner.run(scenario)
 /// for failure in report.failures { print(failure) }   // file:line: command: what was seen
 /// ```
