@@ -267,12 +267,21 @@ public actor ReferenceServer {
     /// ```
     ///
     /// - Throws: ``TransportError/tooLarge(reason:)`` when more than
-    ///   ``maximumBatchSize`` mutations come at once; nothing is applied then.
+    ///   ``maximumBatchSize`` mutations come at once, and
+    ///   ``TransportError/permanent(reason:)`` when one operation id comes
+    ///   twice in the push (as `sync-server` answers 400); nothing is applied then.
     public func push(user: String, _ mutations: [Mutation]) throws(TransportError) -> [MutationResult] {
         pushCount += 1
         if let maximumBatchSize, mutations.count > maximumBatchSize {
             refusedTooLargeCount += 1
             throw .tooLarge(reason: "413: \(mutations.count) mutations, at most \(maximumBatchSize) per request")
+        }
+        var positions: [OperationID: Int] = [:]
+        positions.reserveCapacity(mutations.count)
+        for (index, mutation) in mutations.enumerated() {
+            if let first = positions.updateValue(index, forKey: mutation.operationID) {
+                throw .permanent(reason: "400: operation id \(mutation.operationID) appears twice in one push (at \(first) and \(index))")
+            }
         }
         acceptedSizes.append(mutations.count)
         defer { wakeChangeWaiters() }

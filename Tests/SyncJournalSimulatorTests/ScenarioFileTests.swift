@@ -26,7 +26,7 @@ struct ScenarioFileTests {
     @Test("every group of races (offline removal, repetition and order, pulling, sent versus pending, live sync) has scenario files")
     func everyRaceGroupHasScenarios() {
         // The groups are the file-name prefixes listed in Scenarios/README.md.
-        for group in ["000", "001", "002", "003", "004"] {
+        for group in ["removal", "repetition", "pulling", "in-flight", "live"] {
             #expect(ScenarioFiles.names.contains { $0.hasPrefix(group + "-") }, "no scenario in group \(group)")
         }
         #expect(ScenarioFiles.names.count >= 20)

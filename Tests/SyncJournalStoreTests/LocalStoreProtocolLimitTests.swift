@@ -63,4 +63,33 @@ struct LocalStoreProtocolLimitTests {
             #expect(try await store.record("pin", id: "full")?.fields["f0"] == .int(-1))
         }
     }
+
+    @Test("in a write transaction, an update that grows a record past 256 fields (counting fields an earlier edit of the same transaction added) is refused and nothing is journaled")
+    func mergedFieldLimitInTransaction() async throws {
+        try await LocalStoreValidationTests.withStore { store in
+            var fields: [String: FieldValue] = [:]
+            for index in 0..<(ProtocolLimits.maximumFieldsPerRecord - 1) { fields["f\(index)"] = .int(Int64(index)) }
+            try await store.create("pin", id: "almost", fields: fields)
+            let records = try Kit.recordCount(store.path)
+            let refused = await Kit.storeError({
+                try await store.write { tx in
+                    try tx.update("pin", id: "almost", changes: ["last": .int(1)])
+                    try tx.update("pin", id: "almost", changes: ["oneTooMany": .int(2)])
+                }
+            })
+            guard case .invalidFields(let kind, let id, _)? = refused else {
+                Issue.record("the transaction's 257th field was not refused: \(String(describing: refused))")
+                return
+            }
+            #expect(kind == "pin" && id == "almost")
+            #expect(try Kit.recordCount(store.path) == records, "nothing was journaled")
+            #expect(try await store.record("pin", id: "almost")?.fields["last"] == nil)
+            // Up to the limit, the same transaction goes through.
+            try await store.write { tx in
+                try tx.update("pin", id: "almost", changes: ["last": .int(1)])
+                try tx.update("pin", id: "almost", changes: ["f0": .int(-1)])
+            }
+            #expect(try await store.record("pin", id: "almost")?.fields.count == ProtocolLimits.maximumFieldsPerRecord)
+        }
+    }
 }

@@ -35,10 +35,7 @@ extension LocalStore {
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
             guard let current = staged.visibleFields(of: key) else { throw .recordNotFound(key) }
-            let merged = current.count + changes.keys.filter { current[$0] == nil }.count
-            if merged > ProtocolLimits.maximumFieldsPerRecord {
-                throw .invalidFields(kind: kind, id: id, reason: "the record would have \(merged) fields, at most \(ProtocolLimits.maximumFieldsPerRecord)")
-            }
+            try Self.checkMergedFieldCount(current, changes, key: key)
             let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now)
             return [Self.edit(operation, in: staged)]
@@ -94,6 +91,17 @@ extension LocalStore {
                                     recordID: id, fields: fields, queuedAt: 0).encoded().count
         if size > JournalFormat.maximumPayloadLength / 2 {
             throw .invalidFields(kind: kind, id: id, reason: "\(size) bytes, more than a record may hold")
+        }
+    }
+
+    /// Refuses an update that would leave the record with more fields than
+    /// the protocol lets a record hold: the server would reject it for good,
+    /// long after the app was told it worked.
+    static func checkMergedFieldCount(_ current: [String: FieldValue], _ changes: [String: FieldValue], key: RecordKey) throws(StoreError) {
+        let merged = current.count + changes.keys.filter { current[$0] == nil }.count
+        if merged > ProtocolLimits.maximumFieldsPerRecord {
+            throw .invalidFields(kind: key.kind, id: key.id,
+                                 reason: "the record would have \(merged) fields, at most \(ProtocolLimits.maximumFieldsPerRecord)")
         }
     }
 }

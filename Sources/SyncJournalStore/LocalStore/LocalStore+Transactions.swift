@@ -39,7 +39,9 @@ extension LocalStore {
     /// - Throws: whatever the body throws (a ``StoreError`` from `tx`, or the
     ///   app's own error to abandon the write); ``StoreError/recordNotFound(_:)``
     ///   or ``StoreError/recordAlreadyExists(_:)`` for an edit that does not
-    ///   apply; ``StoreError/tooLarge(bytes:maximum:)`` when the edits do not
+    ///   apply; ``StoreError/invalidFields(kind:id:reason:)`` for an update
+    ///   that would leave a record with more fields than the protocol allows;
+    ///   ``StoreError/tooLarge(bytes:maximum:)`` when the edits do not
     ///   fit in one journal record; ``StoreError/journal(_:)``.
     @discardableResult
     public func write(isolation: isolated (any Actor)? = #isolation,
@@ -87,14 +89,15 @@ extension LocalStore {
     /// sees, an update or delete a visible one) and given its base.
     private static func decided(_ operation: JournalOperation, in state: StoreState) throws(StoreError) -> JournalOperation {
         var operation = operation
-        let visible = state.visibleFields(of: operation.key) != nil
+        let current = state.visibleFields(of: operation.key)
         switch operation.kind {
         case .create:
-            if visible { throw .recordAlreadyExists(operation.key) }
+            if current != nil { throw .recordAlreadyExists(operation.key) }
             // A record created here has no base until the server confirms it.
             operation.baseUpdatedAt = nil
         case .update, .delete:
-            guard visible else { throw .recordNotFound(operation.key) }
+            guard let current else { throw .recordNotFound(operation.key) }
+            if operation.kind == .update { try checkMergedFieldCount(current, operation.fields, key: operation.key) }
             operation.baseUpdatedAt = state.base(for: operation.key)
         }
         return operation
