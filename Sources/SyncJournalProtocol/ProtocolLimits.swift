@@ -38,6 +38,14 @@ public enum ProtocolLimits {
     /// takes few round trips, small enough that one page fits in memory.
     public static let maximumPullLimit = 10_000
 
+    /// About how many bytes of rows one pull page carries at most: a page
+    /// ends early (with `hasMore`) once its rows pass this, so a page of
+    /// large records stays far below a client's reply limit (32 MiB for
+    /// `HTTPTransport`) even when escaping makes the JSON several times
+    /// larger. A page always carries at least one row, which a push's body
+    /// limit already bounds.
+    public static let pullPageByteBudget = 4 << 20
+
     /// Why `kind` cannot name records, or `nil`: it must be 1 to
     /// ``maximumKindBytes`` bytes of UTF-8 without U+0000 (which PostgreSQL
     /// text cannot hold, so no backend accepts it).

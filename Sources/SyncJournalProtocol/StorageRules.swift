@@ -96,9 +96,13 @@ package enum StorageRules {
         }
     }
 
+    /// How many rows a pull reads first, before it knows their sizes.
+    static let firstPullChunk = 128
+
     /// One page of `user`'s rows after each kind's cursor, read through
     /// `queries` inside one snapshot: `(updatedAt, id)` order within a kind,
-    /// kinds in name order, at most `request.limit` rows.
+    /// kinds in name order, at most `request.limit` rows and about
+    /// ``ProtocolLimits/pullPageByteBudget`` bytes (at least one row).
     ///
     /// Refuses (with ``PullRefusal/cursorExpired(kinds:)``, through
     /// ``StorageQueries/failure(_:)``) every kind whose cursor is behind its
@@ -118,13 +122,35 @@ package enum StorageRules {
         }
         if !expired.isEmpty && !request.isResync { throw Queries.failure(.cursorExpired(kinds: expired)) }
         // limit + 1 rows: the extra one only says whether there is more.
+        // Rows are read in chunks sized to what is left of the byte budget
+        // at the sizes seen so far, so a page of large records is never all
+        // in memory at once; small records still come in one or two reads.
         var page: [ServerRow] = []
-        for kind in kinds {
-            let after = request.cursors[kind] ?? nil
-            page += try queries.rows(owner: user, kind: kind, after: after, limit: limit + 1 - page.count)
+        var bytes = 0
+        var overBudget = false
+        kinds: for kind in kinds {
+            var after = request.cursors[kind] ?? nil
+            while page.count <= limit {
+                let wanted = limit + 1 - page.count
+                let chunk = page.isEmpty ? min(wanted, firstPullChunk)
+                    : min(wanted, max(1, (ProtocolLimits.pullPageByteBudget - bytes) / max(1, bytes / page.count)))
+                let rows = try queries.rows(owner: user, kind: kind, after: after, limit: chunk)
+                for row in rows {
+                    bytes += row.approximateWireBytes
+                    page.append(row)
+                    // Past the budget: this row is the page's last (or the
+                    // marker that more is there); at least one row always goes.
+                    if bytes > ProtocolLimits.pullPageByteBudget && page.count > 1 {
+                        overBudget = true
+                        break kinds
+                    }
+                }
+                guard rows.count == chunk, let last = rows.last else { break }
+                after = PullCursor(updatedAt: last.updatedAt, id: last.id)
+            }
             if page.count > limit { break }
         }
-        let hasMore = page.count > limit
+        let hasMore = page.count > limit || overBudget
         if hasMore { page.removeLast() }
         var next: [String: PullCursor] = [:]
         for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }

@@ -250,4 +250,36 @@ struct StorageSemanticsTests {
         #expect(results.allSatisfy { if case .rejected(_, true) = $0.outcome { true } else { false } })
         #expect(try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows.isEmpty)
     }
+
+    @Test("a pull of large records ends its page at about 4 MiB with more to come, a record past the budget still comes alone, and following the cursors reads every row once, in order",
+          arguments: StorageBackend.tested)
+    func pullPageByteBudget(backend: StorageBackend) throws {
+        let subject = try StorageUnderTest(backend)
+        let storage = subject.storage
+        let megabyte = String(repeating: "m", count: 1 << 20)
+        var creates = (0..<9).map { Mutations.create("p\($0)", ["body": .string(megabyte)]) }
+        creates.insert(Mutations.create("huge", ["body": .string(String(repeating: "h", count: 5 << 20))]), at: 4)
+        creates += (0..<50).map { Mutations.create("s\($0)", ["n": .int(Int64($0))]) }
+        for start in stride(from: 0, to: creates.count, by: 10) {
+            let results = try storage.push(user: "u1", Array(creates[start..<min(start + 10, creates.count)]))
+            #expect(results.allSatisfy { $0.outcome.appliedRow != nil })
+        }
+        var cursor: PullCursor?
+        var seen: [String] = []
+        var pages: [[String]] = []
+        while true {
+            let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": cursor], limit: 500))
+            let bytes = page.rows.reduce(0) { $0 + $1.approximateWireBytes }
+            #expect(!page.rows.isEmpty || !page.hasMore)
+            #expect(page.rows.count == 1 || bytes <= ProtocolLimits.pullPageByteBudget, "a page of \(page.rows.count) rows, \(bytes) bytes")
+            seen += page.rows.map(\.id)
+            pages.append(page.rows.map(\.id))
+            cursor = page.nextCursors["pin"] ?? cursor
+            if !page.hasMore { break }
+        }
+        #expect(seen == creates.map(\.recordID), "every row once, in stamp order")
+        #expect(pages.contains(["huge"]), "the record past the budget came in a page of its own: \(pages)")
+        #expect(pages.count >= 4 && pages.count < 10, "\(pages.map(\.count))")
+        #expect(pages.last?.contains("s49") == true && (pages.last?.count ?? 0) >= 50, "small rows share a page")
+    }
 }
