@@ -13,7 +13,10 @@ import SyncJournalProtocol
 /// - A push reads its remembered operation ids in one statement and the rows
 ///   it names in another, applies its mutations in order in memory
 ///   (``PostgreSQLPushBatch``), and writes every changed row, every applied
-///   operation and the user's last stamp in one more.
+///   operation and the user's last stamp in one more. A push of ordinary
+///   size takes three round trips to the database: its `begin`, lock and
+///   both reads go in one pipeline, then the write, then the commit with
+///   its change notification (see ``PostgreSQLConnection/pipeline(_:)``).
 /// - A pull is one `repeatable read, read only` transaction: one snapshot.
 /// - Connections come from a ``PostgreSQLConnectionPool``; a broken one is
 ///   dropped and the call runs again on a new one.
