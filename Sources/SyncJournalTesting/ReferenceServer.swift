@@ -266,22 +266,17 @@ public actor ReferenceServer {
     /// let results = try await server.push(user: "u1", [mutation])
     /// ```
     ///
+    /// The same operation id twice in one push applies once, as in every
+    /// storage; ``ReferenceTransport`` refuses such a push as `sync-server`'s
+    /// HTTP layer does.
+    ///
     /// - Throws: ``TransportError/tooLarge(reason:)`` when more than
-    ///   ``maximumBatchSize`` mutations come at once, and
-    ///   ``TransportError/permanent(reason:)`` when one operation id comes
-    ///   twice in the push (as `sync-server` answers 400); nothing is applied then.
+    ///   ``maximumBatchSize`` mutations come at once; nothing is applied then.
     public func push(user: String, _ mutations: [Mutation]) throws(TransportError) -> [MutationResult] {
         pushCount += 1
         if let maximumBatchSize, mutations.count > maximumBatchSize {
             refusedTooLargeCount += 1
             throw .tooLarge(reason: "413: \(mutations.count) mutations, at most \(maximumBatchSize) per request")
-        }
-        var positions: [OperationID: Int] = [:]
-        positions.reserveCapacity(mutations.count)
-        for (index, mutation) in mutations.enumerated() {
-            if let first = positions.updateValue(index, forKey: mutation.operationID) {
-                throw .permanent(reason: "400: operation id \(mutation.operationID) appears twice in one push (at \(first) and \(index))")
-            }
         }
         acceptedSizes.append(mutations.count)
         defer { wakeChangeWaiters() }
@@ -566,8 +561,19 @@ public struct ReferenceTransport: SyncTransport {
     public let user: String
 
     /// Pushes to the server as ``user`` (see ``ReferenceServer/push(user:_:)``).
+    ///
+    /// - Throws: ``TransportError/permanent(reason:)`` when one operation id
+    ///   comes twice in `mutations`, as `sync-server` answers 400; nothing
+    ///   is applied then.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        try await server.push(user: user, mutations)
+        var positions: [OperationID: Int] = [:]
+        positions.reserveCapacity(mutations.count)
+        for (index, mutation) in mutations.enumerated() {
+            if let first = positions.updateValue(index, forKey: mutation.operationID) {
+                throw .permanent(reason: "400: operation id \(mutation.operationID) appears twice in one push (at \(first) and \(index))")
+            }
+        }
+        return try await server.push(user: user, mutations)
     }
 
     /// Pulls from the server as ``user`` (see ``ReferenceServer/pull(user:cursors:limit:)``).

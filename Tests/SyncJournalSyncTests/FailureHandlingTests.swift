@@ -247,14 +247,15 @@ struct FailureHandlingTests {
 
     // MARK: Too large
 
-    @Test("the reference server refuses a push naming one operation id twice as permanent, as sync-server answers 400, and applies none of it")
+    @Test("the reference server's transport refuses a push naming one operation id twice as permanent, as sync-server answers 400, and applies none of it")
     func referenceServerRefusesRepeatedOperationIDs() async throws {
         let server = ReferenceServer()
+        let transport = server.transport(user: "u1")
         let operation = OperationID.random()
         let create = Mutation(operationID: operation, kind: "pin", op: .create, recordID: "p1", fields: ["n": .int(1)], baseUpdatedAt: nil)
         let other = Mutation(operationID: .random(), kind: "pin", op: .create, recordID: "p2", fields: [:], baseUpdatedAt: nil)
         do {
-            _ = try await server.push(user: "u1", [create, other, create])
+            _ = try await transport.push([create, other, create])
             Issue.record("a push naming one operation id twice was accepted")
         } catch {
             guard case .permanent(let reason) = error else {
@@ -265,7 +266,7 @@ struct FailureHandlingTests {
         }
         #expect(await server.appliedMutations == 0)
         #expect(await server.rows(user: "u1", kind: "pin").isEmpty)
-        #expect(try await server.push(user: "u1", [create, other]).count == 2, "the same operations once each are applied")
+        #expect(try await transport.push([create, other]).count == 2, "the same operations once each are applied")
     }
 
     @Test("a batch the server refuses as too large is split: 11 operations with a server limit of 4 all arrive, each once, in pushes of at most 4")
