@@ -37,7 +37,9 @@ public final class PostgreSQLStorage: SyncStorage {
     public let redactedConnection: String
     private let pool: PostgreSQLConnectionPool
     /// The stamp clock, or `nil` for the database server's clock.
-    private let now: (@Sendable () -> Int64)?
+    let now: (@Sendable () -> Int64)?
+    /// How long applied operation ids are remembered (`nil`: for ever).
+    public let operationRetention: OperationRetention?
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -59,15 +61,21 @@ public final class PostgreSQLStorage: SyncStorage {
     ///   - maximumAttempts: how often a call runs before a retryable failure is given up.
     ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
     ///   stamped more than this before now, at most once a minute.
+    ///   - operationRetention: when set, operations remembered longer than it
+    ///   ago are forgotten by ``pruneRememberedOperations(limit:)``, and a
+    ///   mutation not remembered is judged by its `queuedAt` (see
+    ///   ``OperationRetention``); `nil` remembers every operation for ever.
     ///   - clock: the time stamps start from, in milliseconds; `nil` (the
     ///   default) uses the database server's clock, one clock for every server
     ///   process. Stamps still increase when it stands still or goes back.
+    ///   Remembered operations are dated and pruned by it too.
     /// - Throws: ``StorageError/unavailable(reason:)`` when the database cannot
     ///   be reached, ``StorageError/postgres(_:)`` when the tables cannot be
     ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
     public init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
-                tombstoneRetentionMilliseconds: Int64? = nil,
+                tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: (@Sendable () -> Int64)? = nil) throws(StorageError) {
+        self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
         pool = PostgreSQLConnectionPool(connection: connection) { connection throws(PostgreSQLError) in
             // A number, not user data; `set` takes no parameters.
@@ -99,6 +107,13 @@ public final class PostgreSQLStorage: SyncStorage {
                     throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(PostgreSQLSchema.openableVersions)",
                                           context: "migrate", connection: redactedConnection)
                 }
+                if version < 3 {
+                    // Remembered before they were dated: counted from the upgrade, so none is pruned early.
+                    try queries.connection.execute("""
+                        update operations set remembered_at = coalesce($1::int8, (extract(epoch from clock_timestamp()) * 1000)::bigint)
+                        where remembered_at = 0
+                        """, [.int64(now?())])
+                }
                 if version < PostgreSQLSchema.version {
                     try queries.connection.execute("update storage_schema set version = $1 where \"only\" = 1", [.int64(PostgreSQLSchema.version)])
                 }
@@ -113,7 +128,7 @@ public final class PostgreSQLStorage: SyncStorage {
 
     /// Runs `body` in one transaction begun with `begin` on a pooled
     /// connection, committing after it; retries retryable failures.
-    private func transaction<T>(_ begin: String, _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+    func transaction<T>(_ begin: String, _ body: (PostgreSQLTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         var attempt = 0
         while true {
             attempt += 1
@@ -169,6 +184,7 @@ public final class PostgreSQLStorage: SyncStorage {
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
         let results = try transaction("begin isolation level read committed") { queries throws(StorageError) in
             let (last, databaseNow) = try queries.lockStamps(owner: user)
+            let pushedAt = now?() ?? databaseNow
             let operationIDs = mutations.map(\.operationID.description)
             var remembered = try queries.remembered(owner: user, operationIDs: Array(Set(operationIDs)))
             // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
@@ -192,7 +208,10 @@ public final class PostgreSQLStorage: SyncStorage {
                     continue
                 }
                 let outcome: MutationOutcome
-                if let refusal = refusals[index] { outcome = refusal } else { outcome = try StorageRules.applyWithinLimits(mutation, user: user, batch) }
+                if let refusal = refusals[index] { outcome = refusal } else {
+                    let forgotten = operationRetention?.mayBeForgotten(mutation, at: pushedAt) ?? false
+                    outcome = try StorageRules.applyWithinLimits(mutation, user: user, mayBeForgotten: forgotten, batch)
+                }
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
                     remembered[operationIDs[index]] = row
@@ -201,7 +220,7 @@ public final class PostgreSQLStorage: SyncStorage {
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
-                              lastStamp: batch.tookStamp ? batch.lastStamp : nil)
+                              lastStamp: batch.tookStamp ? batch.lastStamp : nil, rememberedAt: pushedAt)
             return results
         }
         announceCommittedPush(user: user, results: results)

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCommandLine
+import SyncJournalProtocol
 
 /// `sync-server`'s command line: parsed into options, or a request for help.
 ///
@@ -49,6 +50,14 @@ public enum SyncServerCommandLine {
                 purge deletions older than D days (default: keep them;
                 clients behind a purged one are told to resync)
                 """),
+            .value("--operation-retention-days", "D", help: """
+                forget applied operation ids D days after they were
+                remembered, pruned in the background (default 30; 0 or
+                "never": remember them for ever). A device's edit queued
+                more than D days ago that the server no longer remembers
+                is never applied twice: a create of an existing record is
+                answered duplicate (the device reads it back)
+                """),
         ],
         notes: """
 
@@ -97,6 +106,11 @@ public enum SyncServerCommandLine {
             if let count = try parsed.integer("--max-user-waits", in: 1...100_000) { options.maximumChangeWaitsPerUser = count }
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
+            }
+            if let days = try parsed.value("--operation-retention-days", expected: "a whole number of days from 0 to 100000, or never", {
+                $0 == "never" ? 0 : Int($0).flatMap { (0...100_000).contains($0) ? $0 : nil }
+            }) {
+                options.operationRetention = days == 0 ? nil : OperationRetention(days: days)
             }
         } catch {
             if error == .helpRequested { return .help }
