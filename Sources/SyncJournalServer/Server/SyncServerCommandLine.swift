@@ -52,8 +52,8 @@ public enum SyncServerCommandLine {
                 """),
             .value("--operation-retention-days", "D", help: """
                 forget applied operation ids D days after they were
-                remembered, pruned in the background (default 30; 0 or
-                "never": remember them for ever). A device's edit queued
+                remembered, pruned in the background each minute (default
+                30; a decimal is allowed; 0 or "never": for ever). A device's edit queued
                 more than D days ago that the server no longer remembers
                 is never applied twice: a create of an existing record is
                 answered duplicate (the device reads it back)
@@ -107,10 +107,14 @@ public enum SyncServerCommandLine {
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
             }
-            if let days = try parsed.value("--operation-retention-days", expected: "a whole number of days from 0 to 100000, or never", {
-                $0 == "never" ? 0 : Int($0).flatMap { (0...100_000).contains($0) ? $0 : nil }
+            // Days as a decimal, so a load test can watch pruning within minutes (0.001 is 86.4 seconds).
+            if let milliseconds = try parsed.value("--operation-retention-days", expected: "a number of days from 0 to 100000, or never", {
+                text -> Int64? in
+                if text == "never" { return 0 }
+                guard let days = Double(text), days.isFinite, days >= 0, days <= 100_000, text.first != "+" else { return nil }
+                return Int64((days * Double(OperationRetention.dayMilliseconds)).rounded())
             }) {
-                options.operationRetention = days == 0 ? nil : OperationRetention(days: days)
+                options.operationRetention = milliseconds == 0 ? nil : OperationRetention(retentionMilliseconds: milliseconds)
             }
         } catch {
             if error == .helpRequested { return .help }
