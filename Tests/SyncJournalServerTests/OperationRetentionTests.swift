@@ -89,7 +89,7 @@ struct OperationRetentionTests {
         _ = try storage.push(user: "u1", [Self.queued(Mutations.delete("d", base: d.updatedAt), at: start)])
 
         fixture.clock.set(start + 20_000)
-        #expect(try storage.pruneRememberedOperations(limit: 100) == 6)
+        #expect(try storage.pruneRememberedOperations(limit: 100) == 7)
         let resent = try storage.push(user: "u1", [createA, updateB, deleteC, createD])
         #expect(resent.map(\.outcome) == [.duplicate, .conflict(server: b2), .applied(cTombstone), .conflict(server: nil)])
         #expect(try storage.read(user: "u1", kind: "pin", id: "a") == a)
