@@ -25,7 +25,9 @@ import SyncJournalSync
 ///   filtered by id, stamp and row-level security): a create of an existing
 ///   id answers ``MutationOutcome/duplicate``, an update or delete that
 ///   matches nothing answers ``MutationOutcome/noMatch``, and the client
-///   reads the row back with ``read(user:kind:id:)``.
+///   reads the row back with ``read(user:kind:id:)``. With an
+///   ``operationRetention``, remembered ids are forgotten as `sync-server`
+///   forgets them (``pruneRememberedOperations()``), under the same rules.
 /// - Clients may wait for changes (``waitForChanges(user:after:)``): a wait
 ///   returns as soon as the user has rows after its cursors, whoever wrote
 ///   them (another device's push, or ``write(user:kind:id:fields:)``).

@@ -50,9 +50,14 @@ public enum PostgreSQLSchema {
         )
         """,
         // Version 3: when the server remembered each operation (server
-        // milliseconds), and the index pruning walks. Without a rewrite of
-        // the table: the constant default is stored in the catalog.
-        "alter table operations add column if not exists remembered_at bigint not null default 0",
+        // milliseconds), and the index pruning walks. The default is the
+        // database's clock, so rows that were there at the upgrade (the
+        // column is added once, rewriting the table) and rows a server of
+        // an earlier version inserts later are dated, never pruned early.
+        """
+        alter table operations add column if not exists
+          remembered_at bigint not null default ((extract(epoch from clock_timestamp()) * 1000)::bigint)
+        """,
         "create index if not exists operations_remembered on operations (remembered_at)",
         """
         create table if not exists stamp (

@@ -107,12 +107,9 @@ public final class PostgreSQLStorage: SyncStorage {
                     throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(PostgreSQLSchema.openableVersions)",
                                           context: "migrate", connection: redactedConnection)
                 }
-                if version < 3 {
-                    // Remembered before they were dated: counted from the upgrade, so none is pruned early.
-                    try queries.connection.execute("""
-                        update operations set remembered_at = coalesce($1::int8, (extract(epoch from clock_timestamp()) * 1000)::bigint)
-                        where remembered_at = 0
-                        """, [.int64(now?())])
+                if version < 3, let upgradedAt = now?() {
+                    // Dated by the database's clock when the column was added; an injected clock dates them instead.
+                    try queries.connection.execute("update operations set remembered_at = $1", [.int64(upgradedAt)])
                 }
                 if version < PostgreSQLSchema.version {
                     try queries.connection.execute("update storage_schema set version = $1 where \"only\" = 1", [.int64(PostgreSQLSchema.version)])
