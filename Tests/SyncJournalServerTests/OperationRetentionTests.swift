@@ -1,7 +1,7 @@
 import Testing
 import SyncJournalPlatform
 import SyncJournalProtocol
-import SyncJournalServer
+@testable import SyncJournalServer
 
 /// Remembered operation ids forgotten after a retention, on every backend:
 /// what pruning deletes, and how a mutation no longer remembered is judged.
@@ -114,6 +114,21 @@ struct OperationRetentionTests {
             let outcome = try #require(try storage.push(user: "u1", [Self.queued(Mutations.create(id), at: queuedAt)]).first?.outcome)
             #expect((outcome.appliedRow != nil) == expected, "\(id): \(outcome)")
         }
+    }
+
+    @Test("one round of the server's pruner forgets every past operation, batch after batch, and no younger one",
+          arguments: StorageBackend.tested)
+    func prunerRound(_ backend: StorageBackend) throws {
+        let fixture = try StorageUnderTest(backend, operationRetention: Self.retention)
+        let start = fixture.clock.now
+        for index in 0..<10 { _ = try fixture.storage.push(user: "u\(index % 2)", [Self.queued(Mutations.create("old\(index)"), at: start)]) }
+        fixture.clock.set(start + 15_000)
+        _ = try fixture.storage.push(user: "u0", [Self.queued(Mutations.create("young"), at: start + 15_000)])
+        fixture.clock.set(start + 20_000)
+        let pruner = RememberedOperationPruner(storage: fixture.storage, intervalMilliseconds: 60_000, batchSize: 3) { _ in }
+        #expect(pruner.pruneUntilCaughtUp(pausing: true) == 10)
+        #expect(try fixture.rememberedCount() == 1)
+        #expect(pruner.pruneUntilCaughtUp() == 0)
     }
 
     @Test("pruning in small batches while pushes continue forgets only past operations and loses no push",

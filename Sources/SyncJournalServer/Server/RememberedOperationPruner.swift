@@ -5,7 +5,10 @@ import SyncJournalPlatform
 /// thread of its own: at start and then every ``intervalMilliseconds``, batch
 /// after batch of at most ``batchSize`` (each batch its own short write
 /// transaction, so pushes run between batches and no delete holds the
-/// database for long), until a batch comes back short.
+/// database for long), until a batch comes back short. It pauses
+/// ``batchPauseMilliseconds`` between batches: SQLite hands its write lock to
+/// whoever asks first, and a pruner that asked again at once would keep it
+/// from pushes polling for it until their busy timeout ran out.
 ///
 /// ```swift
 /// let pruner = RememberedOperationPruner(storage: storage, intervalMilliseconds: 60_000, batchSize: 1_000) { print($0) }
@@ -19,17 +22,20 @@ package final class RememberedOperationPruner: Sendable {
     package let intervalMilliseconds: Int
     /// The most operations one transaction forgets.
     package let batchSize: Int
+    /// The pause between two batches of one round.
+    package let batchPauseMilliseconds: Int
     private let log: @Sendable (String) -> Void
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopping = Atomic(false)
     private let thread = Mutex<PlatformThread?>(nil)
 
     /// A pruner of `storage`, not yet running.
-    package init(storage: any SyncStorage, intervalMilliseconds: Int, batchSize: Int,
+    package init(storage: any SyncStorage, intervalMilliseconds: Int, batchSize: Int, batchPauseMilliseconds: Int = 20,
                  log: @escaping @Sendable (String) -> Void) {
         self.storage = storage
         self.intervalMilliseconds = max(1, intervalMilliseconds)
         self.batchSize = max(1, batchSize)
+        self.batchPauseMilliseconds = max(0, batchPauseMilliseconds)
         self.log = log
     }
 
@@ -40,7 +46,7 @@ package final class RememberedOperationPruner: Sendable {
         thread.withLock { running in
             if running != nil { return true }
             running = PlatformThread.start { [self] in
-                repeat { _ = pruneUntilCaughtUp() } while !stopping.load(ordering: .relaxed)
+                repeat { _ = pruneUntilCaughtUp(pausing: true) } while !stopping.load(ordering: .relaxed)
                     && wakeUp.wait(timeout: .now() + .milliseconds(intervalMilliseconds)) == .timedOut
             }
             return running != nil
@@ -49,14 +55,18 @@ package final class RememberedOperationPruner: Sendable {
 
     /// One round: batches until one forgets fewer than ``batchSize`` (or the
     /// pruner stops, or a batch fails, which is logged and left for the next
-    /// round). Returns how many operations it forgot.
-    package func pruneUntilCaughtUp() -> Int {
+    /// round), `pausing` between batches or not. Returns how many operations it forgot.
+    package func pruneUntilCaughtUp(pausing: Bool = false) -> Int {
         var forgotten = 0
         while !stopping.load(ordering: .relaxed) {
             do throws(StorageError) {
                 let batch = try storage.pruneRememberedOperations(limit: batchSize)
                 forgotten += batch
                 if batch < batchSize { break }
+                // Woken during the pause: the pruner is stopping (the loop checks).
+                if pausing && batchPauseMilliseconds > 0 {
+                    _ = wakeUp.wait(timeout: .now() + .milliseconds(batchPauseMilliseconds))
+                }
             } catch {
                 log("pruning remembered operations failed (retried in \(intervalMilliseconds) ms): \(error)")
                 break
