@@ -54,6 +54,7 @@ started=$(date +%s)
 "$bin/sync-load" --server "http://127.0.0.1:$port" --clients "$clients" --preload $(( total / clients )) \
   --batch 500 --pulls-per-push 0 --seconds 0.001 >"$work/load.out" 2>&1 || echo "sync_load_exit_status $?"
 sed "s/^/sync-load: /" "$work/load.out" >&2
+grep -i "error\|refused\|failed" "$work/load.out" | head -5 | sed "s/^/load_error /" || true
 echo "preloaded_mutations $(( total / clients * clients ))"
 echo "load_seconds $(( $(date +%s) - started ))"
 

@@ -125,7 +125,7 @@ struct OperationRetentionTests {
         fixture.clock.set(start + 15_000)
         _ = try fixture.storage.push(user: "u0", [Self.queued(Mutations.create("young"), at: start + 15_000)])
         fixture.clock.set(start + 20_000)
-        let pruner = RememberedOperationPruner(storage: fixture.storage, intervalMilliseconds: 60_000, batchSize: 3) { _ in }
+        let pruner = RememberedOperationPruner(storage: fixture.storage, intervalMilliseconds: 60_000, batchSize: 3, batchPauseMilliseconds: 1) { _ in }
         #expect(pruner.pruneUntilCaughtUp(pausing: true) == 10)
         #expect(try fixture.rememberedCount() == 1)
         #expect(pruner.pruneUntilCaughtUp() == 0)

@@ -7,8 +7,9 @@ import SyncJournalPlatform
 /// transaction, so pushes run between batches and no delete holds the
 /// database for long), until a batch comes back short. It pauses
 /// ``batchPauseMilliseconds`` between batches: SQLite hands its write lock to
-/// whoever asks first, and a pruner that asked again at once would keep it
-/// from pushes polling for it until their busy timeout ran out.
+/// whoever asks first, and a waiting push polls for it only every 100 ms, so
+/// a pruner that asked again at once (or after a shorter pause) kept pushes
+/// out until their busy timeout ran out (503s in a load test).
 ///
 /// ```swift
 /// let pruner = RememberedOperationPruner(storage: storage, intervalMilliseconds: 60_000, batchSize: 1_000) { print($0) }
@@ -30,7 +31,7 @@ package final class RememberedOperationPruner: Sendable {
     private let thread = Mutex<PlatformThread?>(nil)
 
     /// A pruner of `storage`, not yet running.
-    package init(storage: any SyncStorage, intervalMilliseconds: Int, batchSize: Int, batchPauseMilliseconds: Int = 20,
+    package init(storage: any SyncStorage, intervalMilliseconds: Int, batchSize: Int, batchPauseMilliseconds: Int = 250,
                  log: @escaping @Sendable (String) -> Void) {
         self.storage = storage
         self.intervalMilliseconds = max(1, intervalMilliseconds)
