@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalHTTP
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -58,7 +59,9 @@ struct HTTPDemoServer: DemoServer {
 
     func writeAsAnotherWriter(kind: String, id: String, fields: [String: FieldValue]) async throws(TransportError) {
         let chat = HTTPTransport(baseURL: baseURL, token: token, timeout: timeout)
-        let mutation = Mutation(operationID: .random(), kind: kind, op: .create, recordID: id, fields: fields, baseUpdatedAt: nil)
+        // Queued now: a fresh edit, never mistaken for a resend the server has forgotten.
+        let mutation = Mutation(operationID: .random(), kind: kind, op: .create, recordID: id, fields: fields, baseUpdatedAt: nil,
+                                queuedAt: SystemClock.wallClockMilliseconds())
         let results = try await chat.push([mutation])
         guard case .applied? = results.first?.outcome else {
             throw .permanent(reason: "the other writer's create of \(kind)/\(id) was answered \(results.first.map { "\($0.outcome)" } ?? "with nothing")")

@@ -51,6 +51,9 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// are not the ones pushes and pulls use.
     private let waitSession: URLSession
     private let parser: JSONParser
+    /// Set once the server refused a mutation's `queuedAt` as an unknown
+    /// member (a server older than it): pushes leave it out from then on.
+    private let queuedAtSupport = QueuedAtSupport()
 
     /// How much longer than its timeout a wait for changes may take before
     /// the transport gives up on the reply (the server answers when its
@@ -133,8 +136,21 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     /// Posts `mutations` to `/v1/sync/push` and returns one result per
     /// mutation, checked to answer them in order.
+    ///
+    /// Each mutation's `queuedAt` goes along, so a server that forgets
+    /// operation ids can tell an old resend; a server older than that
+    /// member refuses it (400, nothing applied), and the push is sent again
+    /// without it, as are later ones.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let reply = try await send(.push, body: PushRequestCodec.encode(mutations), pulledKinds: []).body
+        let withQueuedAt = queuedAtSupport.isAssumed && mutations.contains { $0.queuedAt != nil }
+        let reply: [UInt8]
+        do {
+            reply = try await send(.push, body: PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt), pulledKinds: []).body
+        } catch {
+            guard withQueuedAt, case .permanent(let reason) = error, reason.contains(".queuedAt is not a member") else { throw error }
+            queuedAtSupport.markRefused()
+            reply = try await send(.push, body: PushRequestCodec.encode(mutations, includingQueuedAt: false), pulledKinds: []).body
+        }
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
         } catch {

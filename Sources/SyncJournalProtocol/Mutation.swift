@@ -13,15 +13,21 @@ public struct Mutation: Sendable, Hashable {
     public var fields: [String: FieldValue]
     /// The server stamp the device edited, `nil` for a record the server has not confirmed.
     public var baseUpdatedAt: Int64?
+    /// When the device queued the edit, in milliseconds since 1970 by the
+    /// device's clock; `nil` from a client that does not say. A server that
+    /// forgets operation ids after a retention judges a mutation it no longer
+    /// remembers by it (journals/PROTOCOL.md, "Remembered operations").
+    public var queuedAt: Int64?
 
     /// Creates a mutation.
     public init(operationID: OperationID, kind: String, op: OperationKind, recordID: String,
-                fields: [String: FieldValue], baseUpdatedAt: Int64?) {
+                fields: [String: FieldValue], baseUpdatedAt: Int64?, queuedAt: Int64? = nil) {
         self.operationID = operationID
         self.kind = kind
         self.op = op
         self.recordID = recordID
         self.fields = fields
         self.baseUpdatedAt = baseUpdatedAt
+        self.queuedAt = queuedAt
     }
 }

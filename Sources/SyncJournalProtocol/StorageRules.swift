@@ -30,16 +30,26 @@ package enum StorageRules {
     /// - A create of a live record, or an update or delete whose base is not
     ///   the stored stamp, is a conflict carrying the server's copy.
     /// - Deleting a deleted record is harmless: its tombstone is the answer.
-    package static func apply<Queries: StorageQueries>(_ mutation: Mutation, user: String,
+    ///
+    /// `mayBeForgotten` (see ``OperationRetention/mayBeForgotten(_:at:)``):
+    /// the mutation is not remembered but may have been applied before its
+    /// id was forgotten, so it is judged as by a server that keeps no
+    /// operation ids. Only a create differs, as nothing else could apply
+    /// twice (an applied update or delete moved the row's stamp off its
+    /// base): a create of a live record is ``MutationOutcome/duplicate``
+    /// (the device reads it back), and a create over the user's tombstone is
+    /// a conflict with `nil` rather than a new row, so a resend never brings
+    /// back a deleted record.
+    package static func apply<Queries: StorageQueries>(_ mutation: Mutation, user: String, mayBeForgotten: Bool = false,
                                                        _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         if let refusal = refusal(of: mutation) { return refusal }
-        return try applyWithinLimits(mutation, user: user, queries)
+        return try applyWithinLimits(mutation, user: user, mayBeForgotten: mayBeForgotten, queries)
     }
 
     /// ``apply(_:user:_:)`` for a mutation the caller has already found
     /// within the limits (``refusal(of:)`` answered `nil`), so they are not
     /// checked twice.
-    package static func applyWithinLimits<Queries: StorageQueries>(_ mutation: Mutation, user: String,
+    package static func applyWithinLimits<Queries: StorageQueries>(_ mutation: Mutation, user: String, mayBeForgotten: Bool = false,
                                                                    _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
         let existing = try queries.row(kind: key.kind, id: key.id)
@@ -50,6 +60,7 @@ package enum StorageRules {
         let previous = existing?.row.updatedAt
         switch mutation.op {
         case .create:
+            if mayBeForgotten, existing != nil { return live == nil ? .conflict(server: nil) : .duplicate }
             if let live { return .conflict(server: live) }
             let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous))
             try queries.write(row, owner: user)

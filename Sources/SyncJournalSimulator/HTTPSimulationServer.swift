@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalHTTP
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -65,7 +66,9 @@ struct HTTPSimulationServer: SimulationServer {
 
     /// Pushes one mutation as the other writer; `true` when applied.
     func pushAsWriter(_ op: OperationKind, kind: String, id: String, fields: [String: FieldValue], base: Int64?) async throws(TransportError) -> Bool {
-        let mutation = Mutation(operationID: .random(), kind: kind, op: op, recordID: id, fields: fields, baseUpdatedAt: base)
+        // Queued now, by the server's own clock: a fresh edit, never mistaken for a forgotten resend.
+        let mutation = Mutation(operationID: .random(), kind: kind, op: op, recordID: id, fields: fields, baseUpdatedAt: base,
+                                queuedAt: SystemClock.wallClockMilliseconds())
         guard case .applied? = try await client().push([mutation]).first?.outcome else { return false }
         return true
     }

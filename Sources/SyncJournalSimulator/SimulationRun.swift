@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -42,7 +43,10 @@ final class SimulationRun {
 
     let configuration: SimulationConfiguration
     let server: any SimulationServer
-    let clock = ManualClock()
+    /// Virtual time: from 0 against the in-memory server (byte-deterministic
+    /// runs), from the wall clock against a real one, which judges an edit it
+    /// no longer remembers by when it was queued, as a device's clock says.
+    let clock: ManualClock
     let log = ServerLog()
     let counter = EventCounter()
     var devices: [SimulatedDevice] = []
@@ -60,8 +64,10 @@ final class SimulationRun {
         generator = SeededGenerator(seed: configuration.seed)
         if let url = configuration.server {
             server = HTTPSimulationServer(baseURL: url, token: configuration.token)
+            clock = ManualClock(now: SystemClock.wallClockMilliseconds())
         } else {
             server = ReferenceSimulationServer()
+            clock = ManualClock()
         }
     }
 

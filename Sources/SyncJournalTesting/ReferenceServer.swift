@@ -25,7 +25,9 @@ import SyncJournalSync
 ///   filtered by id, stamp and row-level security): a create of an existing
 ///   id answers ``MutationOutcome/duplicate``, an update or delete that
 ///   matches nothing answers ``MutationOutcome/noMatch``, and the client
-///   reads the row back with ``read(user:kind:id:)``.
+///   reads the row back with ``read(user:kind:id:)``. With an
+///   ``operationRetention``, remembered ids are forgotten as `sync-server`
+///   forgets them (``pruneRememberedOperations()``), under the same rules.
 /// - Clients may wait for changes (``waitForChanges(user:after:)``): a wait
 ///   returns as soon as the user has rows after its cursors, whoever wrote
 ///   them (another device's push, or ``write(user:kind:id:fields:)``).
@@ -44,6 +46,9 @@ public actor ReferenceServer {
     /// Per user, the first result of each operation id applied: looked up
     /// once per push by user, then by id alone.
     private var remembered: [String: [OperationID: MutationResult]] = [:]
+    /// Per user, when (server clock) each remembered operation was applied;
+    /// kept only while an ``operationRetention`` is set.
+    private var rememberedAt: [String: [OperationID: Int64]] = [:]
     private var pushCount = 0
     private var appliedCount = 0
     private var readCount = 0
@@ -103,6 +108,17 @@ public actor ReferenceServer {
     /// ```
     public private(set) var tombstoneRetentionMilliseconds: Int64?
 
+    /// How long applied operation ids are remembered, as `sync-server`'s
+    /// `--operation-retention-days` (`nil`, the default: for ever).
+    /// ``pruneRememberedOperations()`` forgets the ones past it, and a
+    /// mutation no longer remembered is judged by its `queuedAt` with the
+    /// same rules (journals/PROTOCOL.md, "Remembered operations").
+    ///
+    /// ```swift
+    /// await server.setOperationRetention(OperationRetention(retentionMilliseconds: 10_000))
+    /// ```
+    public private(set) var operationRetention: OperationRetention?
+
     /// A server whose clock starts at `startMilliseconds`.
     ///
     /// ```swift
@@ -149,6 +165,42 @@ public actor ReferenceServer {
     public func setRemembersOperationIDs(_ value: Bool) {
         remembersOperationIDs = value
         if !value { remembered = [:] }
+    }
+
+    /// Sets ``operationRetention``; operations remembered before count as
+    /// remembered now.
+    ///
+    /// ```swift
+    /// await server.setOperationRetention(OperationRetention(days: 30))
+    /// ```
+    public func setOperationRetention(_ retention: OperationRetention?) {
+        operationRetention = retention
+        rememberedAt = [:]
+        guard retention != nil else { return }
+        for (user, results) in remembered { rememberedAt[user] = results.mapValues { _ in storage.clock } }
+    }
+
+    /// Forgets the operations remembered longer than ``operationRetention``
+    /// ago by the server's clock, and returns how many (0 without a retention).
+    ///
+    /// ```swift
+    /// await server.tick(31 * 86_400_000)
+    /// let forgotten = await server.pruneRememberedOperations()
+    /// ```
+    @discardableResult
+    public func pruneRememberedOperations() -> Int {
+        guard let operationRetention else { return 0 }
+        let cutoff = operationRetention.pruneBefore(now: storage.clock)
+        var forgotten = 0
+        for (user, dates) in rememberedAt {
+            let past = dates.filter { $0.value < cutoff }.map(\.key)
+            for id in past {
+                remembered[user]?[id] = nil
+                rememberedAt[user]?[id] = nil
+            }
+            forgotten += past.count
+        }
+        return forgotten
     }
 
     /// Sets ``maximumBatchSize`` (`nil`: no limit; values below 1 act as 1).
@@ -300,7 +352,10 @@ public actor ReferenceServer {
             let result = MutationResult(operationID: mutation.operationID, outcome: try apply(mutation, user: user))
             // Only an applied result changed anything; a refusal is judged
             // afresh on a resend (so a record released from a failure can pass).
-            if case .applied = result.outcome { mine[mutation.operationID] = result }
+            if case .applied = result.outcome {
+                mine[mutation.operationID] = result
+                if operationRetention != nil { rememberedAt[user, default: [:]][mutation.operationID] = storage.clock }
+            }
             results.append(result)
         }
         return results
@@ -313,8 +368,9 @@ public actor ReferenceServer {
         if let refusal = StorageRules.refusal(of: mutation) { return refusal }
         if let injected = injectedFailure(kind: mutation.kind, id: mutation.recordID) { return injected }
         let writesBefore = storage.ruleWrites
+        let forgotten = operationRetention?.mayBeForgotten(mutation, at: storage.clock) ?? false
         let outcome = remembersOperationIDs
-            ? try StorageRules.apply(mutation, user: user, storage)
+            ? try StorageRules.apply(mutation, user: user, mayBeForgotten: forgotten, storage)
             : try PlainTableRules.apply(mutation, user: user, storage)
         appliedCount += storage.ruleWrites - writesBefore
         return outcome

@@ -41,6 +41,12 @@ struct JSONObjectReader {
         return number
     }
 
+    /// A member that may be left out, and is an integer when given.
+    func absentOrInt64(_ name: String) throws(WireError) -> Int64? {
+        guard members[name] != nil else { return nil }
+        return try int64(name)
+    }
+
     /// A member that must be present and is an integer or `null`.
     func optionalInt64(_ name: String) throws(WireError) -> Int64? {
         switch try value(name) {

@@ -1,25 +1,31 @@
 import SyncJournalProtocol
 
 /// The JSON of one pushed ``Mutation``: `{"operationId", "kind", "op",
-/// "recordId", "baseUpdatedAt", "fields"}`, every member present.
+/// "recordId", "baseUpdatedAt", "fields"}`, every member present, and
+/// `"queuedAt"` (an integer) when the mutation has one: a client that does
+/// not know it leaves it out, and a server that does not know it refuses it
+/// (see `HTTPTransport`, which then pushes without it).
 ///
 /// ```swift
 /// let json = MutationCodec.encode(mutation)
 /// let again = try MutationCodec.decode(json, at: "$.mutations[0]")
 /// ```
 public enum MutationCodec {
-    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields"]
+    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields", "queuedAt"]
 
-    /// The mutation's JSON.
-    public static func encode(_ mutation: Mutation) -> JSONValue {
-        .object([
+    /// The mutation's JSON; `includingQueuedAt: false` leaves `queuedAt`
+    /// out, for a server older than the member.
+    public static func encode(_ mutation: Mutation, includingQueuedAt: Bool = true) -> JSONValue {
+        var members: [String: JSONValue] = [
             "operationId": .string(mutation.operationID.description),
             "kind": .string(mutation.kind),
             "op": .string(mutation.op.description),
             "recordId": .string(mutation.recordID),
             "baseUpdatedAt": mutation.baseUpdatedAt.map { .integer($0) } ?? .null,
             "fields": FieldValueCodec.encode(fields: mutation.fields),
-        ])
+        ]
+        if includingQueuedAt, let queuedAt = mutation.queuedAt { members["queuedAt"] = .integer(queuedAt) }
+        return .object(members)
     }
 
     /// The mutation `json` (found at `path`) stands for: an operation id in
@@ -42,7 +48,9 @@ public enum MutationCodec {
         let baseUpdatedAt = try object.optionalInt64("baseUpdatedAt")
         let fields = try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }
-        return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields, baseUpdatedAt: baseUpdatedAt)
+        let queuedAt = try object.absentOrInt64("queuedAt")
+        return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields,
+                        baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt)
     }
 
     /// Member `name` of `object` as an operation id.

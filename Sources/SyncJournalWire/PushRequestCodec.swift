@@ -7,9 +7,10 @@ import SyncJournalProtocol
 /// let received = try PushRequestCodec.decode(body)       // the server
 /// ```
 public enum PushRequestCodec {
-    /// The request body.
-    public static func encode(_ mutations: [Mutation]) -> [UInt8] {
-        JSONValue.object(["mutations": .array(mutations.map(MutationCodec.encode))]).encoded()
+    /// The request body; `includingQueuedAt: false` leaves every
+    /// mutation's `queuedAt` out (for a server older than the member).
+    public static func encode(_ mutations: [Mutation], includingQueuedAt: Bool = true) -> [UInt8] {
+        JSONValue.object(["mutations": .array(mutations.map { MutationCodec.encode($0, includingQueuedAt: includingQueuedAt) })]).encoded()
     }
 
     /// The mutations of a request body, in order. One operation id may

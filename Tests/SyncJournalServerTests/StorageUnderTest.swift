@@ -1,3 +1,4 @@
+import SyncJournalProtocol
 import SyncJournalServer
 import SyncJournalTesting
 
@@ -7,31 +8,53 @@ final class StorageUnderTest {
     let backend: StorageBackend
     let clock = FixedClock()
     let storage: any SyncStorage
+    let operationRetention: OperationRetention?
     private let directory: TemporaryDirectory?
     private let schema: PostgreSQLTestSchema?
 
-    init(_ backend: StorageBackend) throws {
+    init(_ backend: StorageBackend, operationRetention: OperationRetention? = nil) throws {
         self.backend = backend
+        self.operationRetention = operationRetention
         switch backend {
         case .sqlite:
             let directory = try TemporaryDirectory(prefix: "syncjournal-server")
             self.directory = directory
             schema = nil
-            storage = try SQLiteStorage(path: directory.file("sync.sqlite"), clock: clock.reading)
+            storage = try SQLiteStorage(path: directory.file("sync.sqlite"), operationRetention: operationRetention, clock: clock.reading)
         case .postgres:
             let schema = try PostgreSQLTestSchema()
             self.schema = schema
             directory = nil
-            storage = try PostgreSQLStorage(connection: schema.connection, clock: clock.reading)
+            storage = try PostgreSQLStorage(connection: schema.connection, operationRetention: operationRetention, clock: clock.reading)
         }
     }
 
     /// A second storage on the same database (a reopened file, a new pool).
     func reopen() throws -> any SyncStorage {
-        if let directory { return try SQLiteStorage(path: directory.file("sync.sqlite"), clock: clock.reading) }
+        if let directory { return try SQLiteStorage(path: directory.file("sync.sqlite"), operationRetention: operationRetention, clock: clock.reading) }
         guard let schema else { throw StorageError.badRequest("no database") }
-        return try PostgreSQLStorage(connection: schema.connection, clock: clock.reading)
+        return try PostgreSQLStorage(connection: schema.connection, operationRetention: operationRetention, clock: clock.reading)
     }
+
+    /// Runs `sql` on a connection of its own, outside the storage (to look
+    /// at or age its tables), and returns the first column of the first row
+    /// as an integer, if any.
+    @discardableResult
+    func query(_ sql: String) throws -> Int64? {
+        if let directory {
+            let database = try SQLiteDatabase(path: directory.file("sync.sqlite"))
+            defer { database.close() }
+            return try database.withStatement(sql) { statement throws(SQLiteError) in try statement.step() ? statement.int64(0) : nil }
+        }
+        guard let schema else { throw StorageError.badRequest("no database") }
+        let connection = try PostgreSQLConnection(connection: schema.connection, applicationName: "syncjournal-tests")
+        defer { connection.close() }
+        let rows = try connection.execute(sql)
+        return rows.count > 0 ? try rows.int64(0, 0) : nil
+    }
+
+    /// How many operations the storage remembers.
+    func rememberedCount() throws -> Int64 { try query("select count(*) from operations") ?? -1 }
 
     deinit {
         storage.closeConnections()

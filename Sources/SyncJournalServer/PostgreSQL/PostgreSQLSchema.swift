@@ -22,7 +22,7 @@ public enum PostgreSQLSchema {
     /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.statements.count == 10)
+    /// #expect(PostgreSQLSchema.statements.count == 12)
     /// ```
     public static let statements = [
         """
@@ -49,6 +49,16 @@ public enum PostgreSQLSchema {
           primary key (owner, operation_id)
         )
         """,
+        // Version 3: when the server remembered each operation (server
+        // milliseconds), and the index pruning walks. The default is the
+        // database's clock, so rows that were there at the upgrade (the
+        // column is added once, rewriting the table) and rows a server of
+        // an earlier version inserts later are dated, never pruned early.
+        """
+        alter table operations add column if not exists
+          remembered_at bigint not null default ((extract(epoch from clock_timestamp()) * 1000)::bigint)
+        """,
+        "create index if not exists operations_remembered on operations (remembered_at)",
         """
         create table if not exists stamp (
           "only" integer primary key check ("only" = 1),
@@ -93,12 +103,17 @@ public enum PostgreSQLSchema {
     /// every stored stamp stays as it is.
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 2)
+    /// Version 3 dates remembered operations (`operations.remembered_at`)
+    /// so they can be pruned after a retention; opening a version 1 or 2
+    /// database adds the column and dates what it remembers at the upgrade.
+    ///
+    /// ```swift
+    /// #expect(PostgreSQLSchema.version == 3)
     /// ```
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...2
+    static let openableVersions: ClosedRange<Int64> = 1...3
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

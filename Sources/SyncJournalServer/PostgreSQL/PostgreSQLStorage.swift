@@ -40,7 +40,9 @@ public final class PostgreSQLStorage: SyncStorage {
     public let redactedConnection: String
     private let pool: PostgreSQLConnectionPool
     /// The stamp clock, or `nil` for the database server's clock.
-    private let now: (@Sendable () -> Int64)?
+    let now: (@Sendable () -> Int64)?
+    /// How long applied operation ids are remembered (`nil`: for ever).
+    public let operationRetention: OperationRetention?
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -62,15 +64,21 @@ public final class PostgreSQLStorage: SyncStorage {
     ///   - maximumAttempts: how often a call runs before a retryable failure is given up.
     ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
     ///   stamped more than this before now, at most once a minute.
+    ///   - operationRetention: when set, operations remembered longer than it
+    ///   ago are forgotten by ``pruneRememberedOperations(limit:)``, and a
+    ///   mutation not remembered is judged by its `queuedAt` (see
+    ///   ``OperationRetention``); `nil` remembers every operation for ever.
     ///   - clock: the time stamps start from, in milliseconds; `nil` (the
     ///   default) uses the database server's clock, one clock for every server
     ///   process. Stamps still increase when it stands still or goes back.
+    ///   Remembered operations are dated and pruned by it too.
     /// - Throws: ``StorageError/unavailable(reason:)`` when the database cannot
     ///   be reached, ``StorageError/postgres(_:)`` when the tables cannot be
     ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
     public init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
-                tombstoneRetentionMilliseconds: Int64? = nil,
+                tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: (@Sendable () -> Int64)? = nil) throws(StorageError) {
+        self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
         pool = PostgreSQLConnectionPool(connection: connection) { connection throws(PostgreSQLError) in
             // A number, not user data; `set` takes no parameters.
@@ -102,6 +110,10 @@ public final class PostgreSQLStorage: SyncStorage {
                     throw PostgreSQLError(sqlState: nil, message: "schema version \(version), this server knows \(PostgreSQLSchema.openableVersions)",
                                           context: "migrate", connection: redactedConnection)
                 }
+                if version < 3, let upgradedAt = now?() {
+                    // Dated by the database's clock when the column was added; an injected clock dates them instead.
+                    try queries.connection.execute("update operations set remembered_at = $1", [.int64(upgradedAt)])
+                }
                 if version < PostgreSQLSchema.version {
                     try queries.connection.execute("update storage_schema set version = $1 where \"only\" = 1", [.int64(PostgreSQLSchema.version)])
                 }
@@ -119,7 +131,7 @@ public final class PostgreSQLStorage: SyncStorage {
     ///
     /// - Parameter begin: the statement that opens the transaction, or `nil`
     ///   when `body` sends it itself (in a pipeline with its first reads).
-    private func transaction<T>(_ begin: String?,
+    func transaction<T>(_ begin: String?,
                                 finish: (PostgreSQLConnection, T) throws(PostgreSQLError) -> Void = { connection, _ throws(PostgreSQLError) in
                                     try connection.execute("commit")
                                 },
@@ -213,6 +225,7 @@ public final class PostgreSQLStorage: SyncStorage {
             }
             var remembered = opening.remembered
             let databaseNow = opening.databaseNow
+            let pushedAt = now?() ?? databaseNow
             let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp,
                                             clock: now.map { clock in { clock() } } ?? { databaseNow })
             var results: [MutationResult] = []
@@ -225,7 +238,10 @@ public final class PostgreSQLStorage: SyncStorage {
                     continue
                 }
                 let outcome: MutationOutcome
-                if let refusal = refusals[index] { outcome = refusal } else { outcome = try StorageRules.applyWithinLimits(mutation, user: user, batch) }
+                if let refusal = refusals[index] { outcome = refusal } else {
+                    let forgotten = operationRetention?.mayBeForgotten(mutation, at: pushedAt) ?? false
+                    outcome = try StorageRules.applyWithinLimits(mutation, user: user, mayBeForgotten: forgotten, batch)
+                }
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
                     remembered[operationIDs[index]] = row
@@ -234,7 +250,7 @@ public final class PostgreSQLStorage: SyncStorage {
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
-                              lastStamp: batch.tookStamp ? batch.lastStamp : nil)
+                              lastStamp: batch.tookStamp ? batch.lastStamp : nil, rememberedAt: pushedAt)
             return results
         }
     }

@@ -132,7 +132,7 @@ struct PostgreSQLTransaction {
 
     /// Writes a push's outcome in one statement: the final version of every
     /// row it changed, every operation it applied (to be remembered), and
-    /// `owner`'s last stamp.
+    /// `owner`'s last stamp. The operations are dated `rememberedAt` (server time).
     ///
     /// A row is replaced only when it belongs to `owner`: pushes of different
     /// users run at once, so another user may have created the same record
@@ -141,7 +141,7 @@ struct PostgreSQLTransaction {
     /// the rerun reads the other user's row and refuses the mutation as
     /// forbidden. An operation id remembered by a racing transaction is a
     /// unique violation (`23505`), also run again.
-    func write(owner: String, rows: [ServerRow], operations: [(operationID: String, row: ServerRow)], lastStamp: Int64?) throws(StorageError) {
+    func write(owner: String, rows: [ServerRow], operations: [(operationID: String, row: ServerRow)], lastStamp: Int64?, rememberedAt: Int64) throws(StorageError) {
         guard !rows.isEmpty || !operations.isEmpty || lastStamp != nil else { return }
         let written = try run("""
             with
@@ -154,8 +154,8 @@ struct PostgreSQLTransaction {
               returning 1
             ),
             remembered as (
-              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
-              select $1, o, k, i, f, u, d from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[])
+              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at)
+              select $1, o, k, i, f, u, d, $14 from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[])
                 as t(o, k, i, f, u, d)
             ),
             stamped as (
@@ -170,7 +170,7 @@ struct PostgreSQLTransaction {
                   .textArray(operations.map(\.row.kind)), .textArray(operations.map(\.row.id)),
                   .bytesArray(operations.map { StorageTransaction.encodeFields($0.row.fields) }),
                   .int64Array(operations.map(\.row.updatedAt)), .int64Array(operations.map(\.row.deletedAt)),
-                  .int64(lastStamp)])
+                  .int64(lastStamp), .int64(rememberedAt)])
         let count = try decode({ () throws(PostgreSQLError) in try written.int64(0, 0) }, table: "rows", key: owner)
         if count != Int64(rows.count) {
             throw .postgres(PostgreSQLError(sqlState: "40001",

@@ -51,6 +51,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
         handle = nil
     }
 
+    /// The rows the last finished `insert`, `update` or `delete` changed.
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
     func error(code: Int32, context: String) -> SQLiteError {
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
         return SQLiteError(code: code, message: message, context: context, path: path)

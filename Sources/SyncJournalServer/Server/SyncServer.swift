@@ -22,6 +22,8 @@ public final class SyncServer: Sendable {
     public let http: HTTPServer
     /// The waits for changes held now (`POST /v1/sync/wait`).
     package let changeWaits: ChangeWaitRegistry
+    /// Forgets remembered operation ids past the retention while the server runs.
+    package let operationPruner: RememberedOperationPruner
 
     /// Opens the database; nothing listens until ``start()``.
     ///
@@ -35,11 +37,13 @@ public final class SyncServer: Sendable {
         self.options = options
         do throws(StorageError) {
             if let connection = options.postgresConnection {
-                let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+                let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
+                                                   operationRetention: options.operationRetention)
                 storage = postgres
                 storageDescription = "postgres \(postgres.redactedConnection)"
             } else {
-                storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds)
+                storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
+                                            operationRetention: options.operationRetention)
                 storageDescription = "sqlite \(options.databasePath)"
             }
         } catch {
@@ -50,10 +54,13 @@ public final class SyncServer: Sendable {
         let router = SyncRouter(storage: storage, users: options.users, maximumBatchSize: options.maximumBatchSize,
                                 changeWaits: changeWaits, log: log)
         http = HTTPServer(configuration: options.httpConfiguration, responder: router)
+        operationPruner = RememberedOperationPruner(storage: storage, intervalMilliseconds: options.operationPruneIntervalMilliseconds,
+                                                    batchSize: options.operationPruneBatchSize, log: log)
     }
 
     /// Starts hearing of committed pushes (waits for changes end on them),
-    /// then listening and serving.
+    /// then listening and serving, and (with an operation retention) the
+    /// background pruning of remembered operations.
     ///
     /// ```swift
     /// try server.start()
@@ -67,6 +74,7 @@ public final class SyncServer: Sendable {
             storage.stopObservingChanges()
             throw .socket(error)
         }
+        if options.operationRetention != nil { operationPruner.start() }
     }
 
     /// The port listened on.
@@ -96,6 +104,7 @@ public final class SyncServer: Sendable {
     /// server.shutdown()
     /// ```
     public func shutdown() {
+        operationPruner.stop()
         http.shutdown()
         storage.stopObservingChanges()
         storage.closeConnections()

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCommandLine
+import SyncJournalProtocol
 
 /// `sync-server`'s command line: parsed into options, or a request for help.
 ///
@@ -49,6 +50,14 @@ public enum SyncServerCommandLine {
                 purge deletions older than D days (default: keep them;
                 clients behind a purged one are told to resync)
                 """),
+            .value("--operation-retention-days", "D", help: """
+                forget applied operation ids D days after they were
+                remembered, pruned in the background each minute (default
+                30; a decimal is allowed; 0 or "never": for ever). A device's edit queued
+                more than D days ago that the server no longer remembers
+                is never applied twice: a create of an existing record is
+                answered duplicate (the device reads it back)
+                """),
         ],
         notes: """
 
@@ -97,6 +106,15 @@ public enum SyncServerCommandLine {
             if let count = try parsed.integer("--max-user-waits", in: 1...100_000) { options.maximumChangeWaitsPerUser = count }
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
+            }
+            // Days as a decimal, so a load test can watch pruning within minutes (0.001 is 86.4 seconds).
+            if let milliseconds = try parsed.value("--operation-retention-days", expected: "a number of days from 0 to 100000, or never", {
+                text -> Int64? in
+                if text == "never" { return 0 }
+                guard let days = Double(text), days.isFinite, days >= 0, days <= 100_000, text.first != "+" else { return nil }
+                return Int64((days * Double(OperationRetention.dayMilliseconds)).rounded())
+            }) {
+                options.operationRetention = milliseconds == 0 ? nil : OperationRetention(retentionMilliseconds: milliseconds)
             }
         } catch {
             if error == .helpRequested { return .help }

@@ -44,6 +44,15 @@ public struct SyncServerOptions: Sendable {
     /// How long tombstones are kept before pulls purge them (`nil`: for ever).
     /// A client whose cursor is behind a purged tombstone is told to resync (410).
     public var tombstoneRetentionMilliseconds: Int64?
+    /// How long applied operation ids are remembered before the background
+    /// pruning forgets them (`nil`: for ever; `--operation-retention-days`,
+    /// default 30 days). A mutation no longer remembered is judged by its
+    /// `queuedAt` (journals/PROTOCOL.md, "Remembered operations").
+    public var operationRetention: OperationRetention? = OperationRetention(days: OperationRetention.defaultDays)
+    /// The pause between two rounds of pruning remembered operations.
+    public var operationPruneIntervalMilliseconds = 60_000
+    /// The most remembered operations one pruning transaction forgets.
+    public var operationPruneBatchSize = 1_000
     /// The longest a wait for changes (`POST /v1/sync/wait`) is held before
     /// it is answered `{"changed": false}`; a request asking for longer is
     /// held this long (`--max-wait-seconds`).

@@ -26,6 +26,8 @@ public final class SQLiteStorage: SyncStorage {
     public let tombstoneRetentionMilliseconds: Int64?
     /// When retention purges run (`nil`: no retention).
     private let retentionSchedule: TombstoneRetentionSchedule?
+    /// How long applied operation ids are remembered (`nil`: for ever).
+    public let operationRetention: OperationRetention?
     /// Who hears of committed pushes (``observeChanges(_:)``); one process
     /// writes the file, so telling it after the commit is enough.
     private let changeObserver = Mutex<(@Sendable (StorageChange) -> Void)?>(nil)
@@ -47,16 +49,22 @@ public final class SQLiteStorage: SyncStorage {
     ///   - tombstoneRetentionMilliseconds: when set, pulls purge tombstones
     ///   stamped more than this before the clock (as ``ReferenceServer``'s
     ///   retention does), at most once a minute.
+    ///   - operationRetention: when set, operations remembered longer than it
+    ///   ago are forgotten by ``pruneRememberedOperations(limit:)``, and a
+    ///   mutation not remembered is judged by its `queuedAt` (see
+    ///   ``OperationRetention``); `nil` remembers every operation for ever.
     ///   - clock: the time stamps start from, in milliseconds (the wall clock
     ///   by default); stamps still increase when it stands still or goes back.
+    ///   Remembered operations are dated and pruned by it too.
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
     ///   another version.
     public init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
-                tombstoneRetentionMilliseconds: Int64? = nil,
+                tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
         self.path = path
         self.now = clock
+        self.operationRetention = operationRetention
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
         retentionSchedule = tombstoneRetentionMilliseconds.map { TombstoneRetentionSchedule(retentionMilliseconds: $0) }
         pool = SQLiteConnectionPool(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { database throws(SQLiteError) in
@@ -84,10 +92,18 @@ public final class SQLiteStorage: SyncStorage {
             } catch {
                 throw StorageError(sqlite: error)
             }
-            guard version == 0 || version == StorageSchema.version else {
-                throw .corrupt(table: "user_version", key: path, reason: "schema version \(version), this server knows \(StorageSchema.version)")
+            guard version == 0 || version == 1 || version == StorageSchema.version else {
+                throw .corrupt(table: "user_version", key: path, reason: "schema version \(version), this server knows 1 to \(StorageSchema.version)")
             }
             do throws(SQLiteError) {
+                if version == 1 {
+                    let upgradedAt = now()
+                    try database.execute(StorageSchema.sqliteFromVersion1)
+                    try database.withStatement(StorageSchema.sqliteDateVersion1Operations) { statement throws(SQLiteError) in
+                        statement.bind(1, upgradedAt)
+                        _ = try statement.step()
+                    }
+                }
                 try database.execute(StorageSchema.sqlite)
                 try database.execute("pragma user_version = \(StorageSchema.version)")
             } catch {
@@ -158,7 +174,10 @@ public final class SQLiteStorage: SyncStorage {
     }
 
     private func apply(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
-        try transaction(immediate: true) { (_, queries) throws(StorageError) in
+        let retention = operationRetention
+        return try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            // One server time per push: it dates what the push remembers and judges what it does not.
+            let pushedAt = now()
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
             for mutation in mutations {
@@ -166,14 +185,32 @@ public final class SQLiteStorage: SyncStorage {
                     results.append(MutationResult(operationID: mutation.operationID, outcome: .applied(first)))
                     continue
                 }
-                let outcome = try StorageRules.apply(mutation, user: user, queries)
+                let forgotten = retention?.mayBeForgotten(mutation, at: pushedAt) ?? false
+                let outcome = try StorageRules.apply(mutation, user: user, mayBeForgotten: forgotten, queries)
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
-                    try queries.remember(owner: user, operationID: mutation.operationID, row: row)
+                    try queries.remember(owner: user, operationID: mutation.operationID, row: row, at: pushedAt)
                 }
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
             return results
+        }
+    }
+
+    // MARK: Remembered operations
+
+    /// Forgets at most `limit` operations remembered longer than
+    /// ``operationRetention`` ago, oldest first, in one short write
+    /// transaction (see ``SyncStorage/pruneRememberedOperations(limit:)``).
+    ///
+    /// ```swift
+    /// while try storage.pruneRememberedOperations(limit: 1_000) == 1_000 {}
+    /// ```
+    @discardableResult
+    public func pruneRememberedOperations(limit: Int) throws(StorageError) -> Int {
+        guard let retention = operationRetention, limit > 0 else { return 0 }
+        return try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            try queries.forgetOperations(rememberedBefore: retention.pruneBefore(now: now()), limit: limit)
         }
     }
 

@@ -6,7 +6,9 @@
 ///   by bytes, typed values; exact for doubles and sets). The index serves
 ///   pulls: one kind of one owner after a `(updated_at, id)` cursor.
 /// - `operations`: the applied operations per user with the row the push
-///   answered (only applied results are remembered, so the row is the result).
+///   answered (only applied results are remembered, so the row is the result)
+///   and when the server remembered it (`remembered_at`, server time in
+///   milliseconds; the index serves pruning past the retention).
 /// - `stamp`: one row, the last stamp issued.
 /// - `horizons`: per kind, the position of the last tombstone purged.
 ///
@@ -17,9 +19,29 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 1)
+    /// #expect(StorageSchema.version == 2)
     /// ```
-    public static let version: Int64 = 1
+    ///
+    /// Version 2 added `operations.remembered_at` and its index.
+    public static let version: Int64 = 2
+
+    /// Moves a version 1 database to version 2, run in the migration's
+    /// transaction before ``sqlite``: adds the column (see
+    /// ``sqliteDateVersion1Operations`` for the dates it starts with).
+    ///
+    /// ```swift
+    /// try database.execute(StorageSchema.sqliteFromVersion1)
+    /// ```
+    public static let sqliteFromVersion1 = "alter table operations add column remembered_at integer not null default 0"
+
+    /// Dates every operation remembered by version 1 at the upgrade (`?1`,
+    /// server time): their age is unknown, so none is pruned before a full
+    /// retention has passed since.
+    ///
+    /// ```swift
+    /// try database.withStatement(StorageSchema.sqliteDateVersion1Operations) { $0.bind(1, now); _ = try $0.step() }
+    /// ```
+    public static let sqliteDateVersion1Operations = "update operations set remembered_at = ?1"
 
     /// The DDL, idempotent (`if not exists`).
     ///
@@ -45,8 +67,10 @@ public enum StorageSchema {
           fields       blob not null,
           updated_at   integer not null,
           deleted_at   integer,
+          remembered_at integer not null default 0,
           primary key (owner, operation_id)
         ) without rowid;
+        create index if not exists operations_remembered on operations (remembered_at);
         create table if not exists stamp (
           only integer primary key check (only = 1),
           last integer not null

@@ -97,13 +97,14 @@ struct StorageTransaction {
         return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt)
     }
 
-    func remember(owner: String, operationID: OperationID, row: ServerRow) throws(StorageError) {
+    func remember(owner: String, operationID: OperationID, row: ServerRow, at rememberedAt: Int64) throws(StorageError) {
         let fields = Self.encodeFields(row.fields)
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """) { statement throws(SQLiteError) in
+                statement.bind(8, rememberedAt)
                 statement.bind(1, owner)
                 statement.bind(2, operationID.description)
                 statement.bind(3, row.kind)
@@ -113,6 +114,22 @@ struct StorageTransaction {
                 statement.bind(7, row.deletedAt)
                 _ = try statement.step()
             }
+        }
+    }
+
+    /// Forgets at most `limit` operations remembered before `cutoff` (server
+    /// time), oldest first, and says how many it forgot.
+    func forgetOperations(rememberedBefore cutoff: Int64, limit: Int) throws(StorageError) -> Int {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("""
+                delete from operations where (owner, operation_id) in (
+                  select owner, operation_id from operations where remembered_at < ?1 order by remembered_at limit ?2)
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, cutoff)
+                statement.bind(2, Int64(limit))
+                _ = try statement.step()
+            }
+            return database.changes
         }
     }
 

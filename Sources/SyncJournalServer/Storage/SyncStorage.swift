@@ -71,6 +71,19 @@ public protocol SyncStorage: Sendable {
     @discardableResult
     func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int
 
+    /// Forgets at most `limit` remembered operation ids that are past the
+    /// storage's operation retention, oldest first, in one short transaction,
+    /// and returns how many it forgot (0 without a retention). Never one
+    /// past the retention's cutoff younger than the retention. The server
+    /// calls it in the background, batch after batch, until a batch comes
+    /// back short.
+    ///
+    /// ```swift
+    /// while try storage.pruneRememberedOperations(limit: 1_000) == 1_000 {}
+    /// ```
+    @discardableResult
+    func pruneRememberedOperations(limit: Int) throws(StorageError) -> Int
+
     /// Closes idle database connections (the server calls it when it stops);
     /// later calls open new ones.
     ///

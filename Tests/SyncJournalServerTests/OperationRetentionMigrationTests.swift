@@ -1,0 +1,49 @@
+import Testing
+import SyncJournalProtocol
+import SyncJournalServer
+
+/// Opening a database of the schema before remembered operations were dated
+/// (SQLite version 1, PostgreSQL version 2).
+@Suite("remembered operations dated by a schema migration")
+struct OperationRetentionMigrationTests {
+    static let retention = OperationRetention(retentionMilliseconds: 10_000)
+
+    /// Turns the fixture's fresh database back into the previous schema:
+    /// no `remembered_at`, no index on it, the previous version number.
+    static func downgrade(_ fixture: StorageUnderTest) throws {
+        try fixture.query("drop index operations_remembered")
+        try fixture.query("alter table operations drop column remembered_at")
+        switch fixture.backend {
+        case .sqlite: try fixture.query("pragma user_version = 1")
+        case .postgres: try fixture.query("update storage_schema set version = 2 where \"only\" = 1")
+        }
+    }
+
+    @Test("operations remembered before the upgrade are kept and answered, and count as remembered at the upgrade",
+          arguments: StorageBackend.tested)
+    func upgradeDatesOldOperations(_ backend: StorageBackend) throws {
+        let fixture = try StorageUnderTest(backend, operationRetention: Self.retention)
+        let start = fixture.clock.now
+        let create = Mutations.create("p1")
+        let first = try fixture.storage.push(user: "u1", [create])
+        fixture.storage.closeConnections()
+        try Self.downgrade(fixture)
+
+        fixture.clock.set(start + 50_000)
+        let upgraded = try fixture.reopen()
+        defer { upgraded.closeConnections() }
+        switch backend {
+        case .sqlite: #expect(try fixture.query("pragma user_version") == StorageSchema.version)
+        case .postgres: #expect(try fixture.query("select version from storage_schema") == PostgreSQLSchema.version)
+        }
+        #expect(try fixture.query("select remembered_at from operations") == start + 50_000)
+        #expect(try upgraded.push(user: "u1", [create]) == first, "still remembered after the upgrade")
+        fixture.clock.set(start + 60_000)
+        #expect(try upgraded.pruneRememberedOperations(limit: 10) == 0, "a full retention from the upgrade")
+        fixture.clock.set(start + 60_001)
+        #expect(try upgraded.pruneRememberedOperations(limit: 10) == 1)
+        let again = try fixture.reopen()
+        again.closeConnections()
+        #expect(try fixture.rememberedCount() == 0, "reopening an upgraded database changes nothing")
+    }
+}
