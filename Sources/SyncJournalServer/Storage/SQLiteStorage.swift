@@ -21,6 +21,8 @@ public final class SQLiteStorage: SyncStorage {
     /// The database file.
     public let path: String
     private let pool: SQLiteConnectionPool
+    /// Taken by every write transaction of this process (see ``transaction(immediate:_:)``).
+    private let writerGate = Mutex(())
     private let now: @Sendable () -> Int64
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -113,8 +115,25 @@ public final class SQLiteStorage: SyncStorage {
     }
 
     /// Runs `body` in one transaction on a pooled connection.
+    ///
+    /// A write transaction first takes ``writerGate``: SQLite lets one
+    /// writer in at a time and makes the others poll for its lock with
+    /// growing sleeps, so under load a push could lose to the pruner and to
+    /// other pushes again and again until its busy timeout (a 503). Waiting
+    /// here instead, on a lock that wakes the next writer when it is
+    /// released, keeps SQLite's lock free of contention within the process.
     private func transaction<T>(immediate: Bool,
                                 _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+        if immediate {
+            return try writerGate.withLock { (_: inout Void) throws(StorageError) -> T in
+                try pooledTransaction(immediate: true, body)
+            }
+        }
+        return try pooledTransaction(immediate: false, body)
+    }
+
+    private func pooledTransaction<T>(immediate: Bool,
+                                      _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         let now = self.now
         do {
             return try pool.withConnection { database throws(SQLiteTransactionFailure<StorageError>) in
