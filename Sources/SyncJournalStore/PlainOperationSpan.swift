@@ -1,7 +1,7 @@
 import SyncJournalProtocol
 
 /// Where an operation lies in a record's payload, found by
-/// ``JournalOperation/skipIfPlain(_:)`` without building it: its id, its
+/// `PlainPayloadCursor.plainOperation()` without building it: its id, its
 /// bytes, and the bytes of its entity kind and record id (all ASCII).
 package struct PlainOperationSpan: Sendable, Hashable {
     /// The operation's id.

@@ -76,13 +76,27 @@ struct PlainPayloadCursor {
     /// A length-prefixed string whose bytes are all ASCII; returns where they lie.
     mutating func asciiString() -> Range<Int>? {
         guard let length = count(), let range = skip(length) else { return nil }
-        for index in range where bytes[index] >= 0x80 { return nil }
-        return range
+        // Eight bytes at a time: a byte is ASCII when its top bit is clear.
+        var index = range.lowerBound
+        var topBits: UInt64 = 0
+        while range.upperBound - index >= 8 {
+            topBits |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < range.upperBound {
+            topBits |= UInt64(bytes[index])
+            index += 1
+        }
+        return topBits & 0x8080_8080_8080_8080 == 0 ? range : nil
     }
 
     /// Whether the bytes at `first` sort strictly before those at `second`.
     private func precedes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
-        UnsafeRawBufferPointer(rebasing: bytes[first]).lexicographicallyPrecedes(UnsafeRawBufferPointer(rebasing: bytes[second]))
+        for offset in 0..<min(first.count, second.count) {
+            let a = bytes[first.lowerBound + offset], b = bytes[second.lowerBound + offset]
+            if a != b { return a < b }
+        }
+        return first.count < second.count
     }
 
     /// A field list of ASCII names in strict order whose values are null,
