@@ -49,9 +49,16 @@ package enum Replayer {
     }
 
     /// The fold over a sequence of records, checking the checkpoint framing.
+    ///
+    /// Merged edits (``MergedEdit``) are not applied one by one: the fold
+    /// keeps the latest replacement of each queued operation and builds it
+    /// when another kind of record arrives or the fold finishes, so the
+    /// state is complete once ``finish(header:)`` has returned.
     package struct Fold: Sendable {
-        /// The state so far.
-        package private(set) var state = StoreState()
+        /// The state so far, without the merges still pending.
+        private var settled = StoreState()
+        /// The latest merged replacement of queued operations, not built yet.
+        private var pending: [OperationID: MergedEdit] = [:]
         private var phase = Phase.start
         private var checkpointCounts = (rows: 0, operations: 0, conflicts: 0, rejections: 0)
         /// Records folded so far.
@@ -62,9 +69,13 @@ package enum Replayer {
         /// An empty fold.
         package init() {}
 
+        /// The state rebuilt: complete after ``finish(header:)`` (or
+        /// ``finish(after:)``) has returned; before that, merges may still be pending.
+        package var state: StoreState { settled }
+
         /// Folds one verified record.
         package mutating func fold(_ record: JournalRecord) throws(Failure) {
-            try fold(Self.decode(record), sequence: record.sequence)
+            try fold(Self.prepare(record), sequence: record.sequence)
         }
 
         /// Decodes a verified record for ``fold(_:sequence:)``: `nil` for a
@@ -74,10 +85,52 @@ package enum Replayer {
             do { return try StoreEvent.decode(record, forFold: true) } catch { throw .undecodable(error) }
         }
 
+        /// Prepares a verified record for ``fold(_:sequence:)``: a merged
+        /// edit is checked and kept as bytes, any other record decoded as by
+        /// ``decode(_:)``. Needs no state, so it may run ahead of the fold.
+        package static func prepare(_ record: JournalRecord) throws(Failure) -> ReplayInput {
+            if let merged = MergedEdit.recognise(record) { return .merged(merged) }
+            return .event(try decode(record))
+        }
+
+        /// Folds the input prepared from record `sequence` (``prepare(_:)``).
+        package mutating func fold(_ input: ReplayInput, sequence: UInt64) throws(Failure) {
+            switch input {
+            case .event(let event):
+                try fold(event, sequence: sequence)
+            case .merged(let merged):
+                if phase == .inCheckpoint {
+                    records += 1
+                    throw .incompleteCheckpoint(sequence: sequence, reason: "ordinary record before the end part")
+                }
+                // The merge can wait only when folding it would change
+                // nothing but the queued operation's contents: the edit is not
+                // queued itself, no base row may need forgetting, and the
+                // replacement keeps the queued operation's record (otherwise
+                // the full decode and fold decide, and report what is wrong).
+                if settled.baseRows.isEmpty, !settled.outbox.contains(merged.editID) {
+                    guard let key = settled.outbox.key(of: merged.target) else {
+                        // Nothing queued to replace: folding the edit changes nothing.
+                        records += 1
+                        phase = .body
+                        return
+                    }
+                    if merged.replaces(on: key) {
+                        records += 1
+                        phase = .body
+                        pending[merged.target] = merged
+                        return
+                    }
+                }
+                try fold(Self.decode(merged.record), sequence: sequence)
+            }
+        }
+
         /// Folds the event decoded from record `sequence` (``decode(_:)``).
         package mutating func fold(_ event: StoreEvent?, sequence: UInt64) throws(Failure) {
             records += 1
             guard let event else { return }
+            try settlePending()
             if case .checkpoint(let part) = event {
                 switch phase {
                 case .body: throw .misplacedCheckpoint(sequence: sequence)
@@ -102,8 +155,21 @@ package enum Replayer {
                 if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: sequence, reason: "ordinary record before the end part") }
                 phase = .body
             }
-            if let reason = state.inconsistency(in: event) { throw .inconsistent(sequence: sequence, reason: reason) }
-            state.apply(event)
+            if let reason = settled.inconsistency(in: event) { throw .inconsistent(sequence: sequence, reason: reason) }
+            settled.apply(event)
+        }
+
+        /// Builds the pending replacements into the state. Each was checked
+        /// when it was read, so building it does not fail in practice; if it
+        /// did, the failure names its record.
+        private mutating func settlePending() throws(Failure) {
+            guard !pending.isEmpty else { return }
+            for merged in pending.values {
+                let replacement: JournalOperation
+                do { replacement = try merged.replacementOperation() } catch { throw .undecodable(error) }
+                settled.replaceQueuedOperation(merged.target, with: replacement)
+            }
+            pending.removeAll(keepingCapacity: true)
         }
 
         /// Whether a checkpoint started the records and was finished.
@@ -111,7 +177,9 @@ package enum Replayer {
 
         /// Checks the end of the records: a checkpoint must have been finished,
         /// and a file that continues an earlier generation (`header`) must start with one.
-        package func finish(header: JournalHeader? = nil) throws(Failure) {
+        /// Builds what is still pending into ``state`` first.
+        package mutating func finish(header: JournalHeader? = nil) throws(Failure) {
+            try settlePending()
             if phase == .inCheckpoint { throw .incompleteCheckpoint(sequence: nil, reason: "the journal ends inside the checkpoint") }
             if let header, header.continuesGeneration != 0, !completedCheckpoint {
                 throw .incompleteCheckpoint(sequence: nil, reason: "the file continues generation \(header.continuesGeneration) but does not start with a complete checkpoint")
@@ -121,7 +189,7 @@ package enum Replayer {
         /// Checks the end of a whole scan: no state comes from a corrupt journal,
         /// nor from one that holds a record this version would have to skip;
         /// otherwise as ``finish(header:)``.
-        package func finish(after report: JournalScanReport) throws(Failure) {
+        package mutating func finish(after report: JournalScanReport) throws(Failure) {
             if case .corrupt = report.status { throw .corrupt(report.status) }
             if case .unsupported(let offset, let reason) = report.status { throw .unsupported(offset: offset, reason: reason) }
             try finish(header: report.header)
@@ -152,7 +220,7 @@ package enum Replayer {
 /// decoding stops at the first record that does not decode, so a fold
 /// failure is always at an earlier record.
 final class ReplayDuringOpen: Sendable {
-    private typealias Batch = [(event: StoreEvent?, sequence: UInt64)]
+    private typealias Batch = [(input: ReplayInput, sequence: UInt64)]
     private static let batchSize = 1024
 
     /// Filled by the scan only.
@@ -167,7 +235,7 @@ final class ReplayDuringOpen: Sendable {
         let full: Batch? = decoding.withLock { decoding in
             guard decoding.failure == nil else { return nil }
             do throws(Replayer.Failure) {
-                decoding.batch.append((try Replayer.Fold.decode(record), record.sequence))
+                decoding.batch.append((try Replayer.Fold.prepare(record), record.sequence))
             } catch {
                 decoding.failure = error
             }
@@ -188,7 +256,7 @@ final class ReplayDuringOpen: Sendable {
             folding.withLock { folding in
                 guard folding.failure == nil else { return }
                 do throws(Replayer.Failure) {
-                    for item in batch { try folding.fold.fold(item.event, sequence: item.sequence) }
+                    for item in batch { try folding.fold.fold(item.input, sequence: item.sequence) }
                 } catch {
                     folding.failure = error
                 }

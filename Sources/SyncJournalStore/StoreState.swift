@@ -118,6 +118,13 @@ package struct StoreState: Sendable, Hashable {
         }
     }
 
+    /// Puts `operation` in place of the queued operation `id` (same id, same
+    /// record), as folding an edit merged into it does when no base row is
+    /// kept: replay builds a run of such merges once, from the last.
+    package mutating func replaceQueuedOperation(_ id: OperationID, with operation: JournalOperation) {
+        outbox.update(id) { $0.operation = operation }
+    }
+
     /// The compaction steps of an edit that merged into an earlier queued
     /// operation: that operation replaced, then the edit itself removed.
     private static func mergedIntoEarlier(_ operation: JournalOperation, _ steps: [CompactionStep]) -> (OperationID, JournalOperation)? {

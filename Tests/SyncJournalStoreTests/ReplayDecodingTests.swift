@@ -38,6 +38,7 @@ struct ReplayDecodingTests {
                 try fold.fold(Self.record(event, sequence: UInt64(index + 1)))
                 expected.apply(event)
             }
+            try fold.finish()
             #expect(fold.state == expected, "\(fields)")
             #expect(fold.state.outbox.operations.map(\.operation) == [merged])
         }
