@@ -14,18 +14,20 @@ import SyncJournalProtocol
 public struct JournalOperation: Sendable, Hashable {
     /// The operation's idempotency key.
     public var id: OperationID
-    /// Create, update or delete.
-    public var kind: OperationKind
     /// The entity kind (the server's table), non-empty.
     public var entity: String
     /// The record's id, 1 to 64 UTF-8 bytes.
     public var recordID: String
     /// All fields (create), the changed fields (update), none (delete).
     public var fields: [String: FieldValue]
-    /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
-    public var baseUpdatedAt: Int64?
     /// When the edit was made, in milliseconds since the epoch (never used as a base).
     public var queuedAt: Int64
+    /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
+    public var baseUpdatedAt: Int64?
+    // The optional stamp and the one-byte kind come last and pack together:
+    // an operation takes 74 bytes instead of 88, and a queue holds 100,000.
+    /// Create, update or delete.
+    public var kind: OperationKind
 
     /// The longest record id, in UTF-8 bytes.
     package static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes

@@ -51,9 +51,9 @@ package struct StoreState: Sendable, Hashable {
         case .editBatch(let operations):
             for operation in operations { outbox.append(OutboxOperation(operation: operation)) }
         case .sent(let ids):
-            for id in ids { outbox.update(id) { $0.sent = true } }
+            for id in ids { outbox.setSent(id, true) }
         case .withdrawn(let ids):
-            for id in ids { outbox.update(id) { $0.sent = false } }
+            for id in ids { outbox.setSent(id, false) }
         case .acknowledged(let acks):
             for ack in acks { acknowledge(ack) }
         case .failed(let id, let reason, let permanent):
@@ -234,13 +234,16 @@ package struct StoreState: Sendable, Hashable {
     /// takes the server's copy, and later queued edits of the same record,
     /// made on top of this one, take its new stamp as their base.
     private mutating func acknowledge(_ ack: Acknowledgement) {
-        guard let entry = outbox.remove(ack.operationID) else { return }
-        let key = entry.key
+        guard let (slot, recordStillQueued) = outbox.removeNoting(ack.operationID) else { return }
+        let key = slot.operation.key
         if ack.row.isTombstone { snapshot[key] = nil } else { snapshot[key] = ack.row }
-        for later in outbox.operations(on: key) where later.operation.kind != .create {
-            outbox.update(later.id) { $0.operation.baseUpdatedAt = ack.row.updatedAt }
+        // Most acknowledged operations are the last of their record: no second lookup then.
+        if recordStillQueued {
+            for later in outbox.operations(on: key) where later.operation.kind != .create {
+                outbox.update(later.id) { $0.operation.baseUpdatedAt = ack.row.updatedAt }
+            }
         }
-        baseRows[key] = nil
+        if !baseRows.isEmpty { baseRows[key] = nil }
     }
 
     /// The record as the app sees it: the server's copy with the queued edits

@@ -16,16 +16,15 @@ extension LocalStore: EngineFacingStore {
     /// The rule of ``operationsReadyToSend(limit:excluding:)`` over `outbox`.
     static func ready(in outbox: Outbox, limit: Int, inFlight: Set<OperationID>, excluding: Set<OperationID>) -> [OutboxOperation] {
         guard limit > 0 else { return [] }
-        var seen = Set<RecordKey>()
         var ready: [OutboxOperation] = []
         // Between rounds nothing is in flight and nothing was refused: those
         // two lookups per operation are skipped then.
         let checkInFlight = !inFlight.isEmpty
         let checkExcluded = !excluding.isEmpty
-        outbox.forEach { entry in
-            // The first operation of each record decides: a quarantined one
-            // holds its record's later operations back, and only those.
-            if seen.insert(entry.key).inserted, !entry.quarantined,
+        // The first operation of each record decides: a quarantined one
+        // holds its record's later operations back, and only those.
+        outbox.forEachFirstOfRecord { entry in
+            if !entry.quarantined,
                !checkInFlight || !inFlight.contains(entry.id), !checkExcluded || !excluding.contains(entry.id) {
                 ready.append(entry)
             }
@@ -45,7 +44,7 @@ extension LocalStore: EngineFacingStore {
     package func beginSending(limit: Int, excluding: Set<OperationID>) async throws(StoreError) -> SendingBatch {
         let draft = SendingBatchDraft()
         let busy = inFlight
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             var picked = Self.ready(in: staged.outbox, limit: limit, inFlight: busy, excluding: excluding)
             var unsent: [OperationID] = []
             for index in picked.indices where !picked[index].sent {
@@ -81,7 +80,7 @@ extension LocalStore: EngineFacingStore {
     /// sent, then deleted) is left out, so it is never sent.
     @discardableResult
     package func beginSending(_ ids: [OperationID]) async throws(StoreError) -> [OutboxOperation] {
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             let unsent = ids.filter { staged.outbox[$0].map { !$0.sent } ?? false }
             return unsent.isEmpty ? [] : [.sent(unsent)]
         }
@@ -98,7 +97,7 @@ extension LocalStore: EngineFacingStore {
     package func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
         inFlight.subtract(ids)
         let revert = ids.filter { newlyMarked.contains($0) }
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             let sent = revert.filter { staged.outbox[$0]?.sent == true }
             return sent.isEmpty ? [] : [.withdrawn(sent)]
         }
@@ -116,7 +115,7 @@ extension LocalStore: EngineFacingStore {
         let defaultPolicy = options.defaultConflictPolicy
         let limit = options.maximumPermanentFailures
         let now = options.clock.nowMilliseconds()
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             var acks: [Acknowledgement] = []
             // Outcomes of operations no longer queued (a late duplicate reply) are ignored.
@@ -210,7 +209,7 @@ extension LocalStore: EngineFacingStore {
         if Set(pages.map(\.kind)).count != pages.count {
             throw .invalidServerData(kind: pages.first?.kind ?? "", index: 0, reason: "a kind appears twice in one page")
         }
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             for page in pages {
                 if let cursor = page.cursor, let current = staged.cursors[page.kind], cursor < current {
@@ -278,7 +277,7 @@ extension LocalStore: EngineFacingStore {
             if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
             if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
         }
-        try await submit { (staged) throws(StoreError) in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             let gone = staged.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
             var events = rows.isEmpty ? [] : Self.pulledEvents(kind: kind, rows: rows, cursor: nil)
             if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }

@@ -12,11 +12,14 @@ import SyncJournalCore
 extension LocalStore {
     /// Journals the events `compute` returns, applies them, and returns once
     /// they are durable and visible.
-    func submit(checkpoint: Bool = false,
+    /// `sharesState: false` marks a write that another follows at once (a
+    /// sync engine's hand-over): it leaves the two states apart.
+    func submit(checkpoint: Bool = false, sharesState: Bool = true,
                 _ compute: @escaping (StoreState) throws(StoreError) -> [StoreEvent]) async throws(StoreError) {
         try checkWritable()
         let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
-            batcher.enqueue(WriteBatcher.Request(compute: compute, checkpoint: checkpoint, continuation: continuation))
+            batcher.enqueue(WriteBatcher.Request(compute: compute, checkpoint: checkpoint, sharesState: sharesState,
+                                                 continuation: continuation))
             startFlushIfIdle()
         }
         try result.get()
@@ -78,7 +81,8 @@ extension LocalStore {
             if end == nil {
                 // Too much written and not yet synced (format 2's in-flight
                 // limit): sync here, then write.
-                completeBatches(through: try writer.syncOnCallingThread())
+                // `staged` already holds this batch: it cannot stand for the visible state.
+                completeBatches(through: try writer.syncOnCallingThread(), stagedIsWrittenOnly: false)
                 end = try writer.writeOnCallingThread(records: decision.records)
             }
         } catch {
@@ -118,7 +122,7 @@ extension LocalStore {
     private func finishSync(_ result: Result<Int64, JournalError>) {
         syncScheduled = false
         switch result {
-        case .success(let durableEnd): completeBatches(through: durableEnd)
+        case .success(let durableEnd): completeBatches(through: durableEnd, stagedIsWrittenOnly: true)
         case .failure(let error): failWritten(error)
         }
         for waiter in syncIdleWaiters { waiter.resume() }
@@ -140,21 +144,39 @@ extension LocalStore {
     }
 
     /// Makes the batches a sync up to `durableEnd` covers visible, and
-    /// resumes their callers.
-    private func completeBatches(through durableEnd: Int64) {
-        for batch in batcher.takeSynced(through: durableEnd) {
-            // The touched keys serve only indexes and observed queries: a
-            // store with neither skips their lookups on the append path.
-            let tracking = followsVisibleChanges
+    /// resumes their callers. `stagedIsWrittenOnly` says that `staged` is the
+    /// visible state plus the written batches and nothing else.
+    private func completeBatches(through durableEnd: Int64, stagedIsWrittenOnly: Bool) {
+        let synced = batcher.takeSynced(through: durableEnd)
+        guard !synced.isEmpty else { return }
+        // The touched keys serve only indexes and observed queries: a
+        // store with neither skips their lookups on the append path.
+        let tracking = followsVisibleChanges
+        // Every written batch is durable with the last one: the staged state
+        // then holds exactly the visible state's events.
+        let share = stagedIsWrittenOnly && batcher.written.isEmpty && synced.last!.requests.allSatisfy(\.sharesState)
+        let lastTakesStaged = share && !tracking
+        for (position, batch) in zip(synced.indices, synced) {
             var touched: [RecordKey] = []
-            for event in batch.decision.events {
-                if tracking { state.collectKeys(touchedBy: event, into: &touched) }
-                state.apply(event)
+            if lastTakesStaged && position == synced.index(before: synced.endIndex) {
+                // The staged state is what folding this batch would give: it
+                // takes the visible state's place instead of the events being
+                // folded a second time, and the two share their storage (one
+                // copy in memory) until a write changes the parts it touches.
+                state = staged
+            } else {
+                for event in batch.decision.events {
+                    if tracking { state.collectKeys(touchedBy: event, into: &touched) }
+                    state.apply(event)
+                }
             }
             journalRecords += batch.decision.records.count
             visibleStateChanged(touched, events: batch.decision.events)
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
+        // The staged copy holds exactly what the fold just gave the visible
+        // one: share the storage again.
+        if share && !lastTakesStaged { staged = state }
     }
 
     /// A sync failed: every batch written before it returned fails (later

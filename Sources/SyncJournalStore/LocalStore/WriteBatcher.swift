@@ -16,6 +16,11 @@ struct WriteBatcher {
         var compute: (StoreState) throws(StoreError) -> [StoreEvent]
         /// Whether the change is a checkpoint (a rewrite of the journal, not an append).
         var checkpoint: Bool
+        /// Whether, once durable with nothing else unsynced, the decided state
+        /// may take the visible state's place and share its storage. A sync
+        /// engine's hand-overs say no: its next round follows at once, and
+        /// would copy every part it touches.
+        var sharesState = true
         /// Resumed once the change is durable and visible, or refused.
         var continuation: CheckedContinuation<Result<Void, StoreError>, Never>
     }
