@@ -6,9 +6,9 @@ import Dispatch
 /// such a call runs on the same thread with no hand-over.
 ///
 /// Work may also step out of the executor for a long blocking call
-/// (``runOutside(_:)``): the jobs that arrive meanwhile run on a standby
-/// thread, and the caller takes the executor back afterwards on its own
-/// thread. A store syncs its journal that way: a lone edit is written,
+/// (``runOutside(_:then:)``): the jobs that arrive meanwhile run on a
+/// standby thread, and the caller takes the executor back afterwards on its
+/// own thread when no other thread holds it. A store syncs its journal that way: a lone edit is written,
 /// synced and acknowledged by one thread, and reads never wait for the sync.
 ///
 /// Only one thread runs the executor's work at a time (it holds the
@@ -33,6 +33,8 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
         let wake = DispatchSemaphore(value: 0)
         /// Whether the last signal handed the executor over (under the lock).
         var handed = false
+        /// Whether the thread holds the executor (under the lock, or by the thread itself while it holds it).
+        var holding = false
         /// The thread's identifier once it runs (under the lock).
         var threadIdentifier: UInt = 0
         /// The work taken from the queue, run in order from `next`; only the
@@ -47,9 +49,6 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
         var owner: Slot?
         /// Threads asleep without the executor.
         var sleepers: [Slot] = []
-        /// Threads back from ``runOutside(_:)`` waiting to hold the executor
-        /// again; served before any queued work.
-        var returning: [Slot] = []
         var stopping = false
     }
 
@@ -63,6 +62,7 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
         self.threads = threads
         let first = Slot()
         first.handed = true
+        first.holding = true
         queue.withLock { $0.owner = first }
         first.wake.signal()
         start(first)
@@ -118,13 +118,14 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
     }
 
     /// Runs `body` on the calling thread without holding the executor, then
-    /// holds it again: meanwhile the executor's other work runs on a standby
-    /// thread. For a blocking call (an `fdatasync`) made from work given to
-    /// ``perform(_:)``, which must not let anything outside `body` touch the
-    /// actor's state, and whose caller treats the call like a suspension
-    /// point (other jobs of the actor may have run when it returns). Work
-    /// queued behind the caller's runs first, in order, on the standby thread.
-    package func runOutside<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    /// `finish` with its result holding it: meanwhile the executor's other
+    /// work runs on a standby thread. For a blocking call (an `fdatasync`)
+    /// made from work given to ``perform(_:)``; `body` must not touch the
+    /// actor's state. `finish` runs at once on this thread when no other
+    /// thread holds the executor then (a lone call needs no hand-over), else
+    /// it is queued behind the work that arrived meanwhile. Work queued
+    /// behind the caller's runs first, in order, on the standby thread.
+    package func runOutside<Value: Sendable>(_ body: () -> Value, then finish: @escaping @Sendable (Value) -> Void) {
         let (mine, handedTo, spawned) = queue.withLock { queue -> (Slot, Slot?, Slot?) in
             guard let mine = queue.owner, mine.threadIdentifier == PlatformThread.currentIdentifier() else {
                 preconditionFailure("runOutside called off the executor's thread")
@@ -136,7 +137,8 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
             }
             mine.taken.removeAll(keepingCapacity: true)
             mine.next = 0
-            // Whoever else may hold the executor now needs a thread asleep for it.
+            mine.holding = false
+            // Whoever holds the executor next needs a thread asleep for it.
             var spawned: Slot?
             if queue.sleepers.isEmpty {
                 let slot = Slot()
@@ -147,39 +149,28 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
         }
         if let spawned { start(spawned) }
         handedTo?.wake.signal()
-        defer { takeBack(mine) }
-        return try body()
-    }
-
-    /// After ``runOutside(_:)``: holds the executor again, at once when no
-    /// thread holds it, else once the holder ends its current work.
-    private func takeBack(_ mine: Slot) {
-        let wait = queue.withLock { queue -> Bool in
-            guard queue.owner != nil else {
-                queue.owner = mine
+        let value = body()
+        let inline = queue.withLock { queue -> Bool in
+            guard queue.owner == nil else {
+                // Another thread holds it: `finish` waits its turn there, and
+                // this thread goes back to sleep (see `serve`).
+                queue.items.append(.work { finish(value) })
                 return false
             }
-            queue.returning.append(mine)
+            queue.owner = mine
+            mine.holding = true
             return true
         }
-        guard wait else { return }
-        mine.wake.wait()
+        if inline { finish(value) }
     }
 
-    /// Gives up the executor (the lock held): to a thread coming back from
-    /// ``runOutside(_:)``, else to a sleeper when work is queued. Returns the
-    /// slot to signal, if any.
+    /// Gives up the executor (the lock held): to a sleeper when work is
+    /// queued. Returns the slot to signal, if any.
     private static func release(_ queue: inout Queue) -> Slot? {
-        let next: Slot?
-        if !queue.returning.isEmpty {
-            next = queue.returning.removeFirst()
-        } else if !queue.items.isEmpty {
-            next = queue.sleepers.popLast()
-        } else {
-            next = nil
-        }
+        let next = queue.items.isEmpty ? nil : queue.sleepers.popLast()
         queue.owner = next
         next?.handed = true
+        next?.holding = true
         return next
     }
 
@@ -201,16 +192,17 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
 
     /// A thread's loop: waits to hold the executor, takes everything queued
     /// at once (one lock per round, not per job), and gives the executor up
-    /// when nothing is left or a thread comes back from ``runOutside(_:)``.
+    /// when nothing is left.
     private func serve(_ slot: Slot) {
         let reference = asUnownedSerialExecutor()
         queue.withLock { _ in slot.threadIdentifier = PlatformThread.currentIdentifier() }
         guard waitToHold(slot) else { return }
         while true {
             let step = queue.withLock { queue -> Step in
-                if !queue.returning.isEmpty {
+                if !slot.holding {
+                    // It stepped outside and another thread took over.
                     queue.sleepers.append(slot)
-                    return .sleep(handTo: Self.release(&queue))
+                    return .sleep(handTo: nil)
                 }
                 if !queue.items.isEmpty {
                     swap(&slot.taken, &queue.items)
@@ -219,10 +211,12 @@ package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable
                 }
                 if queue.stopping {
                     queue.owner = nil
+                    slot.holding = false
                     defer { queue.sleepers = [] }
                     return .leave(queue.sleepers)
                 }
                 queue.sleepers.append(slot)
+                slot.holding = false
                 return .sleep(handTo: Self.release(&queue))
             }
             switch step {

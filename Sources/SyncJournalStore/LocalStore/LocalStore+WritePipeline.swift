@@ -100,23 +100,24 @@ extension LocalStore {
     /// (the one after it covers what is written meanwhile). The sync runs
     /// after the jobs queued now, on the store's thread but outside the
     /// actor: the jobs that arrive meanwhile (reads, the next batches) run
-    /// on a standby thread, and the thread that synced takes the store back
-    /// to acknowledge, so a lone edit is written, synced and acknowledged
-    /// with no hand-over between threads.
+    /// on a standby thread, and when none did, the thread that synced
+    /// acknowledges at once, so a lone edit is written, synced and
+    /// acknowledged with no hand-over between threads.
     private func scheduleSync(writer: JournalWriter) {
         guard !syncScheduled else { return }
         syncScheduled = true
         executor.perform { self.assumeIsolated { $0.syncWritten(writer: writer) } }
     }
 
-    /// Syncs outside the actor, then acknowledges what the sync covers.
+    /// Syncs outside the actor, then acknowledges what the sync covers: on
+    /// this thread when the store is idle, else after the jobs that arrived
+    /// meanwhile.
     private func syncWritten(writer: JournalWriter) {
         // Touches only the writer: the actor's state may change meanwhile,
         // as across an `await`.
-        let result: Result<Int64, JournalError> = executor.runOutside {
+        executor.runOutside({ () -> Result<Int64, JournalError> in
             do throws(JournalError) { return .success(try writer.syncOnCallingThread()) } catch { return .failure(error) }
-        }
-        finishSync(result)
+        }, then: { result in self.assumeIsolated { $0.finishSync(result) } })
     }
 
     /// Back in the actor after a sync.
