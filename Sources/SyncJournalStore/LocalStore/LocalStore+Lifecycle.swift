@@ -26,7 +26,6 @@ extension LocalStore {
             self.writer = nil
             try? await writer.close()
         }
-        stopSyncThread()
     }
 
     /// Journals everything queued and closes the journal.
@@ -40,7 +39,6 @@ extension LocalStore {
         failPending(.closed)
         endObservation()
         await waitForSyncs()
-        stopSyncThread()
         if let writer {
             self.writer = nil
             do { try await writer.close() } catch { throw .journal(error) }

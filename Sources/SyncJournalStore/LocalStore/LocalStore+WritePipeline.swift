@@ -4,9 +4,10 @@ import SyncJournalCore
 
 // The write path runs on the store's own thread (its executor), which may
 // block: a batch is decided, encoded and written there with no hand-over.
-// The sync runs on a second thread, so the store stays responsive (reads,
-// retire) while it runs and the next batch is written meanwhile; each batch
-// is acknowledged when a sync that covers it returns. A power cut may then keep
+// The sync runs outside the actor (the executor's standby thread serves
+// it meanwhile), so the store stays responsive (reads, retire) while it
+// runs and the next batch is written meanwhile; each batch is acknowledged
+// when a sync that covers it returns. A power cut may then keep
 // a later batch without an earlier one, which format 2's recovery rule
 // allows for (the later batch's records carry the older sync horizon).
 extension LocalStore {
@@ -99,26 +100,31 @@ extension LocalStore {
         scheduleSync(writer: writer)
     }
 
-    /// Syncs everything written so far on the sync thread, unless a sync
-    /// is already under way (the one after it covers what is written meanwhile).
+    /// Syncs everything written so far, unless a sync is already under way
+    /// (the one after it covers what is written meanwhile). The sync runs
+    /// after the jobs queued now, on the store's thread but outside the
+    /// actor: the jobs that arrive meanwhile (reads, the next batches) run
+    /// on a standby thread, and when none did, the thread that synced
+    /// acknowledges at once, so a lone edit is written, synced and
+    /// acknowledged with no hand-over between threads.
     private func scheduleSync(writer: JournalWriter) {
         guard !syncScheduled else { return }
         syncScheduled = true
-        let thread: DedicatedThreadExecutor
-        if let syncThread {
-            thread = syncThread
-        } else {
-            thread = DedicatedThreadExecutor()
-            syncThread = thread
-        }
-        thread.perform { [executor] in
-            let result: Result<Int64, JournalError>
-            do throws(JournalError) { result = .success(try writer.syncOnCallingThread()) } catch { result = .failure(error) }
-            executor.perform { self.assumeIsolated { $0.finishSync(result) } }
-        }
+        executor.perform { self.assumeIsolated { $0.syncWritten(writer: writer) } }
     }
 
-    /// Back on the store's thread after a sync on the sync thread.
+    /// Syncs outside the actor, then acknowledges what the sync covers: on
+    /// this thread when the store is idle, else after the jobs that arrived
+    /// meanwhile.
+    private func syncWritten(writer: JournalWriter) {
+        // Touches only the writer: the actor's state may change meanwhile,
+        // as across an `await`.
+        executor.runOutside({ () -> Result<Int64, JournalError> in
+            do throws(JournalError) { return .success(try writer.syncOnCallingThread()) } catch { return .failure(error) }
+        }, then: { result in self.assumeIsolated { $0.finishSync(result) } })
+    }
+
+    /// Back in the actor after a sync.
     private func finishSync(_ result: Result<Int64, JournalError>) {
         syncScheduled = false
         switch result {
@@ -131,16 +137,10 @@ extension LocalStore {
         if batcher.hasPending || checkpointDue { startFlushIfIdle() }
     }
 
-    /// Returns once no sync is running on the sync thread (before the file is closed under it).
+    /// Returns once no sync is running (before the file is closed under it).
     func waitForSyncs() async {
         guard syncScheduled else { return }
         await withCheckedContinuation { syncIdleWaiters.append($0) }
-    }
-
-    /// Ends the sync thread (the store closed or retired).
-    func stopSyncThread() {
-        syncThread?.shutdown()
-        syncThread = nil
     }
 
     /// Makes the batches a sync up to `durableEnd` covers visible, and

@@ -50,10 +50,8 @@ public actor LocalStore {
     var journalRecords: Int
     /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
-    /// Where written batches are synced while the next ones are written;
-    /// started by the first such sync, ended when the store closes.
-    var syncThread: DedicatedThreadExecutor?
-    /// Whether a sync is running (or queued) on `syncThread`.
+    /// Whether a sync is running (or queued), outside the actor while the
+    /// next batches are written.
     var syncScheduled = false
     /// Callers waiting for that sync to end.
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -83,7 +81,6 @@ public actor LocalStore {
     }
 
     deinit {
-        syncThread?.shutdown()
         executor.shutdown()
     }
 

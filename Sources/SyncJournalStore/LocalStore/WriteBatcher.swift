@@ -114,16 +114,21 @@ struct WriteBatcher {
     /// checkpoint ends a batch, so it sees everything before it, and is a
     /// batch of its own.
     mutating func nextBatch() -> [Request] {
-        var batch: [Request] = []
-        while !pending.isEmpty {
-            let next = pending.removeFirst()
-            if next.checkpoint && !batch.isEmpty {
-                pending.insert(next, at: 0)
-                break
-            }
-            batch.append(next)
-            if next.checkpoint { break }
+        // Cut in one piece (not request by request from the front): with
+        // many editors the queue holds dozens of requests per batch.
+        let end: Int
+        if let checkpoint = pending.firstIndex(where: { $0.checkpoint }) {
+            end = checkpoint == 0 ? 1 : checkpoint
+        } else {
+            end = pending.count
         }
+        if end == pending.count {
+            var batch: [Request] = []
+            swap(&batch, &pending)
+            return batch
+        }
+        let batch = Array(pending[..<end])
+        pending.removeFirst(end)
         return batch
     }
 

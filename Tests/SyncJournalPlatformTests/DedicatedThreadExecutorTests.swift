@@ -1,0 +1,138 @@
+import Dispatch
+import Testing
+@testable import SyncJournalPlatform
+
+@Suite("Dedicated thread executor: work stepping outside for a blocking call")
+struct DedicatedThreadExecutorTests {
+    /// Something that happened on the executor, in the order it was reported.
+    private enum Event: Equatable, Sendable {
+        case outside(thread: UInt)
+        case ran(String, thread: UInt, holding: Bool)
+        case back(thread: UInt, holding: Bool)
+    }
+
+    /// Runs `body` on `executor` and returns what it returns.
+    private func onExecutor<T: Sendable>(_ executor: DedicatedThreadExecutor, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in executor.perform { continuation.resume(returning: body()) } }
+    }
+
+    @Test("work queued while a caller is blocked outside runs on another thread that holds the executor, and the caller's continuation runs holding it afterwards")
+    func workRunsWhileCallerIsOutside() async {
+        let executor = DedicatedThreadExecutor()
+        defer { executor.shutdown() }
+        let (events, reporter) = AsyncStream.makeStream(of: Event.self)
+        let release = DispatchSemaphore(value: 0)
+        executor.perform {
+            executor.runOutside({
+                reporter.yield(.outside(thread: PlatformThread.currentIdentifier()))
+                release.wait()
+            }, then: {
+                reporter.yield(.back(thread: PlatformThread.currentIdentifier(), holding: executor.isCurrent))
+            })
+        }
+        var iterator = events.makeAsyncIterator()
+        guard case .outside(let outsideThread) = await iterator.next() else {
+            Issue.record("the caller never stepped outside")
+            return
+        }
+        let meanwhile = await onExecutor(executor) { (PlatformThread.currentIdentifier(), executor.isCurrent) }
+        #expect(meanwhile.0 != outsideThread)
+        #expect(meanwhile.1)
+        release.signal()
+        guard case .back(_, let holding) = await iterator.next() else {
+            Issue.record("the caller's continuation never ran")
+            return
+        }
+        #expect(holding)
+        // The executor goes on serving work afterwards.
+        #expect(await onExecutor(executor) { executor.isCurrent })
+    }
+
+    @Test("a caller stepping outside while nothing else is queued continues on its own thread, holding the executor, with no hand-over")
+    func loneCallerContinuesInline() async {
+        let executor = DedicatedThreadExecutor()
+        defer { executor.shutdown() }
+        let (outside, back, holding) = await withCheckedContinuation { (done: CheckedContinuation<(UInt, UInt, Bool), Never>) in
+            executor.perform {
+                executor.runOutside({ PlatformThread.currentIdentifier() }, then: { outside in
+                    done.resume(returning: (outside, PlatformThread.currentIdentifier(), executor.isCurrent))
+                })
+            }
+        }
+        #expect(back == outside)
+        #expect(holding)
+    }
+
+    @Test("work queued behind a caller that steps outside runs in arrival order before newer work, and the caller's continuation runs after it")
+    func orderIsKeptAcrossStepsOutside() async {
+        let executor = DedicatedThreadExecutor()
+        defer { executor.shutdown() }
+        let (events, reporter) = AsyncStream.makeStream(of: Event.self)
+        let hold = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        // The executor is kept busy so the next items are queued together
+        // (a thread takes them in one round).
+        executor.perform { hold.wait() }
+        executor.perform {
+            executor.runOutside({
+                reporter.yield(.outside(thread: PlatformThread.currentIdentifier()))
+                release.wait()
+            }, then: {
+                reporter.yield(.back(thread: PlatformThread.currentIdentifier(), holding: executor.isCurrent))
+            })
+        }
+        for name in ["b", "c"] {
+            executor.perform { reporter.yield(.ran(name, thread: PlatformThread.currentIdentifier(), holding: executor.isCurrent)) }
+        }
+        hold.signal()
+        var iterator = events.makeAsyncIterator()
+        guard case .outside(let outsideThread) = await iterator.next() else {
+            Issue.record("the caller never stepped outside")
+            return
+        }
+        executor.perform { reporter.yield(.ran("d", thread: PlatformThread.currentIdentifier(), holding: executor.isCurrent)) }
+        var seen: [String] = []
+        for _ in 0..<3 {
+            guard case .ran(let name, let thread, let holding) = await iterator.next() else { break }
+            #expect(thread != outsideThread)
+            #expect(holding)
+            seen.append(name)
+        }
+        #expect(seen == ["b", "c", "d"])
+        release.signal()
+        guard case .back(_, let holding) = await iterator.next() else {
+            Issue.record("the caller's continuation never ran")
+            return
+        }
+        #expect(holding)
+    }
+
+    @Test("with work stepping outside again and again, no two pieces of the executor's work ever run at once and every piece runs once")
+    func oneHolderAtATime() async {
+        let executor = DedicatedThreadExecutor()
+        defer { executor.shutdown() }
+        let inside = Atomic(0)
+        let overlaps = Atomic(0)
+        let ran = Atomic(0)
+        let count = 2_000
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<count {
+                executor.perform {
+                    if inside.add(1, ordering: .relaxed).newValue != 1 { _ = overlaps.add(1, ordering: .relaxed) }
+                    _ = inside.add(-1, ordering: .relaxed)
+                    guard index % 7 == 0 else {
+                        if ran.add(1, ordering: .relaxed).newValue == count { done.resume() }
+                        return
+                    }
+                    executor.runOutside({ for _ in 0..<(index % 300) { _ = ran.load(ordering: .relaxed) } }, then: {
+                        if inside.add(1, ordering: .relaxed).newValue != 1 { _ = overlaps.add(1, ordering: .relaxed) }
+                        _ = inside.add(-1, ordering: .relaxed)
+                        if ran.add(1, ordering: .relaxed).newValue == count { done.resume() }
+                    })
+                }
+            }
+        }
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(ran.load(ordering: .relaxed) == count)
+    }
+}
