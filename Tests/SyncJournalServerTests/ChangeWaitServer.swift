@@ -70,13 +70,15 @@ final class ChangeWaitServer {
                                token: token)
     }
 
-    /// Opens a wait on a new connection and returns once the server holds it
+    /// Opens a wait on a new connection and returns once the server has parked it
     /// (it does not read the answer).
     func openWait(_ cursors: [String: PullCursor?], token: String, holding count: Int) throws -> RawClient {
         let client = try RawClient(port: port, timeoutSeconds: 60)
         try client.send(Self.waitRequest(cursors, timeoutMilliseconds: 60_000, token: token))
-        guard server.changeWaits.waitUntil(timeoutMilliseconds: Self.patience, { $0 >= count }) else {
-            throw RawClient.Failure(description: "the server never held \(count) waits")
+        // Parked, not only held: a wait still in its first look at storage
+        // could see a push made next in that look instead of being woken.
+        guard server.changeWaits.waitUntil(timeoutMilliseconds: Self.patience, parkedOnly: true, { $0 >= count }) else {
+            throw RawClient.Failure(description: "the server never parked \(count) waits")
         }
         return client
     }

@@ -12,7 +12,11 @@ struct ChangeWaitTests {
     @Test("a wait opened after its user's rows changed past its cursor answers changed at once", arguments: StorageBackend.tested)
     func answersAtOnce(_ backend: StorageBackend) throws {
         let server = try ChangeWaitServer(backend)
+        // Answered by the push's change notice: once it is, a late notice
+        // (PostgreSQL's comes through LISTEN) cannot wake the waits below.
+        let marker = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
         let row = try server.push("pin", "p1")
+        #expect(ChangeWaitServer.answers(try marker.readResponse(), changed: true))
         #expect(ChangeWaitServer.answers(try server.wait(["pin": nil], timeoutMilliseconds: 60_000), changed: true))
         #expect(ChangeWaitServer.answers(try server.wait(["note": nil, "pin": PullCursor(updatedAt: row.updatedAt - 1, id: "p1")],
                                                          timeoutMilliseconds: 60_000), changed: true))

@@ -48,8 +48,9 @@ package final class ChangeWaitRegistry: Sendable {
         /// Waits whose connection closed before they were registered.
         var closedEarly: Set<UInt64> = []
         var nextID: UInt64 = 1
-        /// Callers of ``waitUntil(timeoutMilliseconds:_:)`` and their conditions.
-        var watchers: [(condition: @Sendable (Int) -> Bool, signal: DispatchSemaphore)] = []
+        /// Callers of ``waitUntil(timeoutMilliseconds:parkedOnly:_:)``, their
+        /// conditions, and whether they count parked waits only.
+        var watchers: [(condition: @Sendable (Int) -> Bool, parkedOnly: Bool, signal: DispatchSemaphore)] = []
     }
 
     /// The most waits one user may hold at once; more are answered 429.
@@ -97,17 +98,18 @@ package final class ChangeWaitRegistry: Sendable {
     /// or it is gone (its connection closed).
     package func park(_ id: UInt64, milliseconds: Int64) -> Bool {
         let timer = DispatchWorkItem { [weak self] in self?.expire(id) }
-        let parked = state.withLock { state -> Bool in
-            guard var waiter = state.waiters[id] else { return false }
+        let (parked, watchers) = state.withLock { state -> (Bool, [DispatchSemaphore]) in
+            guard var waiter = state.waiters[id] else { return (false, []) }
             if waiter.woken {
                 Self.take(id, from: &state)
-                return false
+                return (false, Self.ready(&state))
             }
             waiter.parked = true
             waiter.timer = timer
             state.waiters[id] = waiter
-            return true
+            return (true, Self.ready(&state))
         }
+        for signal in watchers { signal.signal() }
         if parked { timers.asyncAfter(deadline: .now() + .milliseconds(Int(clamping: min(milliseconds, maximumWaitMilliseconds))), execute: timer) }
         return parked
     }
@@ -162,14 +164,16 @@ package final class ChangeWaitRegistry: Sendable {
     /// The waits `user` holds now.
     package func count(user: String) -> Int { state.withLock { $0.perUser[user, default: 0] } }
 
-    /// Blocks until `condition` holds for the number of waits held, or
+    /// Blocks until `condition` holds for the number of waits held (with
+    /// `parkedOnly`, of those parked: past their first look at storage), or
     /// `timeoutMilliseconds` passes; returns whether it held. For tests that
     /// must know a wait is held (or released) before they act.
-    package func waitUntil(timeoutMilliseconds: Int = 30_000, _ condition: @escaping @Sendable (Int) -> Bool) -> Bool {
+    package func waitUntil(timeoutMilliseconds: Int = 30_000, parkedOnly: Bool = false,
+                           _ condition: @escaping @Sendable (Int) -> Bool) -> Bool {
         let signal = DispatchSemaphore(value: 0)
         let holds = state.withLock { state -> Bool in
-            if condition(state.waiters.count) { return true }
-            state.watchers.append((condition, signal))
+            if condition(Self.count(state, parkedOnly: parkedOnly)) { return true }
+            state.watchers.append((condition, parkedOnly, signal))
             return false
         }
         if holds { return true }
@@ -209,13 +213,18 @@ package final class ChangeWaitRegistry: Sendable {
     /// Removes and returns the watchers whose condition now holds.
     private static func ready(_ state: inout State) -> [DispatchSemaphore] {
         guard !state.watchers.isEmpty else { return [] }
-        let count = state.waiters.count
+        let held = state.waiters.count
+        let parked = count(state, parkedOnly: true)
         var ready: [DispatchSemaphore] = []
         state.watchers.removeAll { watcher in
-            guard watcher.condition(count) else { return false }
+            guard watcher.condition(watcher.parkedOnly ? parked : held) else { return false }
             ready.append(watcher.signal)
             return true
         }
         return ready
+    }
+
+    private static func count(_ state: State, parkedOnly: Bool) -> Int {
+        parkedOnly ? state.waiters.values.reduce(0) { $0 + ($1.parked ? 1 : 0) } : state.waiters.count
     }
 }

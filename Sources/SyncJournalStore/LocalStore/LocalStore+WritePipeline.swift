@@ -154,7 +154,7 @@ extension LocalStore {
         let tracking = followsVisibleChanges
         // Every written batch is durable with the last one: the staged state
         // then holds exactly the visible state's events.
-        let share = stagedIsWrittenOnly && batcher.written.isEmpty && synced.last!.requests.allSatisfy(\.sharesState)
+        let share = stagedIsWrittenOnly && batcher.written.isEmpty && (synced.last?.requests.allSatisfy(\.sharesState) ?? false)
         let lastTakesStaged = share && !tracking
         for (position, batch) in zip(synced.indices, synced) {
             var touched: [RecordKey] = []
