@@ -79,17 +79,7 @@ package struct Outbox: Sendable {
 
     /// Walks the queue in order until `body` returns false.
     package func forEach(_ body: (OutboxOperation) -> Bool) {
-        var place = head
-        while place < placeCount {
-            let chunkIndex = place >> Self.chunkShift
-            let chunk = chunks[chunkIndex]
-            let chunkStart = chunkIndex << Self.chunkShift
-            let end = min(placeCount, chunkStart + Self.chunkSize)
-            for offset in (place - chunkStart)..<(end - chunkStart) {
-                if let slot = chunk[offset], !body(entry(slot)) { return }
-            }
-            place = end
-        }
+        forEachSlot { slot in body(entry(slot)) }
     }
 
     /// Walks, in queue order, the first queued operation of each record
@@ -97,6 +87,11 @@ package struct Outbox: Sendable {
     /// is ready to send. No record set is kept: each entry knows whether an
     /// earlier one of its record is queued.
     package func forEachFirstOfRecord(_ body: (OutboxOperation) -> Bool) {
+        forEachSlot { slot in slot.follows || body(entry(slot)) }
+    }
+
+    /// Walks the queued slots in order, chunk by chunk, until `body` returns false.
+    private func forEachSlot(_ body: (OutboxSlot) -> Bool) {
         var place = head
         while place < placeCount {
             let chunkIndex = place >> Self.chunkShift
@@ -104,7 +99,7 @@ package struct Outbox: Sendable {
             let chunkStart = chunkIndex << Self.chunkShift
             let end = min(placeCount, chunkStart + Self.chunkSize)
             for offset in (place - chunkStart)..<(end - chunkStart) {
-                if let slot = chunk[offset], !slot.follows, !body(entry(slot)) { return }
+                if let slot = chunk[offset], !body(slot) { return }
             }
             place = end
         }
