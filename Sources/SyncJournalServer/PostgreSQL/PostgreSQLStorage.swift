@@ -215,11 +215,10 @@ public final class PostgreSQLStorage: SyncStorage {
             } else {
                 let (last, databaseNow) = try queries.lockStamps(owner: user)
                 let remembered = try queries.remembered(owner: user, operationIDs: distinctOperationIDs)
-                let unremembered = keys.filter { key in
-                    mutations.indices.contains { index in
-                        remembered[operationIDs[index]] == nil && mutations[index].kind == key.kind && mutations[index].recordID == key.id
-                    }
-                }
+                // One pass over the push, not one per record: a large push names up to a thousand.
+                let unrememberedKeys = Set(mutations.indices.lazy.filter { remembered[operationIDs[$0]] == nil }
+                                    .map { RecordKey(kind: mutations[$0].kind, id: mutations[$0].recordID) })
+                let unremembered = keys.filter { unrememberedKeys.contains($0) }
                 opening = PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered,
                                                 rows: try queries.rows(keys: unremembered))
             }
