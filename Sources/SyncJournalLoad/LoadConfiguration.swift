@@ -30,6 +30,8 @@ public struct LoadConfiguration: Sendable, Hashable {
     public var pullLimit: Int
     /// Each request's timeout.
     public var timeoutSeconds: Double
+    /// The HTTP client the load's pushes and pulls go through.
+    public var client: LoadClientKind = .urlSession
     /// Rows each client pushes before the clock starts (so pulls have pages to read).
     public var preloadRows: Int = 0
     /// Connections opened before the clock starts, each answered one health
@@ -66,7 +68,7 @@ public struct LoadConfiguration: Sendable, Hashable {
     package static let syntax = CommandSyntax(
         tool: "sync-load",
         synopses: ["--server URL... [--token TOKEN...] [--clients N] [--seconds D] [--batch B] "
-                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID]",
+                   + "[--pulls-per-push P] [--pull-limit L] [--preload R] [--timeout S] [--idle-connections N] [--server-pid PID] [--client urlsession|plain]",
                    "--server URL --live-latency N [--device-b-server URL] [--token TOKEN] [--edit-coalescing MS] [--wait-timeout S] [--timeout S]"],
         summary: """
             drives a running sync-server with N concurrent HTTP clients for D seconds;
@@ -100,6 +102,12 @@ public struct LoadConfiguration: Sendable, Hashable {
                 before the clock starts, open N connections that each ask one
                 health check and then stay silent until the end (default 0);
                 the report says how many the server still held at the end
+                """),
+            .value("--client", "urlsession|plain", help: """
+                the HTTP client of the pushes and pulls: urlsession (default,
+                HTTPTransport, as an app syncs) or plain (a lean HTTP/1.1
+                client on a thread per client, http only), which leaves a
+                server on the same machine more of the CPU
                 """),
             .value("--server-pid", "PID", help: "report this process's resident memory (VmRSS, VmHWM from /proc/PID/status) at the end"),
             .value("--live-latency", "N", help: "measure live sync latency over N edits, 1 to 100000, instead of the load"),
@@ -174,6 +182,17 @@ public struct LoadConfiguration: Sendable, Hashable {
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
             return url
         })
+        if let client = try parsed.value("--client", expected: "urlsession or plain", { LoadClientKind(rawValue: $0) }) {
+            configuration.client = client
+        }
+        if configuration.client == .plain {
+            if configuration.liveLatencyEdits != nil {
+                throw .invalidCombination("--client plain drives the load; --live-latency syncs through HTTPTransport")
+            }
+            if let secure = servers.first(where: { $0.scheme != "http" }) {
+                throw .invalidValue(option: "--server", value: secure.absoluteString, expected: "an http URL with --client plain (it speaks no TLS)")
+            }
+        }
         if configuration.batchSize == 0 && configuration.pullsPerPush == 0 {
             throw .invalidCombination("--batch 0 and --pulls-per-push 0 leave nothing to do")
         }

@@ -33,7 +33,8 @@ public struct LoadReport: Sendable, Hashable {
             "sync-load: \(c.clients) clients, \(String((elapsedSeconds * 100).rounded() / 100)) s, "
                 + (c.batchSize == 0 ? "pulls only (limit \(c.pullLimit))" : "batch \(c.batchSize), \(c.pullsPerPush) pull(s) per push")
                 + (c.preloadRows > 0 ? ", \(c.preloadRows) rows preloaded per client" : "") + ", against \(([c.server] + c.moreServers).map(\.absoluteString).joined(separator: ", "))"
-                + (c.moreTokens.isEmpty ? "" : " with \(c.moreTokens.count + 1) tokens"),
+                + (c.moreTokens.isEmpty ? "" : " with \(c.moreTokens.count + 1) tokens")
+                + (c.client == .plain ? ", plain HTTP client" : ""),
             "pushes    \(tally.pushes) (\(rate(pushesPerSecond))/s), mutations \(tally.mutations) (\(rate(mutationsPerSecond))/s), "
                 + "latency \(latency(tally.pushLatencies))",
             "pulls     \(tally.pulls) (\(rate(pullsPerSecond))/s), rows \(tally.rows) (\(rate(rowsPerSecond))/s), "

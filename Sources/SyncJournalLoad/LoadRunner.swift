@@ -1,8 +1,10 @@
 import Foundation
 import SyncJournalHTTP
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalWire
 
 /// Drives a running sync-server with concurrent HTTP clients (`sync-load`).
 /// Each client writes a kind of its own (`load-RUN-N`), so runs and clients
@@ -92,57 +94,110 @@ public enum LoadRunner {
         }
     }
 
-    /// One client's loop: push a batch of new records, then pull from its cursor, until the deadline.
+    /// One client's loop: push a batch of new records, then pull from its
+    /// cursor, until the deadline; through the configured HTTP client.
     static func runClient(_ configuration: LoadConfiguration, client: Int, kind: String, timeout: Duration,
                           until deadline: ContinuousClock.Instant) async -> LoadTally {
+        switch configuration.client {
+        case .urlSession:
+            return await runURLSessionClient(configuration, client: client, kind: kind, timeout: timeout, until: deadline)
+        case .plain:
+            // Blocking sockets: on a thread of the client's own, never on the concurrency pool.
+            return await withCheckedContinuation { (continuation: CheckedContinuation<LoadTally, Never>) in
+                let thread = PlatformThread.start {
+                    continuation.resume(returning: runPlainClient(configuration, client: client, kind: kind, until: deadline))
+                }
+                guard let thread else {
+                    var tally = LoadTally()
+                    tally.noteError("client \(client): no thread could be started")
+                    continuation.resume(returning: tally)
+                    return
+                }
+                thread.detach()
+            }
+        }
+    }
+
+    /// The loop of ``runClient(_:client:kind:timeout:until:)`` over ``HTTPTransport``.
+    static func runURLSessionClient(_ configuration: LoadConfiguration, client: Int, kind: String, timeout: Duration,
+                                    until deadline: ContinuousClock.Instant) async -> LoadTally {
         let transport = HTTPTransport(baseURL: configuration.server(forClient: client), token: configuration.token(forClient: client),
                                       timeout: timeout)
         let clock = ContinuousClock()
-        var tally = LoadTally()
-        var cursor: PullCursor?
-        var next = 0
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
+        var loop = LoadClientLoop(configuration: configuration, kind: kind)
         while clock.now < deadline {
-            if configuration.batchSize > 0 {
-                let mutations = (0..<configuration.batchSize).map { offset in
-                    Mutation(operationID: .random(), kind: kind, op: .create, recordID: "r\(next + offset)",
-                             fields: ["n": .int(Int64(next + offset)), "text": .string("load test row \(next + offset)")], baseUpdatedAt: nil)
-                }
-                next += configuration.batchSize
+            if let mutations = loop.nextPush() {
                 let sent = clock.now
                 do {
                     let results = try await transport.push(mutations)
-                    tally.pushLatencies.append(seconds(sent.duration(to: clock.now)))
-                    tally.pushes += 1
-                    for result in results {
-                        if case .applied = result.outcome {
-                            tally.mutations += 1
-                        } else {
-                            tally.noteError("push result for \(kind): \(result.outcome)")
-                        }
-                    }
+                    loop.pushed(results, after: sent.duration(to: clock.now))
                 } catch {
-                    tally.noteError("push: \(error)")
+                    loop.tally.noteError("push: \(error)")
                 }
             }
-            for _ in 0..<configuration.pullsPerPush where clock.now < deadline || configuration.batchSize == 0 {
+            for _ in 0..<configuration.pullsPerPush where loop.mayPull(before: deadline) {
                 let sent = clock.now
                 do {
-                    let page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: configuration.pullLimit))
-                    tally.pullLatencies.append(seconds(sent.duration(to: clock.now)))
-                    tally.pulls += 1
-                    tally.rows += page.rows.count
-                    if let moved = page.nextCursors[kind] { cursor = moved }
-                    // Pulls only: at the end of the kind, read it again from the start.
-                    if configuration.batchSize == 0 && !page.hasMore { cursor = nil }
+                    let page = try await transport.pull(loop.nextPull())
+                    loop.pulled(page, after: sent.duration(to: clock.now))
                 } catch {
-                    tally.noteError("pull: \(error)")
+                    loop.tally.noteError("pull: \(error)")
                 }
-                if configuration.batchSize == 0 && clock.now >= deadline { break }
+                if loop.endsPulls(at: deadline) { break }
             }
         }
-        return tally
+        return loop.tally
+    }
+
+    /// The loop of ``runClient(_:client:kind:timeout:until:)`` over one
+    /// ``PlainHTTPConnection``, blocking the calling thread.
+    static func runPlainClient(_ configuration: LoadConfiguration, client: Int, kind: String,
+                               until deadline: ContinuousClock.Instant) -> LoadTally {
+        let url = configuration.server(forClient: client)
+        let connection = PlainHTTPConnection(host: url.host ?? "127.0.0.1", port: url.port ?? 80, token: configuration.token(forClient: client),
+                                             timeoutMilliseconds: max(1, Int(configuration.timeoutSeconds * 1_000)))
+        defer { connection.close() }
+        let prefix = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
+        let parser = JSONParser()
+        let clock = ContinuousClock()
+        var loop = LoadClientLoop(configuration: configuration, kind: kind)
+        /// The body of a 200 reply; anything else is noted as an error and gives nil.
+        func post(_ endpoint: SyncEndpoint, _ body: [UInt8]) -> [UInt8]? {
+            do throws(PlainHTTPFailure) {
+                let reply = try connection.post(prefix + endpoint.path, body: body)
+                guard reply.status == 200 else {
+                    loop.tally.noteError("\(endpoint.path): HTTP \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
+                    return nil
+                }
+                return reply.body
+            } catch {
+                loop.tally.noteError("\(endpoint.path): \(error)")
+                return nil
+            }
+        }
+        while clock.now < deadline {
+            if let mutations = loop.nextPush() {
+                let sent = clock.now
+                if let body = post(.push, PushRequestCodec.encode(mutations)) {
+                    do throws(WireError) {
+                        loop.pushed(try PushReplyCodec.decode(body, answering: mutations, parser: parser), after: sent.duration(to: clock.now))
+                    } catch {
+                        loop.tally.noteError("push: malformed reply: \(error)")
+                    }
+                }
+            }
+            for _ in 0..<configuration.pullsPerPush where loop.mayPull(before: deadline) {
+                let sent = clock.now
+                if let body = post(.pull, PullRequestCodec.encode(loop.nextPull())) {
+                    do throws(WireError) {
+                        loop.pulled(try PullPageCodec.decode(body, parser: parser), after: sent.duration(to: clock.now))
+                    } catch {
+                        loop.tally.noteError("pull: malformed reply: \(error)")
+                    }
+                }
+                if loop.endsPulls(at: deadline) { break }
+            }
+        }
+        return loop.tally
     }
 }

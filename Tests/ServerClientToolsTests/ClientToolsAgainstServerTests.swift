@@ -60,6 +60,44 @@ struct ClientToolsAgainstServerTests {
         #expect(count("errors") == 0, "\(result.standardOutput)")
     }
 
+    @Test("sync-load --client plain: pushes and pulls go through the plain HTTP client, every record pushed is pulled back, and no errors")
+    func loadSmokePlainClient() throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
+        let result = try BuiltTool.run("sync-load", ["--server", server.url, "--client", "plain", "--clients", "2", "--seconds", "1",
+                                                     "--batch", "10", "--pull-limit", "10000"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("plain HTTP client"), "\(result.standardOutput)")
+        func count(_ label: String, _ position: Int = 1) -> Int? {
+            guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
+            return line.split(separator: " ").dropFirst(position).first.flatMap { Int($0) }
+        }
+        let mutations = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("pushes") }
+            .flatMap { $0.split(separator: ",").first { $0.contains("mutations") } }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+        #expect((count("pushes") ?? 0) > 0, "\(result.standardOutput)")
+        #expect((count("pulls") ?? 0) > 0, "\(result.standardOutput)")
+        #expect(count("errors") == 0, "\(result.standardOutput)")
+        // Each pull follows the client's cursor over its own kind, so the rows pulled are the records pushed before it.
+        let rows = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("pulls") }
+            .flatMap { $0.split(separator: ",").first { $0.contains("rows") } }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+        #expect(rows != nil && rows == mutations, "\(result.standardOutput)")
+    }
+
+    @Test("sync-load --client plain counts a refused push as an error with its status and reason, keeps going, and exits 1")
+    func plainClientCountsRefusals() throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"), arguments: ["--max-batch", "5"])
+        let result = try BuiltTool.run("sync-load", ["--server", server.url, "--client", "plain", "--clients", "1", "--seconds", "1",
+                                                     "--batch", "10"], in: scratch.url)
+        #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("/v1/sync/push: HTTP 413"), "\(result.standardOutput)")
+        let pulls = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("pulls") }
+            .flatMap { $0.split(separator: " ").dropFirst().first { !$0.isEmpty }.flatMap { Int($0) } }
+        #expect((pulls ?? 0) > 1, "the client went on pulling after refused pushes: \(result.standardOutput)")
+    }
+
     @Test("sync-load --live-latency: every edit on one device reaches the other's observed query, and the percentiles are printed")
     func liveLatency() throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-clients"); defer { scratch.remove() }

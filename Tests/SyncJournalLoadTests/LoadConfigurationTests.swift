@@ -36,6 +36,20 @@ struct LoadConfigurationTests {
         #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://a:1", "--server", "ftp://b"]) }
     }
 
+    @Test("--client chooses URLSession (the default) or the plain client; plain refuses https servers and --live-latency")
+    func clientChoice() throws {
+        #expect(try LoadConfiguration(arguments: ["--server", "http://a:1"]).client == .urlSession)
+        #expect(try LoadConfiguration(arguments: ["--server", "http://a:1", "--client", "plain"]).client == .plain)
+        #expect(try LoadConfiguration(arguments: ["--server", "https://a:1", "--client", "urlsession"]).client == .urlSession)
+        #expect(throws: LoadConfiguration.Problem.self) { try LoadConfiguration(arguments: ["--server", "http://a:1", "--client", "curl"]) }
+        #expect(throws: LoadConfiguration.Problem.self) {
+            try LoadConfiguration(arguments: ["--server", "http://a:1", "--server", "https://b:2", "--client", "plain"])
+        }
+        #expect(throws: LoadConfiguration.Problem.self) {
+            try LoadConfiguration(arguments: ["--server", "http://a:1", "--client", "plain", "--live-latency", "3"])
+        }
+    }
+
     @Test("--live-latency and its companions are read; without it there is no live run; 0 edits are refused")
     func liveLatencyFlags() throws {
         let configuration = try LoadConfiguration(arguments: ["--server", "http://h:1", "--live-latency", "200", "--edit-coalescing", "50",
