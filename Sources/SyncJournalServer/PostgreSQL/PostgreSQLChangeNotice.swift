@@ -1,7 +1,7 @@
 import SyncJournalProtocol
 import SyncJournalWire
 
-/// The notification a committed push sends to every `sync-server` sharing
+/// The notification of a committed push, sent to every `sync-server` sharing
 /// the database: on channel ``channel``, a JSON line
 /// `{"kinds": [KIND, …], "user": USER}` (`{"user": USER}` when the kinds
 /// would not fit PostgreSQL's 8000-byte payload limit: any kind), a line
@@ -15,11 +15,14 @@ import SyncJournalWire
 enum PostgreSQLChangeNotice {
     /// The channel pushes notify and listeners listen on.
     static let channel = "sync_journal_changes"
+    /// The statement that sends one notification per payload in `$2` on
+    /// channel `$1`, each payload followed by a line feed and the schema.
+    static let notifyStatement = "select pg_notify($1, p || chr(10) || coalesce(current_schema(), '')) from unnest($2::text[]) as p"
     /// The longest payload sent (PostgreSQL takes under 8000 bytes).
     static let maximumPayloadBytes = 7_900
 
-    /// The payload's JSON line for a push of `user` that wrote rows of `kinds`
-    /// (the push's statement adds the line feed and the schema).
+    /// The payload's JSON line for pushes of `user` that wrote rows of `kinds`
+    /// (``notifyStatement`` adds the line feed and the schema).
     static func payload(user: String, kinds: Set<String>) -> String {
         let full = JSONValue.object(["user": .string(user), "kinds": .array(kinds.sorted().map { .string($0) })]).encoded()
         if full.count <= maximumPayloadBytes { return String(decoding: full, as: UTF8.self) }

@@ -3,8 +3,11 @@ import CLibPQ
 
 /// One libpq connection (`PGconn`), used by one thread at a time.
 ///
-/// Every statement goes through `PQexecParams` with binary, typed
-/// parameters and binary results: user data is never spliced into SQL.
+/// Every statement is sent with binary, typed parameters and binary
+/// results: user data is never spliced into SQL. A statement seen a second
+/// time is prepared on the session and from then on run by name, so the
+/// server skips parsing it; it is still planned for each run's values
+/// (``preparesStatements``).
 /// Not thread-safe on its own; ``PostgreSQLConnectionPool`` lends it to one
 /// thread at a time, which is why it may cross threads (`@unchecked Sendable`).
 ///
@@ -16,6 +19,11 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     /// The connection string without its password (for errors and logs).
     public let redactedConnection: String
+    /// Whether statements run again are prepared on the server session.
+    /// Turn it off behind a pooler that hands a connection's statements to
+    /// different server sessions (PgBouncer in transaction mode before 1.21).
+    public let preparesStatements: Bool
+    private var statementCache = PreparedStatementCache()
 
     /// Connects (blocking) with `connection`, a libpq connection string
     /// (`host=… port=… dbname=…` or a `postgresql://` URI).
@@ -27,9 +35,12 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// - Parameters:
     ///   - applicationName: shown in `pg_stat_activity` (the connection string may override it).
     ///   - connectTimeoutSeconds: how long a connect may take (the connection string may override it).
+    ///   - preparesStatements: whether statements run again are prepared on the session.
     /// - Throws: ``PostgreSQLError`` with `connectionLost` set when the server cannot be reached.
-    public init(connection: String, applicationName: String = "sync-server", connectTimeoutSeconds: Int = 10) throws(PostgreSQLError) {
+    public init(connection: String, applicationName: String = "sync-server", connectTimeoutSeconds: Int = 10,
+                preparesStatements: Bool = true) throws(PostgreSQLError) {
         redactedConnection = Self.redact(connection)
+        self.preparesStatements = preparesStatements
         // Defaults first, then dbname (expanded from the string): later keywords win, so the string may override.
         let keywords = ["application_name", "connect_timeout", "dbname"]
         let values = [applicationName, String(connectTimeoutSeconds), connection]
@@ -47,6 +58,17 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         // Notices ("relation already exists, skipping") would go to standard error; they are not failures.
         PQsetNoticeProcessor(connected, { _, _ in }, nil)
         handle = connected
+        if preparesStatements && PQserverVersion(connected) >= 120_000 {
+            // Preparing saves parsing; each run is still planned with its own
+            // values and the tables' current size. A generic plan is kept
+            // once chosen, and one chosen while `operations` was nearly empty
+            // read every operation of the user to find a push's few (about
+            // 470 index entries a lookup after ten seconds of load).
+            do throws(PostgreSQLError) { try execute("set plan_cache_mode = force_custom_plan") } catch {
+                close()
+                throw error
+            }
+        }
     }
 
     deinit { close() }
@@ -59,6 +81,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        statementCache.forgetAll()
     }
 
     /// Whether the connection is closed or libpq found it broken.
@@ -90,14 +113,34 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: ``PostgreSQLError`` with the SQLSTATE, the server's message and the statement.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(PostgreSQLError) -> PostgreSQLRows {
-        let context = Self.context(sql)
+        // The statement names itself in errors; its first words are taken only when one is made.
+        let context = sql
         let handle = try openHandle(context: context)
-        let result = Self.withParameters(parameters) { types, pointers, lengths, formats in
-            PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+        let plan = plan(sql, parameters)
+        if case .prepare(let name) = plan {
+            // One extra round trip, once per statement and connection.
+            let prepared = PQprepare(handle, name, sql, Int32(parameters.count), parameters.map(\.typeOID))
+            guard let prepared else {
+                statementCache.abandon(name)
+                throw failure(handle, context: context)
+            }
+            defer { PQclear(prepared) }
+            do throws(PostgreSQLError) { _ = try rows(of: prepared, handle: handle, context: context) } catch {
+                statementCache.abandon(name)
+                throw error
+            }
         }
-        guard let result else { throw failure(handle, context: context) }
+        let result = Self.withParameters(parameters) { types, pointers, lengths, formats in
+            switch plan {
+            case .unnamed:
+                PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+            case .prepare(let name), .prepared(let name):
+                PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 1)
+            }
+        }
+        guard let result else { throw noticed(failure(handle, context: context)) }
         defer { PQclear(result) }
-        return try rows(of: result, handle: handle, context: context)
+        do throws(PostgreSQLError) { return try rows(of: result, handle: handle, context: context) } catch { throw noticed(error) }
     }
 
     /// Sends `statements` in one round trip (libpq's pipeline mode) and
@@ -120,34 +163,63 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     ///   its results read (the connection is then lost); a statement's own
     ///   failure is its element of the result instead.
     public func pipeline(_ statements: [PostgreSQLStatement]) throws(PostgreSQLError) -> [Result<PostgreSQLRows, PostgreSQLError>] {
-        let context = statements.map { Self.context($0.sql) }.joined(separator: "; ")
-        let handle = try openHandle(context: context)
-        guard PQenterPipelineMode(handle) == 1 else { throw failure(handle, context: "pipeline: \(context)") }
+        func context() -> String { statements.map { Self.context($0.sql) }.joined(separator: "; ") }
+        let handle = try openHandle(context: context())
+        guard PQenterPipelineMode(handle) == 1 else { throw failure(handle, context: "pipeline: \(context())") }
         var sent = 0
         var sendFailure: PostgreSQLError?
+        var plans: [PreparedStatementCache.Plan] = []
+        plans.reserveCapacity(statements.count)
         for statement in statements {
-            let queued = Self.withParameters(statement.parameters) { types, pointers, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), types, pointers, lengths, formats, 1)
-            }
-            guard queued == 1 else {
-                sendFailure = failure(handle, context: Self.context(statement.sql))
+            let plan = plan(statement.sql, statement.parameters)
+            if case .prepare(let name) = plan,
+               PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), statement.parameters.map(\.typeOID)) != 1 {
+                statementCache.abandon(name)
+                sendFailure = failure(handle, context: statement.sql)
                 break
             }
+            let queued = Self.withParameters(statement.parameters) { types, pointers, lengths, formats in
+                switch plan {
+                case .unnamed:
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), types, pointers, lengths, formats, 1)
+                case .prepare(let name), .prepared(let name):
+                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), pointers, lengths, formats, 1)
+                }
+            }
+            guard queued == 1 else {
+                // A prepare queued just before is read and dropped with the pipeline's end; whether it took is unknown.
+                if case .prepare(let name) = plan { statementCache.abandon(name) }
+                sendFailure = failure(handle, context: statement.sql)
+                break
+            }
+            plans.append(plan)
             sent += 1
         }
-        if PQpipelineSync(handle) != 1, sendFailure == nil { sendFailure = failure(handle, context: "pipeline sync: \(context)") }
+        if PQpipelineSync(handle) != 1, sendFailure == nil { sendFailure = failure(handle, context: "pipeline sync: \(context())") }
         var results: [Result<PostgreSQLRows, PostgreSQLError>] = []
         results.reserveCapacity(statements.count)
-        for statement in statements.prefix(sent) {
-            let statementContext = Self.context(statement.sql)
+        for (statement, plan) in zip(statements.prefix(sent), plans) {
+            let statementContext = statement.sql
             var outcome: Result<PostgreSQLRows, PostgreSQLError>?
+            if case .prepare(let name) = plan {
+                // The prepare's own result comes first; if it failed, its error is the statement's.
+                while let result = PQgetResult(handle) {
+                    defer { PQclear(result) }
+                    if outcome != nil { continue }
+                    do throws(PostgreSQLError) { _ = try rows(of: result, handle: handle, context: statementContext) } catch {
+                        statementCache.abandon(name)
+                        outcome = .failure(error)
+                    }
+                }
+            }
+            let prepareFailed = outcome != nil
             // Each statement's results end with a null result.
             while let result = PQgetResult(handle) {
                 defer { PQclear(result) }
                 if outcome != nil { continue }
                 if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                     outcome = .failure(PostgreSQLError(sqlState: nil, message: "skipped after an earlier statement of its pipeline failed",
-                                                       context: statementContext, connection: redactedConnection,
+                                                       context: Self.context(statementContext), connection: redactedConnection,
                                                        connectionLost: PQstatus(handle) != CONNECTION_OK))
                 } else {
                     do throws(PostgreSQLError) { outcome = .success(try rows(of: result, handle: handle, context: statementContext)) } catch {
@@ -155,6 +227,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                     }
                 }
             }
+            if !prepareFailed, case .failure(let error)? = outcome { _ = noticed(error) }
             results.append(outcome ?? .failure(failure(handle, context: statementContext)))
         }
         // The pipeline's end: one sync result, then libpq leaves pipeline mode.
@@ -165,7 +238,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         }
         guard synced, PQexitPipelineMode(handle) == 1 else {
             // Results and connection state no longer line up: never reuse it.
-            let lost = failure(handle, context: "pipeline end: \(context)")
+            let lost = failure(handle, context: "pipeline end: \(context())")
             close()
             throw PostgreSQLError(sqlState: lost.sqlState, message: lost.message, context: lost.context,
                                   connection: redactedConnection, connectionLost: true)
@@ -179,16 +252,33 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// the server can take the whole pipeline while its first answers wait.
     public static let pipelineParameterBudget = 32 * 1024
 
-    private func openHandle(context: String) throws(PostgreSQLError) -> OpaquePointer {
+    /// How to send `sql` with `parameters`: unnamed, or by a name prepared
+    /// on this connection (``PreparedStatementCache``).
+    private func plan(_ sql: String, _ parameters: [PostgreSQLValue]) -> PreparedStatementCache.Plan {
+        guard preparesStatements else { return .unnamed }
+        return statementCache.plan(sql: sql, types: parameters.map(\.typeOID))
+    }
+
+    /// Returns `error`, first forgetting the prepared statements when it
+    /// says the session no longer has them as prepared: `26000` (no such
+    /// statement: a `DEALLOCATE`, or a pooler that moved this connection to
+    /// another server session) or `0A000` (a cached plan whose result
+    /// columns changed under it, after an `alter table`).
+    private func noticed(_ error: PostgreSQLError) -> PostgreSQLError {
+        if error.sqlState == "26000" || error.sqlState == "0A000" || error.connectionLost { statementCache.forgetAll() }
+        return error
+    }
+
+    private func openHandle(context: @autoclosure () -> String) throws(PostgreSQLError) -> OpaquePointer {
         guard let handle else {
-            throw PostgreSQLError(sqlState: nil, message: "the connection is closed", context: context,
+            throw PostgreSQLError(sqlState: nil, message: "the connection is closed", context: Self.context(context()),
                                   connection: redactedConnection, connectionLost: true)
         }
         return handle
     }
 
     private func failure(_ handle: OpaquePointer, context: String) -> PostgreSQLError {
-        PostgreSQLError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: context,
+        PostgreSQLError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: Self.context(context),
                         connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
     }
 
@@ -198,7 +288,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let sqlState = PQresultErrorField(result, CLibPQDiagnosticSQLState).map { String(cString: $0) }
             let primary = PQresultErrorField(result, CLibPQDiagnosticMessagePrimary).map { String(cString: $0) }
-            throw PostgreSQLError(sqlState: sqlState, message: primary ?? Self.oneLine(PQerrorMessage(handle)), context: context,
+            throw PostgreSQLError(sqlState: sqlState, message: primary ?? Self.oneLine(PQerrorMessage(handle)), context: Self.context(context),
                                   connection: redactedConnection, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
         let rowCount = Int(PQntuples(result))

@@ -20,6 +20,7 @@ public final class PostgreSQLConnectionPool: Sendable {
     /// The connection string without its password.
     public let redactedConnection: String
     private let maximumIdle: Int
+    private let preparesStatements: Bool
     private let configure: @Sendable (PostgreSQLConnection) throws(PostgreSQLError) -> Void
     private let idle = Mutex<[PostgreSQLConnection]>([])
 
@@ -28,11 +29,15 @@ public final class PostgreSQLConnectionPool: Sendable {
     /// ```swift
     /// let pool = PostgreSQLConnectionPool(connection: conninfo, maximumIdle: 4) { _ in }
     /// ```
-    public init(connection: String, maximumIdle: Int = 8,
+    ///
+    /// - Parameter preparesStatements: whether its connections prepare
+    ///   statements they run again (``PostgreSQLConnection/preparesStatements``).
+    public init(connection: String, maximumIdle: Int = 8, preparesStatements: Bool = true,
                 configure: @escaping @Sendable (PostgreSQLConnection) throws(PostgreSQLError) -> Void) {
         self.connection = connection
         self.redactedConnection = PostgreSQLConnection.redact(connection)
         self.maximumIdle = max(1, maximumIdle)
+        self.preparesStatements = preparesStatements
         self.configure = configure
     }
 
@@ -50,7 +55,7 @@ public final class PostgreSQLConnectionPool: Sendable {
             borrowed = reused
         } else {
             do throws(PostgreSQLError) {
-                borrowed = try PostgreSQLConnection(connection: connection)
+                borrowed = try PostgreSQLConnection(connection: connection, preparesStatements: preparesStatements)
                 try configure(borrowed)
             } catch {
                 throw .connect(error)

@@ -51,13 +51,15 @@ public struct PostgreSQLError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Whether running the whole transaction again may succeed: a
     /// serialization failure (`40001`), a deadlock (`40P01`), a unique
     /// violation from a racing writer (`23505`: the retry sees the winner's
-    /// row), or a lost connection.
+    /// row), a prepared statement the session no longer has (`26000`: the
+    /// connection then forgets its statements, and the retry prepares them
+    /// again), or a lost connection.
     ///
     /// ```swift
     /// if error.isRetryable && attempt < 3 { continue }
     /// ```
     public var isRetryable: Bool {
-        isConnectionFailure || ["40001", "40P01", "23505"].contains(sqlState ?? "")
+        isConnectionFailure || ["40001", "40P01", "23505", "26000"].contains(sqlState ?? "")
     }
 
     /// Whether a lock was not granted within `lock_timeout` (`55P03`):

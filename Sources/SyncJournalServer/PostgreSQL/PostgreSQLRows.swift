@@ -13,7 +13,7 @@ public struct PostgreSQLRows: Sendable {
     public let values: [[[UInt8]?]]
     /// How many rows an `insert`, `update` or `delete` changed (`PQcmdTuples`; 0 when not given).
     public let affected: Int
-    /// The statement, for errors.
+    /// The statement, whose first words errors name (shortened only when one is made).
     let context: String
 
     /// Creates rows (the connection does, from a result).
@@ -42,7 +42,7 @@ public struct PostgreSQLRows: Sendable {
     }
 
     private func failure(_ message: String) -> PostgreSQLError {
-        PostgreSQLError(sqlState: nil, message: message, context: context, connection: "")
+        PostgreSQLError(sqlState: nil, message: message, context: PostgreSQLConnection.context(context), connection: "")
     }
 
     /// Whether the value is SQL null.

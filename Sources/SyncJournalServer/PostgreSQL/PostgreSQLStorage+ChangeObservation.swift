@@ -3,8 +3,8 @@ import SyncJournalProtocol
 extension PostgreSQLStorage {
     /// Calls `observer` after each committed push that applied rows, by any
     /// `sync-server` sharing the database (see ``SyncStorage/observeChanges(_:)``):
-    /// a dedicated connection listens for the notification each push sends
-    /// after its commit. Returns once that connection listens (or its
+    /// a dedicated connection listens for the notifications pushes send
+    /// after they commit. Returns once that connection listens (or its
     /// first attempt failed; it keeps trying, and tells `observer`
     /// ``StorageChange/unknown`` once it listens after a failure).
     ///
@@ -24,26 +24,18 @@ extension PostgreSQLStorage {
         changeNotifications.stop()
     }
 
-    /// Commits a push and, when it applied rows, sends its notification in
-    /// the same round trip, as a statement of its own after the commit.
+    /// Commits a push and, when it applied rows, hands its notification to
+    /// the announcer, which sends it with the others committed meanwhile.
     /// Inside the push's transaction it would hold PostgreSQL's notification
     /// lock until the commit is on disk, and every user's pushes would then
-    /// commit one after another. Best effort: should the notification fail
-    /// (or the server stop just before it), waits for that user last until
-    /// their timeout, and the next wait's first look at storage finds the
-    /// change at once. Only a failed commit fails the push.
-    static func commitAnnouncing(user: String) -> (PostgreSQLConnection, [MutationResult]) throws(PostgreSQLError) -> Void {
-        { connection, results throws(PostgreSQLError) in
-            guard case .committed(let user, let kinds)? = StorageChange(user: user, results: results) else {
-                try connection.execute("commit")
-                return
+    /// commit one after another; sent by each push after its commit, it
+    /// cost a transaction per push. Best effort: only a failed commit fails the push.
+    func commitAnnouncing(user: String) -> (PostgreSQLConnection, [MutationResult]) throws(PostgreSQLError) -> Void {
+        { [announcer] connection, results throws(PostgreSQLError) in
+            try connection.execute("commit")
+            if case .committed(let user, let kinds)? = StorageChange(user: user, results: results) {
+                announcer.announce(user: user, kinds: kinds)
             }
-            let ended = try connection.pipeline([
-                PostgreSQLStatement("commit"),
-                PostgreSQLStatement("select pg_notify($1, $2 || chr(10) || coalesce(current_schema(), ''))",
-                                    [.text(PostgreSQLChangeNotice.channel), .text(PostgreSQLChangeNotice.payload(user: user, kinds: kinds))]),
-            ])
-            _ = try ended[0].get()
         }
     }
 }

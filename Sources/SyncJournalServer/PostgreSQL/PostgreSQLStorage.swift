@@ -15,8 +15,9 @@ import SyncJournalProtocol
 ///   (``PostgreSQLPushBatch``), and writes every changed row, every applied
 ///   operation and the user's last stamp in one more. A push of ordinary
 ///   size takes three round trips to the database: its `begin`, lock and
-///   both reads go in one pipeline, then the write, then the commit with
-///   its change notification (see ``PostgreSQLConnection/pipeline(_:)``).
+///   both reads go in one pipeline, then the write, then the commit (see
+///   ``PostgreSQLConnection/pipeline(_:)``). Its change notification is
+///   sent apart, with those of other pushes (``PostgreSQLChangeAnnouncer``).
 /// - A pull is one `repeatable read, read only` transaction: one snapshot.
 /// - Connections come from a ``PostgreSQLConnectionPool``; a broken one is
 ///   dropped and the call runs again on a new one.
@@ -50,6 +51,8 @@ public final class PostgreSQLStorage: SyncStorage {
     private let retentionSchedule: TombstoneRetentionSchedule?
     /// The listener of committed pushes while changes are observed.
     let changeNotifications: PostgreSQLChangeNotifications
+    /// Sends the notifications of committed pushes, gathered in rounds.
+    let announcer: PostgreSQLChangeAnnouncer
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -72,15 +75,18 @@ public final class PostgreSQLStorage: SyncStorage {
     ///   default) uses the database server's clock, one clock for every server
     ///   process. Stamps still increase when it stands still or goes back.
     ///   Remembered operations are dated and pruned by it too.
+    ///   - preparesStatements: whether connections prepare the statements
+    ///   they run again (the default); turn it off behind a pooler that moves
+    ///   a connection between server sessions (PgBouncer's transaction mode before 1.21).
     /// - Throws: ``StorageError/unavailable(reason:)`` when the database cannot
     ///   be reached, ``StorageError/postgres(_:)`` when the tables cannot be
     ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
     public init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
-                clock: (@Sendable () -> Int64)? = nil) throws(StorageError) {
+                clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true) throws(StorageError) {
         self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
-        pool = PostgreSQLConnectionPool(connection: connection) { connection throws(PostgreSQLError) in
+        pool = PostgreSQLConnectionPool(connection: connection, preparesStatements: preparesStatements) { connection throws(PostgreSQLError) in
             // A number, not user data; `set` takes no parameters.
             try connection.execute("set lock_timeout = \(lockTimeout)")
             // An abandoned transaction must not hold a stamp lock for ever.
@@ -88,12 +94,25 @@ public final class PostgreSQLStorage: SyncStorage {
         }
         redactedConnection = pool.redactedConnection
         changeNotifications = PostgreSQLChangeNotifications(connection: connection)
+        announcer = PostgreSQLChangeAnnouncer { [pool] payloads throws(PostgreSQLError) in
+            do throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) {
+                _ = try pool.withConnection { connection throws(PostgreSQLError) in
+                    try connection.execute(PostgreSQLChangeNotice.notifyStatement, [.text(PostgreSQLChangeNotice.channel), .textArray(payloads)])
+                }
+            } catch {
+                switch error {
+                case .connect(let failure), .body(let failure): throw failure
+                }
+            }
+        }
         now = clock
         self.maximumAttempts = max(1, maximumAttempts)
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
         retentionSchedule = tombstoneRetentionMilliseconds.map { TombstoneRetentionSchedule(retentionMilliseconds: $0) }
         try migrate()
     }
+
+    deinit { announcer.stop() }
 
     /// Creates the tables if missing and moves a database of schema version 1
     /// to ``PostgreSQLSchema/version`` (the new tables start empty; stored
@@ -208,7 +227,7 @@ public final class PostgreSQLStorage: SyncStorage {
         // unremembered mutations name.
         let pipelined = Self.opensInOneRoundTrip(operationIDs: distinctOperationIDs.count, keys: keys)
         let begin = "begin isolation level read committed"
-        return try transaction(pipelined ? nil : begin, finish: Self.commitAnnouncing(user: user)) { queries throws(StorageError) in
+        return try transaction(pipelined ? nil : begin, finish: commitAnnouncing(user: user)) { queries throws(StorageError) in
             let opening: PostgreSQLPushOpening
             if pipelined {
                 opening = try queries.openPush(begin: begin, owner: user, operationIDs: distinctOperationIDs, keys: keys)

@@ -31,11 +31,6 @@ struct PostgreSQLTransaction {
     /// returns the last stamp issued to `owner` and the database server's
     /// clock in milliseconds.
     ///
-    /// A user's first push creates the row from the `stamp` row of schema
-    /// version 1, the floor at or above every stamp issued before stamps were
-    /// counted per user. One statement: `on conflict … do update` locks the
-    /// row that is there, or waits for a racing first push and locks its row.
-    ///
     /// Why every push takes it first: a push reads rows and remembered
     /// operations, then writes. With the lock taken before those reads (and
     /// `read committed`, where each statement sees everything committed
@@ -44,22 +39,40 @@ struct PostgreSQLTransaction {
     /// twin finds the twin's remembered result, and that user's stamp order
     /// is commit order. Pushes of other users take other rows and never wait.
     func lockStamps(owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
-        try Self.decodeStamps(try run(Self.lockStampsStatement(owner: owner)), owner: owner)
+        if let locked = try Self.decodeStamps(try run(Self.lockStampsStatement(owner: owner)), owner: owner) { return locked }
+        return try createStamps(owner: owner)
     }
 
-    /// The statement of ``lockStamps(owner:)``, for a pipeline.
+    /// The statement of ``lockStamps(owner:)`` when `owner` has pushed
+    /// before: it locks the row without writing a new version of it (a push
+    /// writes one, with its last stamp), and answers no row otherwise.
     static func lockStampsStatement(owner: String) -> PostgreSQLStatement {
         PostgreSQLStatement("""
+            select last, (extract(epoch from clock_timestamp()) * 1000)::bigint from user_stamps where owner = $1 for update
+            """, [.text(owner)])
+    }
+
+    /// The result of ``lockStampsStatement(owner:)`` (`nil`: `owner` has no stamp row yet).
+    static func decodeStamps(_ rows: PostgreSQLRows, owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64)? {
+        guard rows.count > 0 else { return nil }
+        return try decode({ () throws(PostgreSQLError) in (try rows.int64(0, 0), try rows.int64(0, 1)) }, table: "user_stamps", key: owner)
+    }
+
+    /// `owner`'s first push: creates the stamp row from the `stamp` row of
+    /// schema version 1, the floor at or above every stamp issued before
+    /// stamps were counted per user, and locks it. One statement:
+    /// `on conflict … do update` locks the row that is there, or waits for a
+    /// racing first push and locks its row.
+    func createStamps(owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
+        let rows = try run("""
             insert into user_stamps (owner, last) select $1, last from stamp where "only" = 1
             on conflict (owner) do update set last = user_stamps.last
             returning last, (extract(epoch from clock_timestamp()) * 1000)::bigint
             """, [.text(owner)])
-    }
-
-    /// The result of ``lockStamps(owner:)``'s statement.
-    static func decodeStamps(_ rows: PostgreSQLRows, owner: String) throws(StorageError) -> (last: Int64, databaseNow: Int64) {
-        guard rows.count == 1 else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
-        return try decode({ () throws(PostgreSQLError) in (try rows.int64(0, 0), try rows.int64(0, 1)) }, table: "user_stamps", key: owner)
+        guard let stamps = try Self.decodeStamps(rows, owner: owner) else {
+            throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing")
+        }
+        return stamps
     }
 
     /// Begins a push's transaction with `begin` and reads what it needs,
@@ -67,7 +80,8 @@ struct PostgreSQLTransaction {
     /// ``lockStamps(owner:)``), then reads the remembered results of
     /// `operationIDs` and the stored rows under `keys`. The lock comes first
     /// in the pipeline, so both reads see every push of `owner` committed
-    /// before it, exactly as when sent one by one.
+    /// before it, exactly as when sent one by one. A user's first push finds
+    /// no stamp row to lock: it creates one, and reads again under that lock.
     func openPush(begin: String, owner: String, operationIDs: [String], keys: [RecordKey]) throws(StorageError) -> PostgreSQLPushOpening {
         var statements = [PostgreSQLStatement(begin), Self.lockStampsStatement(owner: owner)]
         if !operationIDs.isEmpty { statements.append(Self.rememberedStatement(owner: owner, operationIDs: operationIDs)) }
@@ -80,7 +94,11 @@ struct PostgreSQLTransaction {
             do throws(PostgreSQLError) { return try results[next].get() } catch { throw .postgres(error) }
         }
         _ = try take()
-        let (last, databaseNow) = try Self.decodeStamps(try take(), owner: owner)
+        guard let (last, databaseNow) = try Self.decodeStamps(try take(), owner: owner) else {
+            let (last, databaseNow) = try createStamps(owner: owner)
+            return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow,
+                                         remembered: try remembered(owner: owner, operationIDs: operationIDs), rows: try rows(keys: keys))
+        }
         let remembered = operationIDs.isEmpty ? [:] : try Self.decodeRemembered(try take(), owner: owner)
         let rows = keys.isEmpty ? [:] : try Self.decodeRows(try take())
         return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered, rows: rows)

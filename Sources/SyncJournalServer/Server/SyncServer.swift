@@ -38,7 +38,8 @@ public final class SyncServer: Sendable {
         do throws(StorageError) {
             if let connection = options.postgresConnection {
                 let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
-                                                   operationRetention: options.operationRetention)
+                                                   operationRetention: options.operationRetention,
+                                                   preparesStatements: options.postgresPreparesStatements)
                 storage = postgres
                 storageDescription = "postgres \(postgres.redactedConnection)"
             } else {

@@ -29,6 +29,11 @@ public enum SyncServerCommandLine {
                 string or postgresql:// URI); tables are created if
                 missing; several servers may share one database
                 """),
+            .value("--postgres-prepared-statements", "on|off", help: """
+                prepare statements each connection runs again (default
+                on); off behind a pooler that moves a connection between
+                server sessions (PgBouncer in transaction mode before 1.21)
+                """),
             .value("--users", "FILE", repeatable: true, help: "users file: one \"TOKEN USER\" a line, # comments"),
             .value("--user", "TOKEN:USER", repeatable: true, help: """
                 one user (for tests); with neither, on a loopback host:
@@ -91,6 +96,9 @@ public enum SyncServerCommandLine {
             if let port = try parsed.integer("--port", in: 0...65_535) { options.port = port }
             if let path = try parsed.nonEmptyValue("--db", expected: "a path") { options.databasePath = path }
             if let connection = try parsed.nonEmptyValue("--postgres", expected: "a connection string") { options.postgresConnection = connection }
+            if let prepares = try parsed.value("--postgres-prepared-statements", expected: "on or off", { ["on": true, "off": false][$0] }) {
+                options.postgresPreparesStatements = prepares
+            }
             if let bytes = try parsed.integer("--max-body", in: 1...(1 << 30)) { options.maximumBodyBytes = bytes }
             if let batch = try parsed.integer("--max-batch", in: 1...1_000_000) { options.maximumBatchSize = batch }
             if let count = try parsed.integer("--max-connections", in: 1...1_000_000) { options.maximumConnections = count }
@@ -144,6 +152,9 @@ public enum SyncServerCommandLine {
         }
         if options.postgresConnection != nil && choseDatabasePath {
             throw .usage("--db and --postgres choose two different storages; give one")
+        }
+        if options.postgresConnection == nil && parsed.has("--postgres-prepared-statements") {
+            throw .usage("--postgres-prepared-statements needs --postgres")
         }
         // No users on a loopback address: a development server. The token is
         // public, so this never happens on an address other machines reach.

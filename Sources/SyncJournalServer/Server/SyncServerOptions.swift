@@ -19,6 +19,9 @@ public struct SyncServerOptions: Sendable {
     /// PostgreSQL database (``PostgreSQLStorage``, tables created if missing)
     /// instead of the SQLite file, and several servers may share it.
     public var postgresConnection: String?
+    /// Whether PostgreSQL connections prepare the statements they run again
+    /// (`--postgres-prepared-statements`); on by default.
+    public var postgresPreparesStatements = true
     /// Tokens and their users.
     public var users = UserDirectory()
     /// The largest request body taken (413 above).
