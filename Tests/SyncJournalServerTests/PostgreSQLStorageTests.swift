@@ -18,6 +18,22 @@ struct PostgreSQLStorageTests {
         #expect(try rows.int64(0, 0) == 42)
     }
 
+    @Test("a server opening a database already at the current schema takes no lock a running push holds: it starts while a transaction reads operations")
+    func openingACurrentDatabaseTakesNoTableLock() throws {
+        let schema = try PostgreSQLTestSchema()
+        let first = try PostgreSQLStorage(connection: schema.connection, lockTimeoutMilliseconds: 500, clock: { 1_000 })
+        _ = try first.push(user: "u1", [Mutations.create("p1")])
+        // A push in progress holds a share lock on operations until it commits.
+        let busy = try PostgreSQLConnection(connection: schema.connection)
+        try busy.execute("begin")
+        try busy.execute("select count(*)::int8 from operations")
+        defer { _ = try? busy.execute("rollback") }
+        // An `alter table` at start-up would wait for that lock, and fail after the 500 ms lock timeout.
+        let second = try PostgreSQLStorage(connection: schema.connection, lockTimeoutMilliseconds: 500, clock: { 2_000 })
+        let page = try second.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
+        #expect(page.rows.map(\.id) == ["p1"])
+    }
+
     @Test("pushes racing on four connections get unique, per-row increasing stamps, and a puller following cursors meanwhile misses no row")
     func racingPushesAndPuller() throws {
         let schema = try PostgreSQLTestSchema()

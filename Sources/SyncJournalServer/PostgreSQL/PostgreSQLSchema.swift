@@ -102,7 +102,6 @@ public enum PostgreSQLSchema {
     /// to 2 when a server opens it: the new tables are created empty and
     /// every stored stamp stays as it is.
     ///
-    /// ```swift
     /// Version 3 dates remembered operations (`operations.remembered_at`)
     /// so they can be pruned after a retention; opening a version 1 or 2
     /// database adds the column and dates what it remembers at the upgrade.

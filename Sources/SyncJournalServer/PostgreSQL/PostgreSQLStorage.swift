@@ -114,11 +114,34 @@ public final class PostgreSQLStorage: SyncStorage {
 
     deinit { announcer.stop() }
 
+    /// The schema version the database records, or `nil` before its tables exist.
+    private func storedSchemaVersion() throws(StorageError) -> Int64? {
+        let version: Int64?
+        do throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) {
+            version = try pool.withConnection { connection throws(PostgreSQLError) -> Int64? in
+                guard try connection.execute("select count(*)::int8 where to_regclass('storage_schema') is not null").int64(0, 0) == 1 else { return nil }
+                let rows = try connection.execute("select version from storage_schema where \"only\" = 1")
+                return rows.count == 1 ? try rows.int64(0, 0) : nil
+            }
+        } catch {
+            switch error {
+            case .connect(let failure), .body(let failure): throw StorageError(postgres: failure)
+            }
+        }
+        return version
+    }
+
     /// Creates the tables if missing and moves a database of schema version 1
     /// to ``PostgreSQLSchema/version`` (the new tables start empty; stored
     /// stamps stay). Servers of version 1 must be stopped first: they check
     /// the version only when they start.
+    ///
+    /// A database already at the current version is only read: the schema
+    /// statements include an `alter table`, whose lock would queue behind
+    /// every running push and hold up every later one, so a server starting
+    /// beside busy ones would stall them.
     private func migrate() throws(StorageError) {
+        if try storedSchemaVersion() == PostgreSQLSchema.version { return }
         try transaction("begin") { queries throws(StorageError) in
             do throws(PostgreSQLError) {
                 try queries.connection.execute("select pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLockKey)])
