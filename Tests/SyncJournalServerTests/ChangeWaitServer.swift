@@ -58,6 +58,9 @@ final class ChangeWaitServer {
 
     var port: Int { server.port }
 
+    /// The SQLite file (with ``StorageBackend/sqlite``).
+    var databasePath: String { options.databasePath }
+
     /// How long a test waits for the server to hold (or release) waits before
     /// it fails: a bound against hanging, not a time the server must meet (a
     /// full `swift test` on 2 cores can keep a task from running for a long time).

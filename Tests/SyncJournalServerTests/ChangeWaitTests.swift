@@ -129,6 +129,42 @@ struct ChangeWaitTests {
         #expect(try SyncServerFixture.error(bad).code == .badCursor)
     }
 
+    @Test("after changes that may have gone unheard, only the parked waits whose user has rows past their cursors are answered; the others stay held")
+    func unknownChangeLooksAgain() throws {
+        let server = try ChangeWaitServer(.sqlite)
+        let alice = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
+        let bob = try server.openWait(["pin": nil], token: "t-bob", holding: 2)
+        // A write the server does not hear of: another connection to its database.
+        let other = try SQLiteStorage(path: server.databasePath)
+        _ = try other.push(user: "alice", [Mutations.create("p1")])
+        server.server.changeWaits.wake(.unknown)
+        #expect(ChangeWaitServer.answers(try alice.readResponse(), changed: true))
+        server.server.changeWaits.finishRechecks()
+        #expect(server.server.changeWaits.count(user: "bob") == 1, "bob has nothing new: his wait is still held")
+        try server.push("pin", "b1", token: "t-bob")
+        #expect(ChangeWaitServer.answers(try bob.readResponse(), changed: true))
+    }
+
+    @Test("on PostgreSQL, a listening connection lost and made again leaves held the waits with nothing new, and a push after it still answers them",
+          .enabled(if: PostgreSQLTestDatabase.shouldRun, PostgreSQLTestDatabase.skipReason))
+    func lostListenerLooksAgain() throws {
+        let server = try ChangeWaitServer(.postgres)
+        let storage = try #require(server.server.storage as? PostgreSQLStorage)
+        let listening = try #require(storage.changeListenerConnection)
+        let alice = try server.openWait(["pin": nil], token: "t-alice", holding: 1)
+        let bob = try server.openWait(["pin": nil], token: "t-bob", holding: 2)
+        let admin = try PostgreSQLConnection(connection: try PostgreSQLTestDatabase.connection())
+        try admin.execute("select pg_terminate_backend($1::int4, 10000)", [.int64(Int64(listening.process))])
+        // Heard or not (the listener may be back by its notification), this push answers alice's wait.
+        try server.push("pin", "p1", token: "t-alice")
+        #expect(storage.waitForChangeListener(after: listening.number, timeoutMilliseconds: ChangeWaitServer.patience))
+        #expect(ChangeWaitServer.answers(try alice.readResponse(), changed: true))
+        server.server.changeWaits.finishRechecks()
+        #expect(server.server.changeWaits.count(user: "bob") == 1, "bob has nothing new: his wait is still held")
+        try server.push("pin", "b1", token: "t-bob")
+        #expect(ChangeWaitServer.answers(try bob.readResponse(), changed: true), "the new listening connection hears pushes")
+    }
+
     @Test("the server stopping answers its parked waits changed false")
     func stopAnswersParkedWaits() throws {
         let server = try ChangeWaitServer(.sqlite)

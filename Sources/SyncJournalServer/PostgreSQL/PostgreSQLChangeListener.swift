@@ -6,13 +6,12 @@ import SyncJournalPlatform
 /// that waits on its socket (through an ``EventPoller``) and turns each
 /// notification into a ``StorageChange`` for the observer. Pushes of every
 /// server process sharing the database arrive this way, within the time
-/// the notification takes to travel (the push sends it inside its
-/// transaction, so it is delivered when the transaction commits, and never
-/// for one that rolls back).
+/// the notification takes to travel (each server sends them once its
+/// pushes have committed: ``PostgreSQLChangeAnnouncer``).
 ///
-/// A lost connection is made again (after a second, then as often as it
-/// fails); notifications sent meanwhile are lost, so the observer is told
-/// ``StorageChange/unknown`` once the new connection listens.
+/// A lost connection is made again (at once, then after a second as often
+/// as it fails); notifications sent meanwhile are lost, so the observer is
+/// told ``StorageChange/unknown`` once the new connection listens.
 ///
 /// ```swift
 /// let listener = PostgreSQLChangeListener(connection: conninfo) { change in registry.wake(change) }
@@ -23,6 +22,10 @@ final class PostgreSQLChangeListener: Sendable {
     private let connection: String
     private let observer: @Sendable (StorageChange) -> Void
     private let stopped = Atomic(false)
+    /// The listening connection's database server process (0 while none
+    /// listens), how many connections have listened so far, and who waits
+    /// for a later one.
+    private let listened = Mutex<(process: Int32, connections: Int, waiting: [(after: Int, signal: DispatchSemaphore)])>((0, 0, []))
     private let thread = Mutex<PlatformThread?>(nil)
     /// Signalled by ``stop()``: ends a reconnect pause early.
     private let stopSignal = DispatchSemaphore(value: 0)
@@ -64,6 +67,26 @@ final class PostgreSQLChangeListener: Sendable {
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
+    /// The database server process of the listening connection and how
+    /// many connections have listened so far (`nil` while none listens):
+    /// for tests that end it with `pg_terminate_backend`.
+    var listeningConnection: (process: Int32, number: Int)? {
+        listened.withLock { $0.process == 0 ? nil : ($0.process, $0.connections) }
+    }
+
+    /// Blocks until a connection later than the `number`th listens (the
+    /// observer has then been told of an unknown change), or
+    /// `timeoutMilliseconds` passes; returns whether one did.
+    func waitForConnection(after number: Int, timeoutMilliseconds: Int) -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let already = listened.withLock { listening -> Bool in
+            if listening.connections > number { return true }
+            listening.waiting.append((number, signal))
+            return false
+        }
+        return already || signal.wait(timeout: .now() + .milliseconds(timeoutMilliseconds)) == .success
+    }
+
     private func run() {
         var signalledFirst = false
         var missedSome = false
@@ -81,7 +104,18 @@ final class PostgreSQLChangeListener: Sendable {
             }
             if missedSome { observer(.unknown) }
             missedSome = true
+            // Counted after the observer heard of what may have been missed.
+            let ready = listened.withLock { listening -> [DispatchSemaphore] in
+                listening.process = database.serverProcessID
+                listening.connections += 1
+                let count = listening.connections
+                let ready = listening.waiting.filter { $0.after < count }.map(\.signal)
+                listening.waiting.removeAll { $0.after < count }
+                return ready
+            }
+            for signal in ready { signal.signal() }
             serve(database, poller, schema: schema)
+            listened.withLock { $0.process = 0 }
             poller.forget(database.socketDescriptor)
             database.close()
         }

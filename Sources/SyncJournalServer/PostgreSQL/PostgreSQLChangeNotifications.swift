@@ -29,6 +29,9 @@ final class PostgreSQLChangeNotifications: Sendable {
         previous?.stop()
     }
 
+    /// The listener, while someone observes changes.
+    var current: PostgreSQLChangeListener? { listener.withLock { $0 } }
+
     /// Stops the listener, if any.
     func stop() {
         let previous = listener.withLock { current -> PostgreSQLChangeListener? in

@@ -24,6 +24,18 @@ extension PostgreSQLStorage {
         changeNotifications.stop()
     }
 
+    /// The database server process of the connection that listens for
+    /// changes and its number (the first is 1), `nil` while none listens:
+    /// for tests that end that connection.
+    package var changeListenerConnection: (process: Int32, number: Int)? { changeNotifications.current?.listeningConnection }
+
+    /// Blocks until a listening connection later than the `number`th
+    /// listens (observers have been told of an unknown change by then), or
+    /// `timeoutMilliseconds` passes; returns whether one did.
+    package func waitForChangeListener(after number: Int, timeoutMilliseconds: Int) -> Bool {
+        changeNotifications.current?.waitForConnection(after: number, timeoutMilliseconds: timeoutMilliseconds) ?? false
+    }
+
     /// Commits a push and, when it applied rows, hands its notification to
     /// the announcer, which sends it with the others committed meanwhile.
     /// Inside the push's transaction it would hold PostgreSQL's notification

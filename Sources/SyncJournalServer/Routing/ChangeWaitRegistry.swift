@@ -1,5 +1,6 @@
 import Dispatch
 import SyncJournalPlatform
+import SyncJournalProtocol
 import SyncJournalWire
 
 /// The waits for changes (`POST /v1/sync/wait`) that the router holds,
@@ -9,13 +10,19 @@ import SyncJournalWire
 /// closed connection drops it (``drop(_:)``).
 ///
 /// A wait is registered before its first look at storage
-/// (``register(_:user:kinds:handle:)``), so a push that commits during the
+/// (``register(_:user:cursors:handle:)``), so a push that commits during the
 /// look marks it woken rather than slipping past; ``park(_:milliseconds:)``
 /// then answers at once if it was.
 ///
+/// When changes may have gone unheard (``StorageChange/unknown``: the
+/// connection that hears other servers' pushes was lost and made again),
+/// each parked wait is looked at again with the registry's `recheck`, off
+/// the caller's thread: only those whose user has rows past their cursors
+/// are answered, so a lost connection does not send every device to pull at once.
+///
 /// ```swift
 /// let id = registry.makeID()
-/// guard registry.register(id, user: "u1", kinds: ["pin"], handle: handle) == .registered else { … }
+/// guard registry.register(id, user: "u1", cursors: ["pin": nil], handle: handle) == .registered else { … }
 /// if storageHasRows { registry.remove(id); return changed } else if !registry.park(id, milliseconds: 30_000) { return changed }
 /// ```
 package final class ChangeWaitRegistry: Sendable {
@@ -31,7 +38,8 @@ package final class ChangeWaitRegistry: Sendable {
 
     private struct Waiter {
         var user: String
-        var kinds: Set<String>
+        /// The wait's cursors: its kinds, and where a look at storage starts.
+        var cursors: [String: PullCursor?]
         var handle: ResponseHandle
         /// A change came while the wait's first look at storage ran.
         var woken = false
@@ -60,11 +68,21 @@ package final class ChangeWaitRegistry: Sendable {
 
     private let state = Mutex(State())
     private let timers = DispatchQueue(label: "SyncJournalServer.ChangeWaitRegistry.timers")
+    /// Whether a user has rows past the cursors (true also when storage
+    /// cannot tell); `nil` answers every parked wait after an unknown change.
+    private let recheck: (@Sendable (_ user: String, _ cursors: [String: PullCursor?]) -> Bool)?
+    /// Runs the looks at storage after an unknown change (they block on storage).
+    private let rechecks = DispatchQueue(label: "SyncJournalServer.ChangeWaitRegistry.rechecks")
 
-    /// A registry holding at most `maximumWaitsPerUser` waits per user, each at most `maximumWaitMilliseconds`.
-    package init(maximumWaitsPerUser: Int = 16, maximumWaitMilliseconds: Int64 = 60_000) {
+    /// A registry holding at most `maximumWaitsPerUser` waits per user, each
+    /// at most `maximumWaitMilliseconds`; after an unknown change, parked
+    /// waits are answered only when `recheck` finds rows past their cursors
+    /// (all of them without `recheck`).
+    package init(maximumWaitsPerUser: Int = 16, maximumWaitMilliseconds: Int64 = 60_000,
+                 recheck: (@Sendable (_ user: String, _ cursors: [String: PullCursor?]) -> Bool)? = nil) {
         self.maximumWaitsPerUser = max(1, maximumWaitsPerUser)
         self.maximumWaitMilliseconds = max(0, maximumWaitMilliseconds)
+        self.recheck = recheck
     }
 
     /// A number for a new wait, never used before; it must be passed to
@@ -77,15 +95,15 @@ package final class ChangeWaitRegistry: Sendable {
         }
     }
 
-    /// Holds wait `id` of `user` on `kinds`, answering through `handle`.
-    package func register(_ id: UInt64, user: String, kinds: Set<String>, handle: ResponseHandle) -> Registration {
+    /// Holds wait `id` of `user` on the kinds of `cursors`, answering through `handle`.
+    package func register(_ id: UInt64, user: String, cursors: [String: PullCursor?], handle: ResponseHandle) -> Registration {
         let (registration, watchers) = state.withLock { state -> (Registration, [DispatchSemaphore]) in
             state.unregistered.remove(id)
             if state.closedEarly.remove(id) != nil { return (.closed, []) }
             let held = state.perUser[user, default: 0]
             if held >= maximumWaitsPerUser { return (.tooMany(limit: maximumWaitsPerUser), []) }
             state.perUser[user] = held + 1
-            state.waiters[id] = Waiter(user: user, kinds: kinds, handle: handle)
+            state.waiters[id] = Waiter(user: user, cursors: cursors, handle: handle)
             return (.registered, Self.ready(&state))
         }
         for signal in watchers { signal.signal() }
@@ -139,23 +157,70 @@ package final class ChangeWaitRegistry: Sendable {
 
     /// Answers the waits a storage change concerns `{"changed": true}` (the
     /// parked ones now; those still looking at storage when their look ends).
+    /// After an unknown change, with a `recheck`, the parked waits are
+    /// looked at again instead, and answered only if their user has rows past their cursors.
     package func wake(_ change: StorageChange) {
-        let (answered, watchers) = state.withLock { state -> ([Waiter], [DispatchSemaphore]) in
+        let rechecking = change == .unknown && recheck != nil
+        let (answered, toRecheck, watchers) = state.withLock { state -> ([Waiter], [UInt64], [DispatchSemaphore]) in
             var answered: [Waiter] = []
+            var toRecheck: [UInt64] = []
             for (id, waiter) in state.waiters where Self.concerns(change, waiter) {
                 if waiter.parked {
-                    if let taken = Self.take(id, from: &state) { answered.append(taken) }
+                    if rechecking {
+                        toRecheck.append(id)
+                    } else if let taken = Self.take(id, from: &state) {
+                        answered.append(taken)
+                    }
                 } else {
+                    // Its look at storage may have started before a change that went unheard.
                     state.waiters[id]?.woken = true
                 }
             }
-            return (answered, answered.isEmpty ? [] : Self.ready(&state))
+            return (answered, toRecheck, answered.isEmpty ? [] : Self.ready(&state))
         }
-        for waiter in answered {
+        answer(answered)
+        for signal in watchers { signal.signal() }
+        if !toRecheck.isEmpty { rechecks.async { self.recheckParked(toRecheck) } }
+    }
+
+    /// Looks at storage again for each wait of `ids` still parked, once per
+    /// user and cursors, and answers those with rows past their cursors.
+    private func recheckParked(_ ids: [UInt64]) {
+        guard let recheck else { return }
+        struct Look: Hashable {
+            var user: String
+            var cursors: [String: PullCursor?]
+        }
+        let looks = state.withLock { state -> [Look: [UInt64]] in
+            var looks: [Look: [UInt64]] = [:]
+            for id in ids {
+                guard let waiter = state.waiters[id], waiter.parked else { continue }
+                looks[Look(user: waiter.user, cursors: waiter.cursors), default: []].append(id)
+            }
+            return looks
+        }
+        for (look, waits) in looks where recheck(look.user, look.cursors) {
+            let (answered, watchers) = state.withLock { state -> ([Waiter], [DispatchSemaphore]) in
+                // A wait may have been answered, timed out or closed meanwhile.
+                let answered = waits.compactMap { id in state.waiters[id]?.parked == true ? Self.take(id, from: &state) : nil }
+                return (answered, answered.isEmpty ? [] : Self.ready(&state))
+            }
+            answer(answered)
+            for signal in watchers { signal.signal() }
+        }
+    }
+
+    /// Returns once every look at storage begun after an unknown change has
+    /// ended (for tests that check what those looks answered).
+    package func finishRechecks() {
+        rechecks.sync {}
+    }
+
+    private func answer(_ waiters: [Waiter]) {
+        for waiter in waiters {
             waiter.timer?.cancel()
             waiter.handle.send(Self.reply(changed: true))
         }
-        for signal in watchers { signal.signal() }
     }
 
     /// The waits held now (looking at storage or parked).
@@ -198,7 +263,8 @@ package final class ChangeWaitRegistry: Sendable {
     private static func concerns(_ change: StorageChange, _ waiter: Waiter) -> Bool {
         switch change {
         case .unknown: return true
-        case .committed(let user, let kinds): return user == waiter.user && (kinds.isEmpty || !kinds.isDisjoint(with: waiter.kinds))
+        case .committed(let user, let kinds):
+            return user == waiter.user && (kinds.isEmpty || kinds.contains { waiter.cursors.keys.contains($0) })
         }
     }
 

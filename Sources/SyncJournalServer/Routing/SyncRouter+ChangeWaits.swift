@@ -26,7 +26,7 @@ extension SyncRouter: ParkingResponder {
         handle.park(answerOnStop: ChangeWaitRegistry.reply(changed: false)) { registry.drop(id) }
         // Registered before the look at storage: a push committing during
         // the look marks the wait woken instead of slipping past it.
-        switch changeWaits.register(id, user: user, kinds: Set(wait.cursors.keys), handle: handle) {
+        switch changeWaits.register(id, user: user, cursors: wait.cursors, handle: handle) {
         case .registered:
             break
         case .tooMany(let limit):
@@ -37,7 +37,7 @@ extension SyncRouter: ParkingResponder {
         }
         let changed: Bool
         do throws(StorageError) {
-            changed = try hasChanges(user: user, after: wait.cursors)
+            changed = try Self.hasChanges(in: storage, user: user, after: wait.cursors)
         } catch {
             changeWaits.remove(id)
             return reply(to: .storage(error), endpoint: .wait, user: user)
@@ -59,16 +59,16 @@ extension SyncRouter: ParkingResponder {
     func waitWithoutParking(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
         let wait = try decode { () throws(WireError) in try ChangeWaitRequestCodec.decode(body) }
         do throws(StorageError) {
-            return ChangeWaitRegistry.reply(changed: try hasChanges(user: user, after: wait.cursors))
+            return ChangeWaitRegistry.reply(changed: try Self.hasChanges(in: storage, user: user, after: wait.cursors))
         } catch {
             throw .storage(error)
         }
     }
 
-    /// Whether `user` has a row of one of the kinds after its cursor (by the
-    /// pull's own rule: one pull of one row). A cursor behind purged
-    /// tombstones counts as a change: the client's pull hears of it (410).
-    private func hasChanges(user: String, after cursors: [String: PullCursor?]) throws(StorageError) -> Bool {
+    /// Whether `user` has a row of one of the kinds after its cursor in
+    /// `storage` (by the pull's own rule: one pull of one row). A cursor
+    /// behind purged tombstones counts as a change: the client's pull hears of it (410).
+    package static func hasChanges(in storage: any SyncStorage, user: String, after cursors: [String: PullCursor?]) throws(StorageError) -> Bool {
         do {
             return try !storage.pull(user: user, PullRequest(cursors: cursors, limit: 1)).rows.isEmpty
         } catch {

@@ -50,8 +50,12 @@ public final class SyncServer: Sendable {
         } catch {
             throw .storage(error)
         }
+        let looked = storage
         changeWaits = ChangeWaitRegistry(maximumWaitsPerUser: options.maximumChangeWaitsPerUser,
-                                         maximumWaitMilliseconds: options.maximumChangeWaitMilliseconds)
+                                         maximumWaitMilliseconds: options.maximumChangeWaitMilliseconds) { user, cursors in
+            // Storage that cannot answer: the device's own pull will hear why.
+            (try? SyncRouter.hasChanges(in: looked, user: user, after: cursors)) ?? true
+        }
         let router = SyncRouter(storage: storage, users: options.users, maximumBatchSize: options.maximumBatchSize,
                                 changeWaits: changeWaits, log: log)
         http = HTTPServer(configuration: options.httpConfiguration, responder: router)
