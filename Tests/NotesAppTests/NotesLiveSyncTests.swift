@@ -7,7 +7,7 @@ import Testing
 /// `notes watch` and `notes status` in-process, against the reference server
 /// (which answers waits for changes) on a virtual clock that nothing advances
 /// unless the test does.
-@Suite("notes: watch follows the engine live, status reports it", .timeLimit(.minutes(1)))
+@Suite("notes: watch follows the engine live, status reports it", .timeLimit(.minutes(5)))
 struct NotesLiveSyncTests {
     /// A running watch: its output, and the stream that stops it.
     private struct RunningWatch {

@@ -332,7 +332,8 @@ struct HTTPTransportTests {
         let body = PushReplyCodec.encode(Self.results)
         let responder = try ScriptedHTTPResponder(handler: { _ in .ok(body) })
         defer { responder.stop() }
-        let transport = Self.transport(responder)
+        // Forty requests at once on a loaded machine: a timeout here would be the machine, not a race.
+        let transport = Self.transport(responder, timeout: .seconds(60))
         let calls = (0..<40).map { _ in
             Task { () -> Result<[MutationResult], TransportError> in
                 do throws(TransportError) { return .success(try await transport.push(Self.mutations)) } catch { return .failure(error) }

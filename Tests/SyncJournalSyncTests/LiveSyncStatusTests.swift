@@ -8,7 +8,7 @@ import Testing
 
 /// The observable status model a SwiftUI view reads, driven through the
 /// reference server and a fault injector on the virtual clock.
-@Suite("LiveSyncStatus for SwiftUI", .timeLimit(.minutes(1)))
+@Suite("LiveSyncStatus for SwiftUI", .timeLimit(.minutes(5)))
 struct LiveSyncStatusTests {
     @Test("a LiveSyncStatus shows an edit pending while offline, the refused token with the edit still pending, then the sync that sent it")
     @MainActor

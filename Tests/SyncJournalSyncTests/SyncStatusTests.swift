@@ -16,7 +16,7 @@ func nextStatus(_ updates: inout AsyncStream<SyncStatus>.Iterator,
 }
 
 /// The status a UI shows, through the engine's status stream.
-@Suite("Sync status for a UI", .timeLimit(.minutes(1)))
+@Suite("Sync status for a UI", .timeLimit(.minutes(5)))
 struct SyncStatusTests {
     @Test("the status stream starts with the current value, then shows offline, a server down, refused credentials, recovery with the time of the last good sync, and a conflict")
     func statusSequence() async throws {
