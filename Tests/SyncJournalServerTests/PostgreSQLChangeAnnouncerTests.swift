@@ -98,6 +98,30 @@ struct PostgreSQLChangeAnnouncerTests {
         #expect(sender.sent.last == [Self.payload("u3", ["pin"])], "u2's round failed twice and was dropped; u3's went out")
     }
 
+    @Test("flush returns once the changes queued before it went out, including those waiting behind a round under way")
+    func flushWaitsForQueuedRounds() {
+        let sender = RecordingSender()
+        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        defer { announcer.stop() }
+        #expect(announcer.flush(), "nothing queued: at once")
+        sender.holdNextRound()
+        announcer.announce(user: "u1", kinds: ["pin"])
+        sender.waitUntilHeld()
+        announcer.announce(user: "u2", kinds: ["pin"])
+        let flushed = Mutex<(Bool, Int)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let flusher = PlatformThread.start {
+            let sent = announcer.flush(timeoutMilliseconds: 120_000)
+            flushed.withLock { $0 = (sent, sender.sent.count) }
+            done.signal()
+        }
+        sender.releaseRound()
+        done.wait()
+        flusher?.join()
+        #expect(flushed.withLock { $0 }.map { $0.0 && $0.1 == 2 } == true, "flush returned after both rounds: \(String(describing: flushed.withLock { $0 }))")
+        #expect(announcer.flush(), "nothing left: at once")
+    }
+
     @Test("stop sends what is queued before the thread ends, and later changes are dropped")
     func stopFlushes() {
         let sender = RecordingSender()

@@ -27,6 +27,11 @@ final class PostgreSQLChangeAnnouncer: Sendable {
         var signalled = false
         var thread: PlatformThread?
         var stopped = false
+        /// Rounds taken from ``pending`` so far, and how many of them have been sent (or dropped).
+        var roundsTaken = 0
+        var roundsEnded = 0
+        /// Callers of ``flush(timeoutMilliseconds:)``: the round each waits for.
+        var flushing: [(round: Int, signal: DispatchSemaphore)] = []
     }
 
     private let state = Mutex(State())
@@ -75,6 +80,23 @@ final class PostgreSQLChangeAnnouncer: Sendable {
         thread.join()
     }
 
+    /// Returns once every notification queued before the call has been sent
+    /// (or dropped after its retry), or after `timeoutMilliseconds`; returns
+    /// whether they went. For a server that stops: what its last pushes
+    /// committed still reaches the waits of other servers.
+    @discardableResult
+    func flush(timeoutMilliseconds: Int = 10_000) -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let done = state.withLock { state -> Bool in
+            // Queued changes go in the next round taken; without any, the round under way is the last.
+            let round = state.pending.isEmpty ? state.roundsTaken : state.roundsTaken + 1
+            if round <= state.roundsEnded || state.thread == nil { return true }
+            state.flushing.append((round, signal))
+            return false
+        }
+        return done || signal.wait(timeout: .now() + .milliseconds(timeoutMilliseconds)) == .success
+    }
+
     private func run() {
         var lastRound: Int64?
         while true {
@@ -90,12 +112,21 @@ final class PostgreSQLChangeAnnouncer: Sendable {
                     state.pending = [:]
                     state.signalled = false
                 }
+                if !state.pending.isEmpty { state.roundsTaken += 1 }
                 return (state.pending.map { PostgreSQLChangeNotice.payload(user: $0.key, kinds: $0.value) }, state.stopped)
             }
             if !payloads.isEmpty {
                 do throws(PostgreSQLError) { try send(payloads) } catch {
                     try? send(payloads)
                 }
+                let flushed = state.withLock { state -> [DispatchSemaphore] in
+                    state.roundsEnded += 1
+                    let ended = state.roundsEnded
+                    let flushed = state.flushing.filter { $0.round <= ended }.map(\.signal)
+                    state.flushing.removeAll { $0.round <= ended }
+                    return flushed
+                }
+                for signal in flushed { signal.signal() }
             }
             if stopped { return }
         }

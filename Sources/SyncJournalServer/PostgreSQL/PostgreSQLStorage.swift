@@ -219,12 +219,17 @@ public final class PostgreSQLStorage: SyncStorage {
         return result
     }
 
-    /// Closes the idle connections. Later calls open new ones.
+    /// Sends the change notifications still queued (waiting at most 10 s),
+    /// then closes the idle connections. Later calls open new ones.
     ///
     /// ```swift
     /// storage.closeConnections()
     /// ```
-    public func closeConnections() { pool.closeIdle() }
+    public func closeConnections() {
+        // A stopping server's last notifications go first, on a pooled connection.
+        announcer.flush()
+        pool.closeIdle()
+    }
 
     // MARK: Push
 
