@@ -51,10 +51,7 @@ struct ClientToolsAgainstServerTests {
         let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
         let result = try BuiltTool.run("sync-load", ["--server", server.url, "--clients", "2", "--seconds", "1", "--batch", "10"], in: scratch.url)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        func count(_ label: String) -> Int? {
-            guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
-            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-        }
+        func count(_ label: String) -> Int? { Self.count(label, in: result.standardOutput) }
         #expect((count("pushes") ?? 0) > 0, "\(result.standardOutput)")
         #expect((count("pulls") ?? 0) > 0, "\(result.standardOutput)")
         #expect(count("errors") == 0, "\(result.standardOutput)")
@@ -68,10 +65,7 @@ struct ClientToolsAgainstServerTests {
                                                      "--batch", "10", "--pull-limit", "10000"], in: scratch.url)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("plain HTTP client"), "\(result.standardOutput)")
-        func count(_ label: String) -> Int? {
-            guard let line = result.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
-            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-        }
+        func count(_ label: String) -> Int? { Self.count(label, in: result.standardOutput) }
         #expect((count("pushes") ?? 0) > 0, "\(result.standardOutput)")
         #expect((count("pulls") ?? 0) > 0, "\(result.standardOutput)")
         #expect(count("errors") == 0, "\(result.standardOutput)")
@@ -112,5 +106,11 @@ struct ClientToolsAgainstServerTests {
         let result = try BuiltTool.run("sync-load", ["--server", "http://127.0.0.1:1", "--seconds", "1"], in: scratch.url)
         #expect(result.status == 69)
         #expect(result.standardError.hasPrefix("sync-load: cannot reach http://127.0.0.1:1"))
+    }
+
+    /// The number after `label` at the start of a line of a sync-load report.
+    static func count(_ label: String, in report: String) -> Int? {
+        guard let line = report.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 }

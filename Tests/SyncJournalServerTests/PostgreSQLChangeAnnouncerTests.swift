@@ -42,14 +42,19 @@ struct PostgreSQLChangeAnnouncerTests {
         }
     }
 
+    /// An announcer whose rounds go to a recording sender, with no pause between rounds.
+    private static func announcer() -> (RecordingSender, PostgreSQLChangeAnnouncer) {
+        let sender = RecordingSender()
+        return (sender, PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) })
+    }
+
     private static func payload(_ user: String, _ kinds: Set<String>) -> String {
         PostgreSQLChangeNotice.payload(user: user, kinds: kinds)
     }
 
     @Test("changes committed while a round is under way go out together in the next round, one notification per user with its kinds merged")
     func gathersDuringARound() {
-        let sender = RecordingSender()
-        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        let (sender, announcer) = Self.announcer()
         defer { announcer.stop() }
         sender.holdNextRound()
         announcer.announce(user: "u1", kinds: ["pin"])
@@ -65,8 +70,7 @@ struct PostgreSQLChangeAnnouncerTests {
 
     @Test("a change of unknown kinds stays a change of any kind when merged with known ones")
     func anyKindStaysAny() {
-        let sender = RecordingSender()
-        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        let (sender, announcer) = Self.announcer()
         defer { announcer.stop() }
         sender.holdNextRound()
         announcer.announce(user: "u0", kinds: ["pin"])
@@ -81,8 +85,7 @@ struct PostgreSQLChangeAnnouncerTests {
 
     @Test("a round that fails is sent once more, and a round that fails twice is dropped without stopping later ones")
     func failedRoundIsRetriedOnce() {
-        let sender = RecordingSender()
-        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        let (sender, announcer) = Self.announcer()
         defer { announcer.stop() }
         sender.failNext(1)
         announcer.announce(user: "u1", kinds: ["pin"])
@@ -100,8 +103,7 @@ struct PostgreSQLChangeAnnouncerTests {
 
     @Test("flush returns once the changes queued before it went out, including those waiting behind a round under way")
     func flushWaitsForQueuedRounds() {
-        let sender = RecordingSender()
-        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        let (sender, announcer) = Self.announcer()
         defer { announcer.stop() }
         #expect(announcer.flush(), "nothing queued: at once")
         sender.holdNextRound()
@@ -124,8 +126,7 @@ struct PostgreSQLChangeAnnouncerTests {
 
     @Test("stop sends what is queued before the thread ends, and later changes are dropped")
     func stopFlushes() {
-        let sender = RecordingSender()
-        let announcer = PostgreSQLChangeAnnouncer(minimumRoundInterval: 0) { payloads throws(PostgreSQLError) in try sender.send(payloads) }
+        let (sender, announcer) = Self.announcer()
         sender.holdNextRound()
         announcer.announce(user: "u1", kinds: ["pin"])
         sender.waitUntilHeld()
