@@ -19,9 +19,11 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private(set) var handle: OpaquePointer?
     /// The connection string without its password (for errors and logs).
     public let redactedConnection: String
-    /// Whether statements run again are prepared on the server session.
-    /// Turn it off behind a pooler that hands a connection's statements to
-    /// different server sessions (PgBouncer in transaction mode before 1.21).
+    /// Whether statements run again are prepared on the server session:
+    /// as asked, on PostgreSQL 12 or later (where each run can still be
+    /// planned for its values). Turn it off behind a pooler that hands a
+    /// connection's statements to different server sessions (PgBouncer in
+    /// transaction mode before 1.21).
     public let preparesStatements: Bool
     private var statementCache = PreparedStatementCache()
 
@@ -40,7 +42,6 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     public init(connection: String, applicationName: String = "sync-server", connectTimeoutSeconds: Int = 10,
                 preparesStatements: Bool = true) throws(PostgreSQLError) {
         redactedConnection = Self.redact(connection)
-        self.preparesStatements = preparesStatements
         // Defaults first, then dbname (expanded from the string): later keywords win, so the string may override.
         let keywords = ["application_name", "connect_timeout", "dbname"]
         let values = [applicationName, String(connectTimeoutSeconds), connection]
@@ -57,8 +58,9 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         }
         // Notices ("relation already exists, skipping") would go to standard error; they are not failures.
         PQsetNoticeProcessor(connected, { _, _ in }, nil)
+        self.preparesStatements = preparesStatements && PQserverVersion(connected) >= 120_000
         handle = connected
-        if preparesStatements && PQserverVersion(connected) >= 120_000 {
+        if self.preparesStatements {
             // Preparing saves parsing; each run is still planned with its own
             // values and the tables' current size. A generic plan is kept
             // once chosen, and one chosen while `operations` was nearly empty
