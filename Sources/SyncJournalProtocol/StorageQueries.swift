@@ -6,10 +6,12 @@ package protocol StorageQueries {
     /// How this storage's statements fail.
     associatedtype Failure: Error
 
-    /// The row stored under `(kind, id)`, live or a tombstone, with its owner.
+    /// The row stored under `(kind, id)`, live or a tombstone, with its
+    /// owner and the create it comes from.
     func row(kind: String, id: String) throws(Failure) -> OwnedRow?
-    /// Inserts or replaces a row.
-    func write(_ row: ServerRow, owner: String) throws(Failure)
+    /// Inserts or replaces a row; `createdBy` is the id of the create
+    /// whose record it is (``OwnedRow/createdBy``).
+    func write(_ row: ServerRow, owner: String, createdBy: String?) throws(Failure)
     /// Up to `limit` of `owner`'s rows of `kind` after `cursor`, in `(updatedAt, id)` order.
     func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(Failure) -> [ServerRow]
     /// The stamp for the next version of a row whose stored version has

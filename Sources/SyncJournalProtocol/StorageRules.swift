@@ -40,6 +40,10 @@ package enum StorageRules {
     /// (the device reads it back), and a create over the user's tombstone is
     /// a conflict with `nil` rather than a new row, so a resend never brings
     /// back a deleted record.
+    ///
+    /// A create whose id is the record's ``OwnedRow/createdBy`` was applied
+    /// and forgotten, whatever `mayBeForgotten` says (a device clock far
+    /// behind makes an old resend look recent): it is judged the same way.
     package static func apply<Queries: StorageQueries>(_ mutation: Mutation, user: String, mayBeForgotten: Bool = false,
                                                        _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         if let refusal = refusal(of: mutation) { return refusal }
@@ -60,10 +64,13 @@ package enum StorageRules {
         let previous = existing?.row.updatedAt
         switch mutation.op {
         case .create:
-            if mayBeForgotten, existing != nil { return live == nil ? .conflict(server: nil) : .duplicate }
+            let operationID = mutation.operationID.description
+            if let existing, mayBeForgotten || existing.createdBy == operationID {
+                return live == nil ? .conflict(server: nil) : .duplicate
+            }
             if let live { return .conflict(server: live) }
             let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous))
-            try queries.write(row, owner: user)
+            try queries.write(row, owner: user, createdBy: operationID)
             return .applied(row)
         case .update:
             guard var row = live else { return .conflict(server: nil) }
@@ -74,7 +81,7 @@ package enum StorageRules {
                                  permanent: true)
             }
             row.updatedAt = try queries.nextStamp(after: previous)
-            try queries.write(row, owner: user)
+            try queries.write(row, owner: user, createdBy: existing?.createdBy)
             return .applied(row)
         case .delete:
             if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
@@ -82,7 +89,8 @@ package enum StorageRules {
             if live == nil, let existing { return .applied(existing.row) }
             let stamp = try queries.nextStamp(after: previous)
             let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
-            try queries.write(tombstone, owner: user)
+            // The tombstone keeps the create of the life it ends.
+            try queries.write(tombstone, owner: user, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
     }

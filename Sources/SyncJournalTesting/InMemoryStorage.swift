@@ -51,8 +51,8 @@ final class InMemoryStorage: StorageQueries {
     }
 
     /// Stores a row for the rules (and counts it as an applied mutation).
-    func write(_ row: ServerRow, owner: String) {
-        store(row, owner: owner)
+    func write(_ row: ServerRow, owner: String, createdBy: String?) {
+        store(row, owner: owner, createdBy: createdBy)
         ruleWrites += 1
     }
 
@@ -93,15 +93,15 @@ final class InMemoryStorage: StorageQueries {
     // MARK: Beyond the rules
 
     /// Stores a row as another writer would (not an applied mutation).
-    func store(_ row: ServerRow, owner: String) {
+    func store(_ row: ServerRow, owner: String, createdBy: String? = nil) {
         let key = row.key
         if let lastRead, lastRead.key == key {
             // Replacing a value in place moves no row: the index stays valid.
-            table.values[lastRead.index] = OwnedRow(row: row, owner: owner)
+            table.values[lastRead.index] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
             return
         }
         lastRead = nil
-        table[key] = OwnedRow(row: row, owner: owner)
+        table[key] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
     }
 
     /// Every stored row, live or a tombstone.

@@ -24,7 +24,7 @@ enum PlainTableRules {
             if let existing, !existing.row.isTombstone || existing.owner != user { return .duplicate }
             let row = ServerRow(kind: mutation.kind, id: mutation.recordID, fields: mutation.fields,
                                 updatedAt: try queries.nextStamp(after: previous))
-            try queries.write(row, owner: user)
+            try queries.write(row, owner: user, createdBy: mutation.operationID.description)
             return .applied(row)
         case .update, .delete:
             guard let existing, existing.owner == user, !existing.row.isTombstone,
@@ -37,7 +37,7 @@ enum PlainTableRules {
             } else {
                 row = ServerRow(kind: row.kind, id: row.id, updatedAt: stamp, deletedAt: stamp)
             }
-            try queries.write(row, owner: user)
+            try queries.write(row, owner: user, createdBy: existing.createdBy)
             return .applied(row)
         }
     }

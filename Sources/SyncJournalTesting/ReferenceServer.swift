@@ -486,7 +486,7 @@ public actor ReferenceServer {
         guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
         stored.row.fields.merge(changes) { _, new in new }
         stored.row.updatedAt = stamp(for: key)
-        storage.store(stored.row, owner: stored.owner)
+        storage.store(stored.row, owner: stored.owner, createdBy: stored.createdBy)
         wakeChangeWaiters()
         return stored.row
     }
@@ -502,7 +502,7 @@ public actor ReferenceServer {
         guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
         let now = stamp(for: key)
         stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now)
-        storage.store(stored.row, owner: stored.owner)
+        storage.store(stored.row, owner: stored.owner, createdBy: stored.createdBy)
         wakeChangeWaiters()
         return stored.row
     }

@@ -3,7 +3,8 @@ import SyncJournalProtocol
 import SyncJournalServer
 
 /// Opening a database of the schema before remembered operations were dated
-/// (SQLite version 1, PostgreSQL version 2).
+/// (SQLite version 1, PostgreSQL version 2), or before rows kept the
+/// operation that created them (SQLite version 2, PostgreSQL version 3).
 @Suite("remembered operations dated by a schema migration")
 struct OperationRetentionMigrationTests {
     static let retention = OperationRetention(retentionMilliseconds: 10_000)
@@ -13,10 +14,36 @@ struct OperationRetentionMigrationTests {
     static func downgrade(_ fixture: StorageUnderTest) throws {
         try fixture.query("drop index operations_remembered")
         try fixture.query("alter table operations drop column remembered_at")
+        try fixture.query("alter table rows drop column created_by")
         switch fixture.backend {
         case .sqlite: try fixture.query("pragma user_version = 1")
         case .postgres: try fixture.query("update storage_schema set version = 2 where \"only\" = 1")
         }
+    }
+
+    @Test("a database from before rows kept their creating operation opens with none on its rows; rows written after get theirs",
+          arguments: StorageBackend.tested)
+    func upgradeAddsCreatingOperations(_ backend: StorageBackend) throws {
+        let fixture = try StorageUnderTest(backend, operationRetention: Self.retention)
+        let old = Mutations.create("p1")
+        _ = try fixture.storage.push(user: "u1", [old])
+        fixture.storage.closeConnections()
+        try fixture.query("alter table rows drop column created_by")
+        switch backend {
+        case .sqlite: try fixture.query("pragma user_version = 2")
+        case .postgres: try fixture.query("update storage_schema set version = 3 where \"only\" = 1")
+        }
+        let upgraded = try fixture.reopen()
+        defer { upgraded.closeConnections() }
+        switch backend {
+        case .sqlite: #expect(try fixture.query("pragma user_version") == StorageSchema.version)
+        case .postgres: #expect(try fixture.query("select version from storage_schema") == PostgreSQLSchema.version)
+        }
+        #expect(try fixture.query("select count(*) from rows where created_by is null") == 1)
+        let new = Mutations.create("p2")
+        _ = try upgraded.push(user: "u1", [new])
+        #expect(try fixture.query("select count(*) from rows where id = 'p2' and created_by = '\(new.operationID)'") == 1)
+        #expect(try upgraded.push(user: "u1", [old]).first?.outcome.appliedRow != nil, "the old create is still remembered")
     }
 
     @Test("operations remembered before the upgrade are kept and answered, and count as remembered at the upgrade",

@@ -100,6 +100,34 @@ struct OperationRetentionTests {
         #expect(try fixture.rememberedCount() == 1, "only the delete's harmless answer was remembered again")
     }
 
+    @Test("a create resent after its id was forgotten is known by the record it created, whatever its queuedAt: duplicate while the record lives, conflict with null once deleted",
+          arguments: StorageBackend.tested)
+    func forgottenCreateKnownByItsRecord(_ backend: StorageBackend) throws {
+        let fixture = try StorageUnderTest(backend, operationRetention: Self.retention)
+        let storage = fixture.storage
+        let start = fixture.clock.now
+        // A device clock far ahead: by its queuedAt every resend looks recent.
+        let ahead = start + 1_000_000
+        let createA = Self.queued(Mutations.create("a"), at: ahead)
+        let a = try #require(try storage.push(user: "u1", [createA]).first?.outcome.appliedRow)
+        let createD = Self.queued(Mutations.create("d"), at: ahead)
+        let d = try #require(try storage.push(user: "u1", [createD]).first?.outcome.appliedRow)
+        let updateD = Self.queued(Mutations.update("d", base: d.updatedAt, ["title": .string("d2")]), at: ahead)
+        let d2 = try #require(try storage.push(user: "u1", [updateD]).first?.outcome.appliedRow)
+        _ = try storage.push(user: "u1", [Self.queued(Mutations.delete("d", base: d2.updatedAt), at: ahead)])
+
+        fixture.clock.set(start + 20_000)
+        #expect(try storage.pruneRememberedOperations(limit: 100) == 4)
+        #expect(!Self.retention.mayBeForgotten(createD, at: fixture.clock.now), "its queuedAt alone would let it re-create d")
+        let resent = try storage.push(user: "u1", [createA, createD])
+        #expect(resent.map(\.outcome) == [.duplicate, .conflict(server: nil)])
+        #expect(try storage.read(user: "u1", kind: "pin", id: "a") == a)
+        #expect(try storage.read(user: "u1", kind: "pin", id: "d") == nil, "the deleted record stays deleted")
+        // Another create of d, a new operation, is a new record over the tombstone.
+        let recreated = try storage.push(user: "u1", [Self.queued(Mutations.create("d"), at: fixture.clock.now)])
+        #expect(recreated.first?.outcome.appliedRow != nil, "\(recreated)")
+    }
+
     @Test("an unremembered create is judged by its queuedAt: recent ones re-create over a tombstone, old or undated ones do not",
           arguments: StorageBackend.tested)
     func judgementFollowsQueuedAt(_ backend: StorageBackend) throws {

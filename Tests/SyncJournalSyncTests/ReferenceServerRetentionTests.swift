@@ -34,6 +34,23 @@ struct ReferenceServerRetentionTests {
         #expect(try await store.outboxOperations().isEmpty)
     }
 
+    @Test("a create resent after its id was forgotten, queued by a clock far ahead, is known by its record: a conflict with null once the record was deleted")
+    func forgottenCreateOfADeletedRecord() async throws {
+        let server = ReferenceServer(startMilliseconds: Self.start)
+        await server.setOperationRetention(OperationRetention(retentionMilliseconds: 10_000))
+        var create = Mutation(operationID: .random(), kind: "pin", op: .create, recordID: "p1", fields: [:], baseUpdatedAt: nil)
+        create.queuedAt = Self.start + 1_000_000
+        guard case .applied(let row)? = try await server.push(user: "u1", [create]).first?.outcome else {
+            Issue.record("the create was not applied")
+            return
+        }
+        let delete = Mutation(operationID: .random(), kind: "pin", op: .delete, recordID: "p1", fields: [:], baseUpdatedAt: row.updatedAt)
+        _ = try await server.push(user: "u1", [delete])
+        await server.tick(20_000)
+        #expect(await server.pruneRememberedOperations() == 2)
+        #expect(try await server.push(user: "u1", [create]).map(\.outcome) == [.conflict(server: nil)], "never re-created")
+    }
+
     @Test("without a retention the reference server forgets nothing")
     func noRetention() async throws {
         let server = ReferenceServer(startMilliseconds: Self.start)

@@ -14,8 +14,9 @@ final class PostgreSQLPushBatch: StorageQueries {
 
     /// The stored rows the push names (any owner), then the versions it wrote.
     private var stored: [RecordKey: OwnedRow]
-    /// The final version of every row the push changed, in first-written order.
-    private(set) var written: [ServerRow] = []
+    /// The final version of every row the push changed, with the create it
+    /// comes from, in first-written order.
+    private(set) var written: [(row: ServerRow, createdBy: String?)] = []
     private var writtenIndex: [RecordKey: Int] = [:]
     /// The user's last stamp, as the push moves it.
     private(set) var lastStamp: Int64
@@ -32,14 +33,14 @@ final class PostgreSQLPushBatch: StorageQueries {
 
     func row(kind: String, id: String) -> OwnedRow? { stored[RecordKey(kind: kind, id: id)] }
 
-    func write(_ row: ServerRow, owner: String) {
+    func write(_ row: ServerRow, owner: String, createdBy: String?) {
         let key = RecordKey(kind: row.kind, id: row.id)
-        stored[key] = OwnedRow(row: row, owner: owner)
+        stored[key] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
         if let index = writtenIndex[key] {
-            written[index] = row
+            written[index] = (row, createdBy)
         } else {
             writtenIndex[key] = written.count
-            written.append(row)
+            written.append((row, createdBy))
         }
     }
 

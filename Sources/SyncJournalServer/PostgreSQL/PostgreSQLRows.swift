@@ -89,6 +89,16 @@ public struct PostgreSQLRows: Sendable {
         return text
     }
 
+    /// A `text` value (valid UTF-8), `nil` for null.
+    ///
+    /// ```swift
+    /// let createdBy = try rows.optionalText(0, 4)
+    /// ```
+    public func optionalText(_ row: Int, _ column: Int) throws(PostgreSQLError) -> String? {
+        guard try value(row, column) != nil else { return nil }
+        return try text(row, column)
+    }
+
     /// A `bytea` value that must not be null.
     ///
     /// ```swift

@@ -22,7 +22,7 @@ public enum PostgreSQLSchema {
     /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.statements.count == 12)
+    /// #expect(PostgreSQLSchema.statements.count == 13)
     /// ```
     public static let statements = [
         """
@@ -59,6 +59,8 @@ public enum PostgreSQLSchema {
           remembered_at bigint not null default ((extract(epoch from clock_timestamp()) * 1000)::bigint)
         """,
         "create index if not exists operations_remembered on operations (remembered_at)",
+        // Version 4: the create whose record each row is (null for rows stored before).
+        "alter table rows add column if not exists created_by text collate \"C\"",
         """
         create table if not exists stamp (
           "only" integer primary key check ("only" = 1),
@@ -106,13 +108,16 @@ public enum PostgreSQLSchema {
     /// so they can be pruned after a retention; opening a version 1 or 2
     /// database adds the column and dates what it remembers at the upgrade.
     ///
+    /// Version 4 keeps the create whose record each row is
+    /// (`rows.created_by`); rows stored before have none.
+    ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 3)
+    /// #expect(PostgreSQLSchema.version == 4)
     /// ```
-    public static let version: Int64 = 3
+    public static let version: Int64 = 4
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...3
+    static let openableVersions: ClosedRange<Int64> = 1...4
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

@@ -107,15 +107,16 @@ struct PostgreSQLTransaction {
     // MARK: Rows
 
     func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let rows = try run("select owner, fields, updated_at, deleted_at from rows where kind = $1 and id = $2", [.text(kind), .text(id)])
+        let rows = try run("select owner, fields, updated_at, deleted_at, created_by from rows where kind = $1 and id = $2",
+                           [.text(kind), .text(id)])
         guard rows.count > 0 else { return nil }
         let key = "\(kind)/\(id)"
-        let (owner, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
-            (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3))
+        let (owner, bytes, updatedAt, deletedAt, createdBy) = try decode({ () throws(PostgreSQLError) in
+            (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3), try rows.optionalText(0, 4))
         }, table: "rows", key: key)
         let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: key)
         return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt),
-                                         owner: owner)
+                        owner: owner, createdBy: createdBy)
     }
 
     /// The stored rows (any owner) under `keys`, in one statement.
@@ -127,7 +128,7 @@ struct PostgreSQLTransaction {
     /// The statement of ``rows(keys:)`` (`keys` not empty), for a pipeline.
     static func rowsStatement(keys: [RecordKey]) -> PostgreSQLStatement {
         PostgreSQLStatement("""
-            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at
+            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at, r.created_by
             from rows r join unnest($1::text[], $2::text[]) as k(kind, id) on r.kind = k.kind and r.id = k.id
             """, [.textArray(keys.map(\.kind)), .textArray(keys.map(\.id))])
     }
@@ -137,13 +138,14 @@ struct PostgreSQLTransaction {
         var rows: [RecordKey: OwnedRow] = [:]
         rows.reserveCapacity(found.count)
         for index in 0..<found.count {
-            let (kind, id, owner, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
+            let (kind, id, owner, bytes, updatedAt, deletedAt, createdBy) = try decode({ () throws(PostgreSQLError) in
                 (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
-                 try found.int64(index, 4), try found.optionalInt64(index, 5))
+                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalText(index, 6))
             }, table: "rows", key: "batch row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
             rows[RecordKey(kind: kind, id: id)] = OwnedRow(
-                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt), owner: owner)
+                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt), owner: owner,
+                createdBy: createdBy)
         }
         return rows
     }
@@ -159,15 +161,18 @@ struct PostgreSQLTransaction {
     /// the rerun reads the other user's row and refuses the mutation as
     /// forbidden. An operation id remembered by a racing transaction is a
     /// unique violation (`23505`), also run again.
-    func write(owner: String, rows: [ServerRow], operations: [(operationID: String, row: ServerRow)], lastStamp: Int64?, rememberedAt: Int64) throws(StorageError) {
+    func write(owner: String, rows written: [(row: ServerRow, createdBy: String?)], operations: [(operationID: String, row: ServerRow)],
+               lastStamp: Int64?, rememberedAt: Int64) throws(StorageError) {
+        let rows = written.map(\.row)
         guard !rows.isEmpty || !operations.isEmpty || lastStamp != nil else { return }
         let written = try run("""
             with
             changed as (
-              insert into rows (kind, id, owner, fields, updated_at, deleted_at)
-              select k, i, $1, f, u, d from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[]) as t(k, i, f, u, d)
+              insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by)
+              select k, i, $1, f, u, d, nullif(c, '') from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $15::text[])
+                as t(k, i, f, u, d, c)
               on conflict (kind, id) do update set fields = excluded.fields, updated_at = excluded.updated_at,
-                deleted_at = excluded.deleted_at
+                deleted_at = excluded.deleted_at, created_by = excluded.created_by
               where rows.owner = excluded.owner
               returning 1
             ),
@@ -188,7 +193,9 @@ struct PostgreSQLTransaction {
                   .textArray(operations.map(\.row.kind)), .textArray(operations.map(\.row.id)),
                   .bytesArray(operations.map { StorageTransaction.encodeFields($0.row.fields) }),
                   .int64Array(operations.map(\.row.updatedAt)), .int64Array(operations.map(\.row.deletedAt)),
-                  .int64(lastStamp), .int64(rememberedAt)])
+                  .int64(lastStamp), .int64(rememberedAt),
+                  // An operation id is never empty: "" stands for a row of no known create.
+                  .textArray(written.map { $0.createdBy ?? "" })])
         let count = try decode({ () throws(PostgreSQLError) in try written.int64(0, 0) }, table: "rows", key: owner)
         if count != Int64(rows.count) {
             throw .postgres(PostgreSQLError(sqlState: "40001",

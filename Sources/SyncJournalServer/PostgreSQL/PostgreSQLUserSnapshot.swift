@@ -15,7 +15,7 @@ struct PostgreSQLUserSnapshot: StorageQueries {
     func row(kind: String, id: String) throws(StorageError) -> OwnedRow? { try transaction.row(kind: kind, id: id) }
 
     /// A pull writes nothing: its transaction is read only.
-    func write(_ row: ServerRow, owner: String) throws(StorageError) {
+    func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
         throw .badRequest("a pull does not write rows")
     }
 

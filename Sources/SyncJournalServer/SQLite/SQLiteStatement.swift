@@ -34,6 +34,15 @@ public struct SQLiteStatement {
         }
     }
 
+    /// Binds text, or NULL for `nil`.
+    ///
+    /// ```swift
+    /// statement.bind(7, createdBy)
+    /// ```
+    public func bind(_ index: Int32, _ value: String?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
     /// Binds a 64-bit integer to parameter `index`.
     ///
     /// ```swift
@@ -113,6 +122,13 @@ public struct SQLiteStatement {
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
     }
+
+    /// Column `index` as text, `nil` when NULL.
+    ///
+    /// ```swift
+    /// let createdBy = statement.optionalText(6)
+    /// ```
+    public func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
 
     /// Column `index` as bytes.
     ///

@@ -94,7 +94,7 @@ public final class SQLiteStorage: SyncStorage {
             } catch {
                 throw StorageError(sqlite: error)
             }
-            guard version == 0 || version == 1 || version == StorageSchema.version else {
+            guard (0...StorageSchema.version).contains(version) else {
                 throw .corrupt(table: "user_version", key: path, reason: "schema version \(version), this server knows 1 to \(StorageSchema.version)")
             }
             do throws(SQLiteError) {
@@ -106,6 +106,7 @@ public final class SQLiteStorage: SyncStorage {
                         _ = try statement.step()
                     }
                 }
+                if version == 1 || version == 2 { try database.execute(StorageSchema.sqliteFromVersion2) }
                 try database.execute(StorageSchema.sqlite)
                 try database.execute("pragma user_version = \(StorageSchema.version)")
             } catch {

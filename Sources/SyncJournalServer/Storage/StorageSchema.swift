@@ -3,8 +3,10 @@
 ///
 /// - `rows`: one per record, tombstones included until purged. `fields` is
 ///   the record's field list in journals/FORMAT.md's encoding (names sorted
-///   by bytes, typed values; exact for doubles and sets). The index serves
-///   pulls: one kind of one owner after a `(updated_at, id)` cursor.
+///   by bytes, typed values; exact for doubles and sets). `created_by` is
+///   the operation id of the create whose record it is (null for rows of
+///   version 2 and before). The index serves pulls: one kind of one owner
+///   after a `(updated_at, id)` cursor.
 /// - `operations`: the applied operations per user with the row the push
 ///   answered (only applied results are remembered, so the row is the result)
 ///   and when the server remembered it (`remembered_at`, server time in
@@ -19,11 +21,12 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 2)
+    /// #expect(StorageSchema.version == 3)
     /// ```
     ///
-    /// Version 2 added `operations.remembered_at` and its index.
-    public static let version: Int64 = 2
+    /// Version 2 added `operations.remembered_at` and its index; version 3
+    /// `rows.created_by`.
+    public static let version: Int64 = 3
 
     /// Moves a version 1 database to version 2, run in the migration's
     /// transaction before ``sqlite``: adds the column (see
@@ -43,6 +46,16 @@ public enum StorageSchema {
     /// ```
     public static let sqliteDateVersion1Operations = "update operations set remembered_at = ?1"
 
+    /// Moves a version 1 or 2 database to version 3, run in the migration's
+    /// transaction before ``sqlite``: the rows stored so far get no creating
+    /// operation (null), and a create resent after its id is forgotten is
+    /// judged for them by its `queuedAt` alone, as before.
+    ///
+    /// ```swift
+    /// try database.execute(StorageSchema.sqliteFromVersion2)
+    /// ```
+    public static let sqliteFromVersion2 = "alter table rows add column created_by text"
+
     /// The DDL, idempotent (`if not exists`).
     ///
     /// ```swift
@@ -56,6 +69,7 @@ public enum StorageSchema {
           fields     blob not null,
           updated_at integer not null,
           deleted_at integer,
+          created_by text,
           primary key (kind, id)
         ) without rowid;
         create index if not exists rows_pull on rows (kind, owner, updated_at, id);

@@ -15,27 +15,28 @@ struct StorageTransaction {
     // MARK: Rows
 
     func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)? = try sql { () throws(SQLiteError) in
-            try database.withStatement("select owner, fields, updated_at, deleted_at from rows where kind = ?1 and id = ?2") { statement throws(SQLiteError) in
+        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?)? = try sql { () throws(SQLiteError) in
+            try database.withStatement("select owner, fields, updated_at, deleted_at, created_by from rows where kind = ?1 and id = ?2") {
+                statement throws(SQLiteError) in
                 statement.bind(1, kind)
                 statement.bind(2, id)
                 guard try statement.step() else { return nil }
-                return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3))
+                return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3), statement.optionalText(4))
             }
         }
         guard let found else { return nil }
         let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
         return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt),
-                      owner: found.owner)
+                        owner: found.owner, createdBy: found.createdBy)
     }
 
-    func write(_ row: ServerRow, owner: String) throws(StorageError) {
+    func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
         let fields = Self.encodeFields(row.fields)
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into rows (kind, id, owner, fields, updated_at, deleted_at) values (?1, ?2, ?3, ?4, ?5, ?6)
+                insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
-                  updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
+                  updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, row.kind)
                 statement.bind(2, row.id)
@@ -43,6 +44,7 @@ struct StorageTransaction {
                 statement.bind(4, bytes: fields)
                 statement.bind(5, row.updatedAt)
                 statement.bind(6, row.deletedAt)
+                statement.bind(7, createdBy)
                 _ = try statement.step()
             }
         }
