@@ -10,13 +10,17 @@ import SyncJournalTesting
 
 @Suite("sync-server binary: crash safety and command line")
 struct CrashSafetyTests {
-    @Test("after SIGKILL mid-stream, every acknowledged push is there, each unacknowledged one is all or nothing, and a resend gets the remembered result")
-    func killAndRestart() throws {
+    @Test("after SIGKILL mid-stream, every acknowledged push is there, each unacknowledged one is all or nothing, and a resend gets the remembered result",
+          arguments: StorageBackend.tested)
+    func killAndRestart(_ backend: StorageBackend) throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-server"); defer { directory.remove() }
         let database = directory.file("crash.sqlite")
-        let arguments = ["--port", "0", "--db", database, "--user", "t-alice:alice"]
+        let schema = backend == .postgres ? try PostgreSQLTestSchema() : nil
+        let storageArguments = schema.map { ["--postgres", $0.connection] } ?? ["--db", database]
+        let arguments = ["--port", "0"] + storageArguments + ["--user", "t-alice:alice"]
         let first = try ServerProcess(arguments)
-        #expect(first.readyLine == "sync-server listening on http://127.0.0.1:\(first.port) (sqlite \(database))")
+        let storage = schema.map { "postgres \(PostgreSQLConnection.redact($0.connection))" } ?? "sqlite \(database)"
+        #expect(first.readyLine == "sync-server listening on http://127.0.0.1:\(first.port) (\(storage))")
         let batches = (0..<30).map { batch in
             (0..<3).map { Mutations.create("r\(batch)-\($0)", ["n": .int(Int64(batch)), "payload": .string(String(repeating: "x", count: 200))]) }
         }
