@@ -118,10 +118,11 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         // The statement names itself in errors; its first words are taken only when one is made.
         let context = sql
         let handle = try openHandle(context: context)
-        let plan = plan(sql, parameters)
+        let types = parameters.map(\.typeOID)
+        let plan = plan(sql, types)
         if case .prepare(let name) = plan {
             // One extra round trip, once per statement and connection.
-            let prepared = PQprepare(handle, name, sql, Int32(parameters.count), parameters.map(\.typeOID))
+            let prepared = PQprepare(handle, name, sql, Int32(parameters.count), types)
             guard let prepared else {
                 statementCache.abandon(name)
                 throw failure(handle, context: context)
@@ -132,7 +133,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                 throw error
             }
         }
-        let result = Self.withParameters(parameters) { types, pointers, lengths, formats in
+        let result = Self.withParameters(parameters) { pointers, lengths, formats in
             switch plan {
             case .unnamed:
                 PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
@@ -173,14 +174,15 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         var plans: [PreparedStatementCache.Plan] = []
         plans.reserveCapacity(statements.count)
         for statement in statements {
-            let plan = plan(statement.sql, statement.parameters)
+            let types = statement.parameters.map(\.typeOID)
+            let plan = plan(statement.sql, types)
             if case .prepare(let name) = plan,
-               PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), statement.parameters.map(\.typeOID)) != 1 {
+               PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), types) != 1 {
                 statementCache.abandon(name)
                 sendFailure = failure(handle, context: statement.sql)
                 break
             }
-            let queued = Self.withParameters(statement.parameters) { types, pointers, lengths, formats in
+            let queued = Self.withParameters(statement.parameters) { pointers, lengths, formats in
                 switch plan {
                 case .unnamed:
                     PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), types, pointers, lengths, formats, 1)
@@ -254,11 +256,11 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// the server can take the whole pipeline while its first answers wait.
     public static let pipelineParameterBudget = 32 * 1024
 
-    /// How to send `sql` with `parameters`: unnamed, or by a name prepared
-    /// on this connection (``PreparedStatementCache``).
-    private func plan(_ sql: String, _ parameters: [PostgreSQLValue]) -> PreparedStatementCache.Plan {
+    /// How to send `sql` with parameters of `types`: unnamed, or by a name
+    /// prepared on this connection (``PreparedStatementCache``).
+    private func plan(_ sql: String, _ types: [UInt32]) -> PreparedStatementCache.Plan {
         guard preparesStatements else { return .unnamed }
-        return statementCache.plan(sql: sql, types: parameters.map(\.typeOID))
+        return statementCache.plan(sql: sql, types: types)
     }
 
     /// Returns `error`, first forgetting the prepared statements when it
@@ -318,13 +320,13 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         return PostgreSQLRows(values: values, affected: affected, context: context)
     }
 
-    /// Calls `body` with libpq's parameter arrays for `parameters`: binary
-    /// format, typed, null parameters as nil pointers. The copies live until
+    /// Calls `body` with libpq's value arrays for `parameters`: binary
+    /// format, null parameters as nil pointers (their types are the
+    /// caller's, from ``PostgreSQLValue/typeOID``). The copies live until
     /// `body` returns (libpq copies them before `PQexecParams` or
     /// `PQsendQueryParams` returns).
     private static func withParameters<T>(_ parameters: [PostgreSQLValue],
-                                          _ body: ([UInt32], [UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
-        let types = parameters.map(\.typeOID)
+                                          _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
         let encoded = parameters.map(\.binary)
         let lengths = encoded.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: parameters.count)
@@ -337,7 +339,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             return buffer
         }
         defer { for buffer in buffers { buffer?.deallocate() } }
-        return body(types, buffers.map { $0.map { UnsafePointer($0) } }, lengths, formats)
+        return body(buffers.map { $0.map { UnsafePointer($0) } }, lengths, formats)
     }
 
     // MARK: Text

@@ -72,6 +72,23 @@ public final class PostgreSQLConnectionPool: Sendable {
         return result
     }
 
+    /// ``withConnection(_:)`` for a body that fails as the database does:
+    /// a connection that cannot be made and the body's own failure are both
+    /// the ``PostgreSQLError``.
+    ///
+    /// ```swift
+    /// let one = try pool.withDatabaseConnection { connection throws(PostgreSQLError) in try connection.execute("select 1::int8").int64(0, 0) }
+    /// ```
+    package func withDatabaseConnection<T>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(PostgreSQLError) -> T {
+        do throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) {
+            return try withConnection(body)
+        } catch {
+            switch error {
+            case .connect(let failure), .body(let failure): throw failure
+            }
+        }
+    }
+
     private func giveBack(_ connection: PostgreSQLConnection) {
         guard !connection.isBroken else {
             connection.close()

@@ -95,14 +95,8 @@ public final class PostgreSQLStorage: SyncStorage {
         redactedConnection = pool.redactedConnection
         changeNotifications = PostgreSQLChangeNotifications(connection: connection)
         announcer = PostgreSQLChangeAnnouncer { [pool] payloads throws(PostgreSQLError) in
-            do throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) {
-                _ = try pool.withConnection { connection throws(PostgreSQLError) in
-                    try connection.execute(PostgreSQLChangeNotice.notifyStatement, [.text(PostgreSQLChangeNotice.channel), .textArray(payloads)])
-                }
-            } catch {
-                switch error {
-                case .connect(let failure), .body(let failure): throw failure
-                }
+            _ = try pool.withDatabaseConnection { connection throws(PostgreSQLError) in
+                try connection.execute(PostgreSQLChangeNotice.notifyStatement, [.text(PostgreSQLChangeNotice.channel), .textArray(payloads)])
             }
         }
         now = clock
@@ -116,19 +110,15 @@ public final class PostgreSQLStorage: SyncStorage {
 
     /// The schema version the database records, or `nil` before its tables exist.
     private func storedSchemaVersion() throws(StorageError) -> Int64? {
-        let version: Int64?
-        do throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) {
-            version = try pool.withConnection { connection throws(PostgreSQLError) -> Int64? in
+        do throws(PostgreSQLError) {
+            return try pool.withDatabaseConnection { connection throws(PostgreSQLError) -> Int64? in
                 guard try connection.execute("select count(*)::int8 where to_regclass('storage_schema') is not null").int64(0, 0) == 1 else { return nil }
                 let rows = try connection.execute("select version from storage_schema where \"only\" = 1")
                 return rows.count == 1 ? try rows.int64(0, 0) : nil
             }
         } catch {
-            switch error {
-            case .connect(let failure), .body(let failure): throw StorageError(postgres: failure)
-            }
+            throw StorageError(postgres: error)
         }
-        return version
     }
 
     /// Creates the tables if missing and moves a database of schema version 1
@@ -319,10 +309,6 @@ public final class PostgreSQLStorage: SyncStorage {
         return bytes <= PostgreSQLConnection.pipelineParameterBudget
     }
 
-    /// Runs `body` on a connection of the pool, outside any transaction.
-    func withPooledConnection<T>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(PostgreSQLConnectionPoolFailure<PostgreSQLError>) -> T {
-        try pool.withConnection(body)
-    }
 
     // MARK: Pull
 
