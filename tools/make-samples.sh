@@ -43,6 +43,7 @@ done
 goldens=(v1-all-types v1-continued v1.1-conflicts v1.1-continued v2-all-types v2-conflicts v2-continued)
 goldens+=(v2.1-typed-values)
 goldens+=(v2.1-transactions)
+goldens+=(v2.3-model-versions)
 # What the current reader makes of the golden files; a diff here on a later
 # version means it reads an older file differently: look before committing.
 for g in "${goldens[@]}"; do
@@ -59,6 +60,7 @@ for p in "${names[@]}" "${goldens[@]/#/golden/}"; do
   [[ "$p" == golden/v1.1-* || "$p" == golden/v2-conflicts || "$p" == golden/v2-continued ]] && modes=(text verify state state-json)
   [[ "$p" == golden/v2.1-typed-values ]] && modes=(text verify state state-json)
   [[ "$p" == golden/v2.1-transactions ]] && modes=(text json verify state state-json)
+  [[ "$p" == golden/v2.3-model-versions ]] && modes=(text json verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;

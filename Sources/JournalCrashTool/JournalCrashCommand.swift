@@ -10,15 +10,26 @@ import SyncJournalCommandLine
 /// - `journal-crash write PATH --records N [--group-commit]` appends N
 ///   operation records (creating PATH, or continuing it after recovery) and
 ///   prints `acked SEQ` on its own line, flushed, once each record is durable.
+/// - `journal-crash store PATH --edits N [--seed S] [--editors E]` edits the
+///   store at PATH through ``LocalStore`` from concurrent editors, with
+///   transactions and checkpoints, printing `trying` and `acked` lines
+///   (see ``StoreCrash``); `journal-crash store-verify PATH --acks FILE`
+///   reopens it and checks every acknowledged edit against that output.
 /// - `journal-crash samples DIR` writes the sample and golden journals under DIR.
 package enum JournalCrashCommand {
     /// The command line: a subcommand, its path, and the writer's options.
     package static let syntax = CommandSyntax(
         tool: "journal-crash",
-        synopses: ["write PATH --records N [--group-commit [--writers W] | --bulk] [--ack-ahead K]", "samples DIR"],
+        synopses: ["write PATH --records N [--group-commit [--writers W] | --bulk] [--ack-ahead K]",
+                   "store PATH --edits N [--seed S] [--editors E] [--ack-early]", "store-verify PATH --acks FILE", "samples DIR"],
         summary: """
             write: appends N operation records to PATH (creating it, or continuing it after
               recovery) and prints `acked SEQ`, flushed, once each record is durable
+            store: edits the store at PATH from E concurrent editors (N calls each: creates,
+              updates, deletes, transactions; checkpoints at random moments), printing
+              `trying ID STATE ...` before and `acked ID STATE` after each call
+            store-verify: reopens the store at PATH and checks it against the output FILE of
+              `store`; exits 1 if an acknowledged edit is lost or a transaction is torn
             samples: writes the sample and golden journals under DIR
             """,
         options: [
@@ -27,6 +38,11 @@ package enum JournalCrashCommand {
             .value("--writers", "W", help: "concurrent writers with --group-commit (default 16)"),
             .flag("--bulk", help: "append without syncing, one sync at the end"),
             .value("--ack-ahead", "K", help: "a negative control: print `acked` K ahead of what is durable"),
+            .value("--edits", "N", help: "calls per editor (store)"),
+            .value("--seed", "S", help: "the random seed (store; default: a random one, printed)"),
+            .value("--editors", "E", help: "concurrent editors (store; default 4)"),
+            .flag("--ack-early", help: "a negative control: print `acked`, then make the store call (store)"),
+            .value("--acks", "FILE", help: "the output of `store` to check against (store-verify)"),
         ],
         positionals: CommandPositionals(names: ["COMMAND", "PATH"], minimum: 1, maximum: 2))
 
@@ -37,6 +53,10 @@ package enum JournalCrashCommand {
     enum Invocation: Equatable {
         /// Append records to a journal.
         case write(path: String, records: Int, mode: JournalWriter.Mode, writers: Int, ackAhead: Int)
+        /// Edit a store through LocalStore.
+        case store(path: String, options: StoreCrash.WriterOptions)
+        /// Check a store against the output of `store`.
+        case storeVerify(path: String, acks: String)
         /// Write the sample journals under a directory.
         case samples(directory: String)
     }
@@ -56,6 +76,17 @@ package enum JournalCrashCommand {
             if groupCommit && bulk { throw .invalidCombination("--group-commit and --bulk are two different writers; give one") }
             let mode: JournalWriter.Mode = bulk ? .bulk : (groupCommit ? .groupCommit : .durable)
             return .write(path: parsed.positionals[1], records: records, mode: mode, writers: writers, ackAhead: ackAhead)
+        case "store":
+            guard parsed.positionals.count == 2 else { throw .missingArgument("PATH") }
+            guard let edits = try parsed.integer("--edits", atLeast: 0) else { throw .invalidCombination("store needs --edits N") }
+            let seed = try parsed.unsigned("--seed") ?? UInt64.random(in: 0...UInt64(UInt32.max))
+            let editors = try parsed.integer("--editors", in: 1...64) ?? 4
+            return .store(path: parsed.positionals[1],
+                          options: .init(seed: seed, editors: editors, edits: edits, ackEarly: parsed.has("--ack-early")))
+        case "store-verify":
+            guard parsed.positionals.count == 2 else { throw .missingArgument("PATH") }
+            guard let acks = try parsed.nonEmptyValue("--acks", expected: "a file") else { throw .invalidCombination("store-verify needs --acks FILE") }
+            return .storeVerify(path: parsed.positionals[1], acks: acks)
         case "samples":
             guard parsed.positionals.count == 2 else { throw .missingArgument("DIR") }
             guard parsed.given.isEmpty else { throw .invalidCombination("samples takes no options") }
@@ -74,6 +105,10 @@ package enum JournalCrashCommand {
         switch invocation {
         case .write(let path, let records, let mode, let writers, let ackAhead):
             return await write(path: path, records: records, mode: mode, writers: writers, ackAhead: ackAhead, output: output)
+        case .store(let path, let options):
+            return await StoreCrash.write(path: path, options: options, output: output)
+        case .storeVerify(let path, let acks):
+            return await storeVerify(path: path, acks: acks, output: output)
         case .samples(let directory):
             do {
                 try await SampleJournals.write(into: directory)
@@ -84,6 +119,22 @@ package enum JournalCrashCommand {
                 return ToolExit.damage.rawValue
             }
         }
+    }
+
+    /// Checks the store at `path` against the writer output in the file `acks`.
+    static func storeVerify(path: String, acks: String, output: ToolOutput) async -> Int32 {
+        let log: String
+        do { log = try String(contentsOfFile: acks, encoding: .utf8) } catch {
+            output.error("journal-crash: \(StoreCrash.CheckError.cannotReadLog(path: acks, reason: error.localizedDescription))\n")
+            return ToolExit.cannotOpen.rawValue
+        }
+        let verification: StoreCrash.Verification
+        do { verification = try await StoreCrash.verify(path: path, log: log) } catch {
+            output.error("journal-crash: \(error)\n")
+            return ToolExit.damage.rawValue
+        }
+        output.standard((verification.lost + verification.torn).map { $0 + "\n" }.joined() + verification.summary + "\n")
+        return verification.passed ? ToolExit.ok.rawValue : ToolExit.damage.rawValue
     }
 
     /// The operation written as record number `n`: about 200 bytes, like a real edit.

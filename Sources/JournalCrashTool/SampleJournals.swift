@@ -32,6 +32,7 @@ package enum SampleJournals {
         File(relativePath: "golden/v2-continued.journal", purpose: "the records of v1.1-continued in format 2, continuing v2-conflicts, closed by a sync-horizon record"),
         File(relativePath: "golden/v2.1-typed-values.journal", purpose: "format 2.1's field values: timestamps, UUIDs, arrays and objects, nested as deep as allowed, in pulled rows, a create and updates"),
         File(relativePath: "golden/v2.1-transactions.journal", purpose: "write transactions (type 0x000F) across kinds, with compaction inside one transaction and against earlier edits, an edit behind a sent one, an acknowledgement"),
+        File(relativePath: "golden/v2.3-model-versions.journal", purpose: "format 2.3's model versions: pulled rows with and without one, versioned edits the compactor merged (the highest kept), an unversioned edit, an acknowledgement and a tombstone carrying one"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -84,11 +85,11 @@ package enum SampleJournals {
         /// Journals an edit: the base the store would give it, and the compactor's steps.
         @discardableResult
         mutating func edit(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
-                           at minute: Int64) -> OperationID {
+                           at minute: Int64, modelVersion: Int? = nil) -> OperationID {
             let key = RecordKey(kind: entity, id: id)
             let operation = JournalOperation(id: .random(using: &generator), kind: kind, entity: entity, recordID: id, fields: fields,
                                              baseUpdatedAt: kind == .create ? nil : state.base(for: key),
-                                             queuedAt: SampleJournals.baseTime + minute * 60_000)
+                                             queuedAt: SampleJournals.baseTime + minute * 60_000, modelVersion: modelVersion)
             var probe = state
             probe.apply(.edit(operation, compaction: []))
             record(.edit(operation, compaction: Compactor.steps(for: operation, in: probe.outbox)))
@@ -398,6 +399,9 @@ package enum SampleJournals {
         // Format 2.1: write transactions.
         try await writeJournal(directory + "/golden/v2.1-transactions.journal", header: header(seed: 22), records: transactionEvents().records)
 
+        // Format 2.3: model versions on operations and server rows.
+        try await writeJournal(directory + "/golden/v2.3-model-versions.journal", header: header(seed: 23), records: modelVersionEvents().records)
+
         try writeCraftedSamples(into: directory, from: healthy)
     }
 
@@ -492,12 +496,23 @@ package enum SampleJournals {
 
     /// Writes `records` into a new journal. Durable mode by default, so each
     /// record's sync horizon is its own offset, as a store's edits have it.
+    ///
+    /// The samples and golden files are the bytes 2.0 and 2.1 writers made
+    /// (minor version 0 in the header), and stay so byte for byte: those
+    /// writers closed with a sync-horizon record in bulk mode only, so in the
+    /// other modes the closing record today's writer appends is cut off.
     static func writeJournal(_ path: String, header: JournalHeader, records: [(RecordType, [UInt8])],
                              mode: JournalWriter.Mode = .durable) async throws {
         try? FileManager.default.removeItem(atPath: path)
         let writer = try await JournalWriter.open(path: path, options: .init(mode: mode, headerForNewJournal: { header }))
         for (type, payload) in records { try await writer.append(type: type, payload: payload) }
+        let end = writer.endOffset
         try await writer.close()
+        if mode != .bulk {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.truncate(atOffset: UInt64(end))
+            try handle.close()
+        }
         // The lock file is the writer's; samples are plain files.
         try? FileManager.default.removeItem(atPath: JournalFiles(journal: path).lock)
     }

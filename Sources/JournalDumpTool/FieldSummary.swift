@@ -54,19 +54,7 @@ enum FieldSummary {
         }
     }
 
-    /// `2025-11-24T16:00:00.000001Z`: a timestamp in UTC with its microseconds, for people.
-    static func iso8601(microseconds: Int64) -> String {
-        let seconds = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        let (whole, fraction) = seconds.remainder < 0 ? (seconds.quotient - 1, seconds.remainder + 1_000_000) : seconds
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                            from: Date(timeIntervalSince1970: Double(whole)))
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let digits = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):"
-            + "\(pad(parts.second, 2)).\(pad(Int(fraction), 6))Z"
-    }
+    /// `2025-11-24T16:00:00.000001Z`: a timestamp in UTC with its
+    /// microseconds, in the proleptic Gregorian calendar, for people.
+    static func iso8601(microseconds: Int64) -> String { CivilTime.iso8601(microseconds: microseconds) }
 }

@@ -7,25 +7,30 @@ import SyncJournalStore
 /// The `--json` rendering: one object per record, then the summary object.
 extension JournalDumpCommand {
     static func operationJSON(_ op: JournalOperation) -> [(String, JSONText)] {
-        [
+        var members: [(String, JSONText)] = [
             ("op", .string(op.kind.description)),
             ("opId", .string(op.id.description)),
             ("kind", .string(op.entity)),
             ("recordId", .string(op.recordID)),
             ("baseUpdatedAt", op.baseUpdatedAt.map { .int($0) } ?? .null),
             ("queuedAt", .int(op.queuedAt)),
-            ("fields", FieldSummary.json(op.fields)),
         ]
+        // Only when stated (format 2.3), so dumps of older journals read as before.
+        if let version = op.modelVersion { members.append(("modelVersion", .int(Int64(version)))) }
+        members.append(("fields", FieldSummary.json(op.fields)))
+        return members
     }
 
     static func rowJSON(_ row: ServerRow) -> JSONText {
-        .object([
+        var members: [(String, JSONText)] = [
             ("kind", .string(row.kind)),
             ("recordId", .string(row.id)),
             ("updatedAt", .int(row.updatedAt)),
             ("deletedAt", row.deletedAt.map { .int($0) } ?? .null),
-            ("fields", FieldSummary.json(row.fields)),
-        ])
+        ]
+        if let version = row.modelVersion { members.append(("modelVersion", .int(Int64(version)))) }
+        members.append(("fields", FieldSummary.json(row.fields)))
+        return .object(members)
     }
 
     static func cursorJSON(_ cursor: PullCursor) -> JSONText {

@@ -159,11 +159,7 @@ package struct JournalDumpCommand: Sendable {
         return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// ISO 8601 in UTC with milliseconds, independent of the machine's time zone.
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
+    /// ISO 8601 in UTC with milliseconds, in the proleptic Gregorian
+    /// calendar, independent of the machine's time zone.
+    static func timestamp(_ milliseconds: Int64) -> String { CivilTime.iso8601(milliseconds: milliseconds) }
 }

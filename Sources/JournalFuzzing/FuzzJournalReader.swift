@@ -307,7 +307,8 @@ package enum FuzzJournalReader {
     static func innermost(_ damage: JournalDamage) -> JournalDamage {
         switch damage {
         case .damageBeforeValidRecord(let inner, _), .damageBehindHorizon(let inner, _, _), .damagedCompleteRecord(let inner),
-             .flippedBit(let inner, _, _), .beyondInFlightLimit(let inner, _, _):
+             .flippedBit(let inner, _, _), .beyondInFlightLimit(let inner, _, _), .alteredHeaderField(let inner, _, _),
+             .damageInClosedJournal(let inner, _):
             return innermost(inner)
         default:
             return damage
@@ -365,7 +366,18 @@ package enum FuzzJournalReader {
         if store.recovery?.statusFound != report.status {
             throw finding("recovery finds what the reader finds", "\(String(describing: store.recovery?.statusFound)) vs \(report.status)")
         }
-        if Int64(disk.contents(of: path)?.count ?? -1) != report.validBytes + report.preallocatedBytes {
+        if report.header?.majorVersion == 1 {
+            // A ready store moves a 1.x journal to format 2: the same records,
+            // cut at the valid prefix, then the closing sync-horizon record
+            // every replacement file ends with (the next sequence number).
+            var last: JournalRecord?
+            let moved = try? JournalReader(path: path, system: disk).scan { last = $0 }
+            if moved?.header?.majorVersion != 2 || moved?.status != .clean || moved?.recordCount != report.recordCount + 1
+                || moved?.lastSequence != report.nextSequence || last?.type != .syncHorizon || last?.syncHorizon != last?.offset {
+                throw finding("a ready store moves a 1.x journal to format 2 with the records of its valid prefix",
+                              "\(String(describing: moved?.status)), \(moved?.recordCount ?? -1) of \(report.recordCount) records")
+            }
+        } else if Int64(disk.contents(of: path)?.count ?? -1) != report.validBytes + report.preallocatedBytes {
             throw finding("recovery cuts a torn tail at the valid prefix and keeps preallocated zeros",
                           "file of \(disk.contents(of: path)?.count ?? -1) bytes, valid \(report.validBytes), preallocated \(report.preallocatedBytes)")
         }

@@ -51,7 +51,7 @@ package enum JournalSalvageCommand {
             output.error("journal-salvage: \(error)\n")
             switch error {
             case .notAJournal, .unsupportedVersion: return ToolExit.notAJournal.rawValue
-            case .io, .alreadyExists: return ToolExit.cannotOpen.rawValue
+            case .io, .alreadyExists, .missingBesideCheckpoint: return ToolExit.cannotOpen.rawValue
             case .unsupported: return ToolExit.unsupported.rawValue
             default: return ToolExit.damage.rawValue
             }

@@ -4,6 +4,9 @@ public enum NotesAction: Sendable, Hashable {
     case add(text: String)
     /// `edit ID TEXT`: replace a note's text.
     case edit(id: String, text: String)
+    /// `pin ID` (`pinned` true) or `unpin ID`: show a note above the others,
+    /// or no longer (model version 2 only).
+    case pin(id: String, pinned: Bool)
     /// `rm ID`: delete a note.
     case remove(id: String)
     /// `list [--json]`: print the notes.

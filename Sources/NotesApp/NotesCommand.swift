@@ -20,6 +20,8 @@ package enum NotesCommand {
             "add TEXT --dir DIR",
             "edit ID TEXT --dir DIR",
             "rm ID --dir DIR",
+            "pin ID --dir DIR",
+            "unpin ID --dir DIR",
             "list [--json] --dir DIR",
             "sync --dir DIR --server URL [--token TOKEN]",
             "status [--json] --dir DIR --server URL [--token TOKEN]",
@@ -33,12 +35,17 @@ package enum NotesCommand {
             .value("--dir", "DIR", help: "the device's directory (created if missing)"),
             .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, status, watch)"),
             .value("--token", "TOKEN", help: "the bearer token (default dev-token)"),
-            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing; status: one JSON object"),
+            .value("--model-version", "N", help: "run as version N of the app, 1 or 2 (default 2; version 1 has no pins)"),
+            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing (version 2 adds \"pinned\"); status: one JSON object"),
             .value("--interval", "SECONDS", help: "watch: how often to pull while idle, for a server that does not announce changes (default 5)"),
         ],
         positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
         notes: """
             A note's text is the rest of the command line, words joined by spaces.
+            list shows notes oldest first; version 2 shows pinned notes first,
+            marked [pinned]. --model-version 1 runs as the first release would:
+            it reads and writes notes without pins, and a pin set by version 2
+            stays as it is under its edits.
             list marks a note whose edit the server did not keep: [conflict: …];
             editing or removing the note clears the mark (rm ID also clears it
             for a note another device deleted).
@@ -66,6 +73,8 @@ package enum NotesCommand {
         let token = try parsed.nonEmptyValue("--token") ?? defaultToken
         let json = parsed.has("--json")
         let interval = try parsed.positiveNumber("--interval", atMost: 3600)
+        let modelVersion = try parsed.value("--model-version", expected: "a model version, 1 or 2", NotesModelVersion.init(argument:))
+            ?? .current
 
         let action: NotesAction
         switch command {
@@ -78,6 +87,13 @@ package enum NotesCommand {
             guard let id = rest.first else { throw .missingArgument("ID") }
             if rest.count > 1 { throw .unexpectedArgument(rest[1]) }
             action = .remove(id: id)
+        case "pin", "unpin":
+            guard let id = rest.first else { throw .missingArgument("ID") }
+            if rest.count > 1 { throw .unexpectedArgument(rest[1]) }
+            if !modelVersion.hasPins {
+                throw .invalidCombination("\(command) needs --model-version 2 (model version 1 has no pins)")
+            }
+            action = .pin(id: id, pinned: command == "pin")
         case "list":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .list(json: json)
@@ -91,7 +107,7 @@ package enum NotesCommand {
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
         default:
-            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, list, sync, status, watch)")
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, status, watch)")
         }
         switch action {
         case .sync, .status, .watch:
@@ -101,7 +117,7 @@ package enum NotesCommand {
         }
         if json, !["list", "status", "watch"].contains(command) { throw .invalidCombination("--json goes with list, status or watch") }
         if interval != nil, command != "watch" { throw .invalidCombination("--interval goes with watch") }
-        return NotesInvocation(action: action, directory: directory, server: server, token: token)
+        return NotesInvocation(action: action, directory: directory, server: server, token: token, modelVersion: modelVersion)
     }
 
     /// Runs a command line and returns the exit status. `stopRequests` is
@@ -133,7 +149,7 @@ package enum NotesCommand {
     /// Runs a parsed command on the device directory's journal, closing it afterwards.
     package static func execute(_ invocation: NotesInvocation, output: ToolOutput,
                                 stopRequests: @Sendable () -> AsyncStream<Void>) async throws(NotesError) {
-        let repository = try await NotesRepository.open(directory: invocation.directory)
+        let repository = try await NotesRepository.open(directory: invocation.directory, modelVersion: invocation.modelVersion)
         do throws(NotesError) {
             switch invocation.action {
             case .add(let text):
@@ -142,6 +158,8 @@ package enum NotesCommand {
                 try await repository.edit(id: id, text: text)
             case .remove(let id):
                 try await repository.remove(id: id)
+            case .pin(let id, let pinned):
+                try await repository.setPinned(id: id, pinned)
             case .list(let json):
                 output.standard(NotesListing.render(try await repository.snapshot(), json: json))
             case .sync:

@@ -16,6 +16,9 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     case serverUnreachable(server: String, reason: String)
     /// The server answered, but the sync did not succeed (credentials refused, a reply it could not use).
     case syncFailed(server: String, reason: String)
+    /// The command exists only from a later model version of the app (pinning
+    /// came with version 2).
+    case needsModelVersion(command: String, version: NotesModelVersion)
     /// The store refused the change or the read.
     case store(StoreError)
 
@@ -29,6 +32,8 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
         case .journalUnreadable(let directory, let reason): return "the journal in \(directory) cannot be read (\(reason)); it was left as it is"
         case .serverUnreachable(let server, let reason): return "cannot reach the server at \(server): \(reason)"
         case .syncFailed(let server, let reason): return "sync with \(server) failed: \(reason)"
+        case .needsModelVersion(let command, let version):
+            return "\(command) needs --model-version \(version.rawValue) or later (model \(NotesModelVersion.version1) has no pins)"
         case .store(let error): return error.description
         }
     }
@@ -37,6 +42,7 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitStatus: Int32 {
         switch self {
         case .noteNotFound: return 1
+        case .needsModelVersion: return 64               // EX_USAGE, as the parser's refusals
         case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
         case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
         case .directoryUnusable, .store: return 74       // EX_IOERR

@@ -10,12 +10,16 @@ public struct NotesInvocation: Sendable, Hashable {
     public var server: URL?
     /// The bearer token (`--token`, default `dev-token`).
     public var token: String
+    /// The version of the app to run as (`--model-version`, default 2).
+    public var modelVersion: NotesModelVersion
 
     /// An invocation with these values.
-    public init(action: NotesAction, directory: String, server: URL?, token: String) {
+    public init(action: NotesAction, directory: String, server: URL?, token: String,
+                modelVersion: NotesModelVersion = .current) {
         self.action = action
         self.directory = directory
         self.server = server
         self.token = token
+        self.modelVersion = modelVersion
     }
 }

@@ -2,32 +2,43 @@ import Foundation
 import SyncJournal
 import SyncJournalHTTP
 
-/// The app's model layer: the only place that talks to the store. A ``Note``
-/// is a typed record (`SyncRecord`) of kind `note` with two fields, `text`
-/// (a string) and `created` (milliseconds since 1970, an integer), in one
-/// journal per device directory.
+/// The app's model layer: the only place that talks to the store. Notes are
+/// typed records (`SyncRecord`) of kind `note` in one journal per device
+/// directory, read and written through the model type of the version the app
+/// runs as: ``Note`` in version 2 (`body`, stored as `text`; `created`;
+/// `pinned`), ``NoteVersion1`` in version 1 (`text`, `created`).
 ///
 /// Conflicts use the `mergeFields` policy: an edit of the text merges with
-/// another device's change of other fields; when both devices changed the
-/// text, the text that reached the server first stays and the other is
-/// surfaced as a ``NoteConflict`` until the user edits or deletes the note.
+/// another device's change of other fields (a pin), so a version-1 device's
+/// edit never unpins a note; when both devices changed the text, the text
+/// that reached the server first stays and the other is surfaced as a
+/// ``NoteConflict`` until the user edits or deletes the note.
 public struct NotesRepository: Sendable {
     /// The record kind of a note.
     public static var kind: String { Note.kind }
     /// The journal's file name inside the device directory.
     public static let journalName = "notes.journal"
+    /// The stored name of the note's text in every version: version 2 renamed
+    /// the property `body`, and a rename never changes what is stored, so
+    /// conflicts, which hold stored fields, name it `text`.
+    public static let textField = "text"
+    /// The stored name of version 2's pin.
+    public static let pinnedField = "pinned"
 
     /// The store holding this device's notes.
     public let store: LocalStore
     /// The device directory.
     public let directory: String
+    /// The version of the app this repository runs as.
+    public let modelVersion: NotesModelVersion
 
-    /// Opens the notes of the device directory `directory`, creating it if missing.
+    /// Opens the notes of the device directory `directory`, creating it if
+    /// missing, to be read and written as `modelVersion` of the app does.
     ///
     /// - Throws: ``NotesError/journalLocked(directory:)`` when another process
     ///   holds the journal; ``NotesError/journalUnreadable(directory:reason:)``
     ///   when it cannot be read; ``NotesError/directoryUnusable(directory:reason:)``.
-    public static func open(directory: String) async throws(NotesError) -> NotesRepository {
+    public static func open(directory: String, modelVersion: NotesModelVersion = .current) async throws(NotesError) -> NotesRepository {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -49,17 +60,20 @@ public struct NotesRepository: Sendable {
             try? await store.close()
             throw .journalUnreadable(directory: directory, reason: "\(reason)")
         }
-        return NotesRepository(store: store, directory: directory)
+        return NotesRepository(store: store, directory: directory, modelVersion: modelVersion)
     }
 
     /// Adds a note created now and returns its id.
     public func add(text: String) async throws(NotesError) -> String {
         let created = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-        let note = Note(id: UUID().uuidString.lowercased(), text: text, created: created)
+        let id = UUID().uuidString.lowercased()
         do {
-            return try await store.insert(note).id
+            switch modelVersion {
+            case .version1: return try await store.insert(NoteVersion1(id: id, text: text, created: created)).id
+            case .version2: return try await store.insert(Note(id: id, body: text, created: created, pinned: false)).id
+            }
         } catch {
-            throw Self.translate(error, id: note.id)
+            throw Self.translate(error, id: id)
         }
     }
 
@@ -70,7 +84,7 @@ public struct NotesRepository: Sendable {
         if let first = waiting.first {
             do throws(StoreError) {
                 // The edit and the conflict's removal are one journal record.
-                try await store.resolveConflict(first, keeping: .keep(["text": .string(text)]))
+                try await store.resolveConflict(first, keeping: .keep([Self.textField: .string(text)]))
                 for other in waiting.dropFirst() { try await store.dismissConflict(other) }
             } catch {
                 throw Self.translate(error, id: id)
@@ -78,7 +92,32 @@ public struct NotesRepository: Sendable {
             return
         }
         do {
-            try await store.update(Note.self, id: id) { $0.text = text }
+            // Each version changes only the text, so a pin stays as it is.
+            switch modelVersion {
+            case .version1: try await store.update(NoteVersion1.self, id: id) { $0.text = text }
+            case .version2: try await store.update(Note.self, id: id) { $0.body = text }
+            }
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+    }
+
+    /// Pins note `id` to the top of the list (`pinned` true) or unpins it.
+    /// A conflict waiting on the note that lost only a pin or unpin is
+    /// dismissed: the user has said again what they want.
+    ///
+    /// - Throws: ``NotesError/needsModelVersion(command:version:)`` in version 1,
+    ///   which has no pins; ``NotesError/noteNotFound(id:)``.
+    public func setPinned(id: String, _ pinned: Bool) async throws(NotesError) {
+        guard modelVersion.hasPins else { throw .needsModelVersion(command: pinned ? "pin" : "unpin", version: .version2) }
+        let waiting = try await conflictIDs(ofVisibleNote: id, lostOnly: [Self.pinnedField])
+        do {
+            try await store.update(Note.self, id: id) { $0.pinned = pinned }
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+        do throws(StoreError) {
+            for conflict in waiting { try await store.dismissConflict(conflict) }
         } catch {
             throw Self.translate(error, id: id)
         }
@@ -104,42 +143,65 @@ public struct NotesRepository: Sendable {
             throw Self.translate(error, id: id)
         }
         do {
-            try await store.delete(Note.self, id: id)
+            switch modelVersion {
+            case .version1: try await store.delete(NoteVersion1.self, id: id)
+            case .version2: try await store.delete(Note.self, id: id)
+            }
         } catch {
             throw Self.translate(error, id: id)
         }
     }
 
-    /// The list's query: every note, oldest first. Notes created in the same
-    /// millisecond (on two devices) tie in this order and come by id.
-    public static let listQuery = Query(Note.self).order(Field("created").ascending)
+    /// The list's query in `version`: every note, oldest first; in version 2
+    /// pinned notes first. Notes created in the same millisecond (on two
+    /// devices) tie in this order and come by id. A note version 1 wrote has
+    /// no `pinned` stored and orders as unpinned, the default it reads.
+    public static func listQuery(_ version: NotesModelVersion) -> Query {
+        switch version {
+        case .version1: return Query(NoteVersion1.self).order(Field(\NoteVersion1.created).ascending)
+        case .version2: return Query(Note.self).order(Field(\Note.pinned).descending, Field(\Note.created).ascending)
+        }
+    }
 
-    /// The notes in creation order (then by id), the conflicts waiting, and
-    /// the notes that do not decode.
+    /// The list's query in the version this repository runs as.
+    public var listQuery: Query { Self.listQuery(modelVersion) }
+
+    /// The notes in the list's order, the conflicts waiting, and the notes
+    /// that do not decode.
     public func snapshot() async throws(NotesError) -> NotesSnapshot {
-        let notes: TypedRecords<Note>
-        do {
-            notes = try await store.fetch(Note.self, matching: Self.listQuery)
+        let records: [StoreRecord]
+        do throws(StoreError) {
+            records = try await store.fetch(listQuery)
         } catch {
             throw Self.translate(error, id: "")
         }
-        return try await snapshot(of: notes)
+        return try await snapshot(of: records)
     }
 
     /// Follows the list: the records of ``listQuery`` now, then again after
     /// every change that alters them (a local edit, a pull, an
-    /// acknowledgement, a conflict). Decode each with `TypedRecords(decoding:)`
-    /// and read it with ``snapshot(of:)``. It ends
-    /// when the store closes or the reading task is cancelled.
+    /// acknowledgement, a conflict). Read each with ``snapshot(of:)``. It
+    /// ends when the store closes or the reading task is cancelled.
     public func observeList() -> QueryObservation {
-        store.observe(Self.listQuery)
+        store.observe(listQuery)
     }
 
-    /// The snapshot of the list whose notes are `notes` (results of ``listQuery``, in its order).
-    public func snapshot(of notes: TypedRecords<Note>) async throws(NotesError) -> NotesSnapshot {
+    /// The snapshot of the list whose records are `records` (results of
+    /// ``listQuery``, in its order), decoded as this version's notes.
+    public func snapshot(of records: [StoreRecord]) async throws(NotesError) -> NotesSnapshot {
+        let notes: [ListedNote]
+        let undecodable: [UndecodableRecord]
+        switch modelVersion {
+        case .version1:
+            let typed = TypedRecords<NoteVersion1>(decoding: records)
+            (notes, undecodable) = (typed.values.map(ListedNote.init), typed.undecodable)
+        case .version2:
+            let typed = TypedRecords<Note>(decoding: records)
+            (notes, undecodable) = (typed.values.map(ListedNote.init), typed.undecodable)
+        }
         do {
             let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
-            return NotesSnapshot(notes: notes.values, conflicts: conflicts, unreadable: notes.undecodable.map(\.description))
+            return NotesSnapshot(notes: notes, conflicts: conflicts, unreadable: undecodable.map(\.description))
         } catch {
             throw .store(error)
         }
@@ -169,19 +231,25 @@ public struct NotesRepository: Sendable {
         try? await store.close()
     }
 
-    /// The conflicts waiting on note `id`, which must be visible.
-    private func conflictIDs(ofVisibleNote id: String) async throws(NotesError) -> [OperationID] {
+    /// The conflicts waiting on note `id`, which must be visible; with
+    /// `lostOnly`, only those whose lost fields are all among those named.
+    private func conflictIDs(ofVisibleNote id: String, lostOnly: Set<String>? = nil) async throws(NotesError) -> [OperationID] {
         do throws(StoreError) {
             guard try await store.record(Self.kind, id: id) != nil else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
-            return try await conflictIDs(of: id)
+            return try await conflictIDs(of: id, lostOnly: lostOnly)
         } catch {
             throw Self.translate(error, id: id)
         }
     }
 
-    /// The conflicts waiting on note `id` that the list shows.
-    private func conflictIDs(of id: String) async throws(StoreError) -> [OperationID] {
-        try await store.conflicts().filter { Self.isShown($0) && $0.operation.recordID == id }.map(\.id)
+    /// The conflicts waiting on note `id` that the list shows; with
+    /// `lostOnly`, only edits whose lost fields are all among those named.
+    private func conflictIDs(of id: String, lostOnly: Set<String>? = nil) async throws(StoreError) -> [OperationID] {
+        try await store.conflicts().filter { conflict in
+            guard Self.isShown(conflict), conflict.operation.recordID == id else { return false }
+            guard let lostOnly else { return true }
+            return conflict.operation.kind != .delete && Set(conflict.resolution.lostFields).isSubset(of: lostOnly)
+        }.map(\.id)
     }
 
     /// Whether the list shows a conflict: one of a note where this device's
@@ -201,13 +269,20 @@ public struct NotesRepository: Sendable {
         case .notFound: return .noteNotFound(id: id)
         case .store(let error): return translate(error, id: id)
         case .undecodable(let report): return .noteUnreadable(report.description)
-        case .encodingFailed, .idChanged, .kindMismatch: return .noteUnreadable(error.description)
+        case .encodingFailed, .idChanged, .kindMismatch, .invalidMigrations: return .noteUnreadable(error.description)
         }
     }
 
+    /// The conflict as the list shows it: the text and the pin this device's
+    /// edit lost (a delete loses neither: it is shown as a lost delete).
     private static func conflict(_ record: ConflictRecord) -> NoteConflict {
-        var lost: String?
-        if record.operation.kind != .delete, case .string(let text)? = record.operation.fields["text"] { lost = text }
-        return NoteConflict(noteID: record.operation.recordID, lostText: lost, shape: record.shape.description)
+        var text: String?
+        var pinned: Bool?
+        if record.operation.kind != .delete {
+            let lost = Set(record.resolution.lostFields)
+            if lost.contains(textField), case .string(let value)? = record.operation.fields[textField] { text = value }
+            if lost.contains(pinnedField), case .bool(let value)? = record.operation.fields[pinnedField] { pinned = value }
+        }
+        return NoteConflict(noteID: record.operation.recordID, lostText: text, lostPinned: pinned, shape: record.shape.description)
     }
 }

@@ -1,8 +1,9 @@
-/// What `notes list` shows: the notes in creation order and the conflicts
+/// What `notes list` shows: the notes in the list's order and the conflicts
 /// waiting for the user.
 public struct NotesSnapshot: Sendable, Hashable {
-    /// The notes, oldest first (ties broken by id).
-    public var notes: [Note]
+    /// The notes in the list's order: in version 2 pinned ones first, then
+    /// oldest first (ties broken by id).
+    public var notes: [ListedNote]
     /// Edits the server did not keep, in the order they were found.
     public var conflicts: [NoteConflict]
     /// Notes stored in a shape this version cannot read (another client wrote
@@ -10,7 +11,7 @@ public struct NotesSnapshot: Sendable, Hashable {
     public var unreadable: [String]
 
     /// A snapshot of these notes and conflicts.
-    public init(notes: [Note], conflicts: [NoteConflict], unreadable: [String] = []) {
+    public init(notes: [ListedNote], conflicts: [NoteConflict], unreadable: [String] = []) {
         self.notes = notes
         self.conflicts = conflicts
         self.unreadable = unreadable

@@ -61,7 +61,7 @@ struct NotesWatch: Sendable {
         for await records in repository.observeList() {
             let listing: String
             do throws(NotesError) {
-                listing = NotesListing.render(try await repository.snapshot(of: TypedRecords(decoding: records)), json: json)
+                listing = NotesListing.render(try await repository.snapshot(of: records), json: json)
             } catch {
                 return Task.isCancelled ? .stopped : .failed(error)
             }

@@ -29,9 +29,25 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
     /// was already durable up to `horizon`, past the damage: the damaged
     /// bytes had reached the disk and changed afterwards.
     indirect case damageBehindHorizon(JournalDamage, recordAt: Int64, horizon: Int64)
-    /// Format 2: the damaged record is complete and every sector of it holds
-    /// written bytes, so no interrupted append explains the mismatch.
+    /// Format 2: the damaged record is complete, and the bytes of it that
+    /// an interrupted append could have left unwritten (its sectors that
+    /// read as zeros) cannot account for the mismatch, so no interrupted
+    /// append explains it.
     indirect case damagedCompleteRecord(JournalDamage)
+    /// Format 2: a record header that fails its checksum holds, in a sector
+    /// that was written, a `field` other than the one its writer puts there
+    /// (the file's generation, the next sequence number, zero reserved
+    /// bits, a horizon no greater than the record's offset, a length of at
+    /// most 16 MiB); the first differing byte is at `byteOffset`.
+    indirect case alteredHeaderField(JournalDamage, field: String, byteOffset: Int64)
+    /// Format 2.2: the file ends at `fileSize`, which is not a multiple of
+    /// the sector size: only a clean close or a synced cut leaves a journal
+    /// there, never a power cut, so every record was durable and the damage
+    /// came after.
+    indirect case damageInClosedJournal(JournalDamage, fileSize: Int64)
+    /// Format 2: a verified record header with an empty payload whose
+    /// payload checksum is not the one of no bytes: no writer writes it.
+    case emptyPayloadChecksum(UInt32)
     /// Format 2: flipping the one bit at `byteOffset`, `bit` would make the
     /// record verify: a flipped bit, which no interrupted append produces.
     indirect case flippedBit(JournalDamage, byteOffset: Int64, bit: Int)
@@ -55,7 +71,14 @@ public enum JournalDamage: Sendable, Hashable, CustomStringConvertible {
         case .damageBeforeValidRecord(let inner, let at): return "\(inner), followed by a valid record at offset \(at)"
         case .damageBehindHorizon(let inner, let at, let horizon):
             return "\(inner) in bytes that were durable: the record at offset \(at) was written when the file was durable up to \(horizon)"
-        case .damagedCompleteRecord(let inner): return "\(inner) in a complete record with every sector written (not an interrupted append)"
+        case .damagedCompleteRecord(let inner):
+            return "\(inner) in a complete record whose unwritten sectors, if any, cannot explain it (not an interrupted append)"
+        case .alteredHeaderField(let inner, let field, let byte):
+            return "\(inner): the \(field) at offset \(byte) is not what a writer puts there (not an interrupted append)"
+        case .damageInClosedJournal(let inner, let size):
+            return "\(inner) in a journal that was closed (it ends at \(size), where no power cut leaves one): every record was durable"
+        case .emptyPayloadChecksum(let checksum):
+            return "empty payload with payload checksum \(String(checksum, radix: 16)), which no writer writes"
         case .flippedBit(let inner, let byte, let bit): return "\(inner): a flipped bit at offset \(byte), bit \(bit) (not an interrupted append)"
         case .beyondInFlightLimit(let inner, let byte, let limit):
             return "\(inner), and a non-zero byte at offset \(byte), beyond what \(limit) bytes in flight could reach"

@@ -23,6 +23,9 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case recordTooLarge(bytes: Int, maximum: Int)
     /// The destination of a salvage or a creation already exists.
     case alreadyExists(path: String)
+    /// The journal is missing but its `.checkpoint` file is there: it may be
+    /// the only copy of the data, so no empty journal is created beside it.
+    case missingBesideCheckpoint(path: String, checkpoint: String)
 
     /// A one-line explanation for logs and tools: the journal's path, then ``reason``.
     public var description: String {
@@ -35,7 +38,8 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .io, .recordTooLarge: return nil
         case .notAJournal(let path), .unsupportedVersion(let path, _, _), .corrupt(let path, _, _), .unsupported(let path, _, _),
-             .locked(let path), .writerFailed(let path, _), .closed(let path), .alreadyExists(let path):
+             .locked(let path), .writerFailed(let path, _), .closed(let path), .alreadyExists(let path),
+             .missingBesideCheckpoint(let path, _):
             return path
         }
     }
@@ -53,6 +57,7 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed: return "the journal writer is closed"
         case .recordTooLarge(let bytes, let maximum): return "record of \(bytes) bytes exceeds the maximum of \(maximum)"
         case .alreadyExists: return "already exists"
+        case .missingBesideCheckpoint(_, let checkpoint): return "the journal is missing but \(checkpoint) exists (it may hold the only copy of the data); nothing was created"
         }
     }
 }

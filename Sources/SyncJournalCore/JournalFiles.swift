@@ -7,9 +7,16 @@
 ///   keeps a second writer out); it stays after the writer closes.
 /// - `<journal>.creating`: a new journal before the rename that publishes it.
 /// - `<journal>.checkpoint`: a checkpoint rewrite before the rename that
-///   replaces the journal.
-/// - `<journal>.torn-<offset>` (then `-2`, `-3`, …): the bytes of a torn tail
-///   cut at `offset` by recovery, kept for inspection.
+///   replaces the journal. A journal missing beside it is never created
+///   anew: the open adopts it when it is complete, and refuses otherwise
+///   (``JournalError/missingBesideCheckpoint(path:checkpoint:)``). Beside the
+///   journal it is removed only when proven redundant
+///   (``JournalCheckpointLeftover``).
+/// - `<journal>.checkpoint-kept` (then `-2`, `-3`, …): a leftover checkpoint
+///   file nothing proved redundant, kept for inspection.
+/// - `<journal>.torn-<offset>` (then `-2`, `-3`, …): the non-zero bytes of a
+///   torn tail cut at `offset` by recovery, kept for inspection
+///   (``TornTailFile``); a journal keeps the newest ``TornTailFile/kept``.
 package struct JournalFiles: Sendable, Hashable {
     /// The journal's path.
     package let journal: String
@@ -25,6 +32,13 @@ package struct JournalFiles: Sendable, Hashable {
 
     /// Where a checkpoint rewrite is written before it replaces the journal.
     package var checkpoint: String { journal + ".checkpoint" }
+
+    /// Where a leftover checkpoint file not proven redundant is kept;
+    /// `attempt` numbers the names tried when earlier ones exist (1: no number).
+    package func keptCheckpoint(attempt: Int = 1) -> String {
+        let base = checkpoint + "-kept"
+        return attempt <= 1 ? base : base + "-" + String(attempt)
+    }
 
     /// What comes between the journal's path and the offset in a torn-tail file's name.
     package static let tornTailInfix = ".torn-"

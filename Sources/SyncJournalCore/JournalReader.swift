@@ -88,7 +88,7 @@ package struct JournalReader: Sendable {
         try withScanner { scanner in
             let report = try scanner.run { _ in }
             guard let offset = report.status.damageOffset, let header = report.header else { return [] }
-            return try scanner.validRecords(after: offset, header: header)
+            return try scanner.validRecords(after: offset, header: header, expectedSequence: report.nextSequence)
         }
     }
 }

@@ -10,4 +10,6 @@ package struct JournalRecovery: Sendable, Hashable {
     package var sideFile: String?
     /// Valid records found.
     package var recordCount: Int
+    /// A leftover `<journal>.checkpoint` found by the open, and what became of it.
+    package var checkpointLeftover: JournalCheckpointLeftover? = nil
 }

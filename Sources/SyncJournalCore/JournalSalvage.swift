@@ -53,7 +53,7 @@ package enum JournalSalvage {
         let header = JournalHeader(journalID: sourceHeader.journalID, generation: JournalHeader.randomGeneration(),
                                    continuesGeneration: sourceHeader.continuesGeneration,
                                    firstSequence: sourceHeader.firstSequence,
-                                   createdAtMilliseconds: wallClockMilliseconds())
+                                   createdAtMilliseconds: wallClockMilliseconds(), minorVersion: JournalFormat.minorVersion)
         // The new file appears under its name only once complete and synced:
         // its records claim nothing beyond the header.
         let horizon = Int64(header.headerLength)
@@ -79,7 +79,8 @@ package enum JournalSalvage {
         }
         var after = 0
         if includeRecordsAfterDamage, let damageOffset = report.status.damageOffset {
-            for record in try recordsAfter(damageOffset, in: source, system: system, header: sourceHeader) {
+            for record in try recordsAfter(damageOffset, in: source, system: system, header: sourceHeader,
+                                            expectedSequence: report.nextSequence) {
                 var payload = ByteWriter(capacity: record.payload.count + 32)
                 payload.writeUInt64(UInt64(record.offset))
                 payload.writeUInt64(record.sequence)
@@ -109,9 +110,9 @@ package enum JournalSalvage {
     }
 
     private static func recordsAfter(_ offset: Int64, in path: String, system: any SystemCalls,
-                                     header: JournalHeader) throws -> [JournalRecord] {
+                                     header: JournalHeader, expectedSequence: UInt64) throws -> [JournalRecord] {
         try JournalReader(path: path, system: system).withScanner { scanner in
-            try scanner.validRecords(after: offset, header: header)
+            try scanner.validRecords(after: offset, header: header, expectedSequence: expectedSequence)
         }
     }
 

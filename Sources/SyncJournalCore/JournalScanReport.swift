@@ -17,7 +17,7 @@ package struct JournalScanReport: Sendable, Hashable {
     /// Always 0 for a damaged journal.
     package var preallocatedBytes: Int64 = 0
     /// Bytes compared or checksummed while searching for records after
-    /// damage (format 2); lets tests check that the search stays linear.
+    /// damage (either format); lets tests check that the search stays linear.
     package var searchWork = 0
     /// Sequence number of the last valid record, `nil` when there is none.
     package var lastSequence: UInt64?

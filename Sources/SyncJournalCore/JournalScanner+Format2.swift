@@ -11,13 +11,19 @@
 ///    written once `X` was durable);
 /// 2. no non-zero byte lies `inFlightLimit` or more past `X` (nothing was
 ///    ever written that far past the durable end);
-/// 3. if the record is complete, at least one of its sectors holds the old
-///    bytes, zeros, and no single flipped bit outside those sectors would
-///    make it verify.
+/// 3. format 2.2: the file's size is a multiple of the sector size (any
+///    other size is left only by a clean close or a synced cut, after which
+///    every record was durable);
+/// 4. if the record is complete, the bytes a writer put there are
+///    consistent with it: every sector that holds a non-zero byte holds the
+///    writer's bytes, so the header fields a writer fixes must be there, and
+///    some choice of bytes for the sectors that read as zeros (unwritten)
+///    must make the checksum match.
 ///
 /// Damage that breaks any of these is corruption, reported and never cut.
 extension JournalScanner {
-    mutating func classifyFormat2(_ damage: JournalDamage, at offset: Int64, header: JournalHeader) throws(SystemError) -> JournalStatus {
+    mutating func classifyFormat2(_ damage: JournalDamage, at offset: Int64, header: JournalHeader,
+                                  expectedSequence: UInt64) throws(SystemError) -> JournalStatus {
         let frameHeaderLength = Int64(JournalFormat.recordHeaderLength)
         var searchFrom = offset + 1
         var verifiedHeader: RecordFrame.Header?
@@ -50,18 +56,17 @@ extension JournalScanner {
             return .corrupt(offset: offset, damage: .beyondInFlightLimit(damage, byteOffset: byte, limit: header.inFlightLimit))
         }
 
+        if let closed = closedEndDamage(damage, header: header) { return .corrupt(offset: offset, damage: closed) }
+
         switch damage {
         case .recordHeaderChecksumMismatch:
-            if let corruption = try examineCompleteSpan(damage, span: offset..<(offset + frameHeaderLength),
-                                                        covered: (offset + 4)..<(offset + frameHeaderLength),
-                                                        checksumAt: offset, knownWritten: nil) {
+            if let corruption = try examineDamagedHeader(damage, at: offset, header: header, expectedSequence: expectedSequence) {
                 return .corrupt(offset: offset, damage: corruption)
             }
         case .checksumMismatch:
             let payloadStart = offset + frameHeaderLength
             let payloadEnd = payloadStart + Int64(verifiedHeader?.length ?? 0)
-            if let corruption = try examineCompleteSpan(damage, span: payloadStart..<payloadEnd, covered: payloadStart..<payloadEnd,
-                                                        checksumAt: offset + 4, knownWritten: payloadStart) {
+            if let corruption = try examineDamagedPayload(damage, span: payloadStart..<payloadEnd, checksumAt: offset + 4) {
                 return .corrupt(offset: offset, damage: corruption)
             }
         default:
@@ -71,62 +76,156 @@ extension JournalScanner {
         return .tornTail(offset: offset, damage: damage)
     }
 
-    /// Looks at a complete span whose checksum (stored, masked, at
-    /// `checksumAt`, over `covered`) fails, and returns the corruption when
-    /// no interrupted append explains it: when none of its sectors is all
-    /// zero, or when one flipped bit outside the zero sectors would make it
-    /// verify. A sector that begins before `knownWritten` also holds bytes
-    /// of the record's verified header: when one of those is non-zero, the
-    /// sector reached the disk whole.
-    private mutating func examineCompleteSpan(_ damage: JournalDamage, span: Range<Int64>, covered: Range<Int64>,
-                                              checksumAt: Int64, knownWritten: Int64?) throws(SystemError) -> JournalDamage? {
+    /// Format 2.2: a size that is not a multiple of the sector size was left
+    /// by a clean close or a synced cut (a preallocation step only ever sets
+    /// multiples of it, and appends never write past it), so whatever does
+    /// not verify changed after it was durable.
+    func closedEndDamage(_ damage: JournalDamage, header: JournalHeader) -> JournalDamage? {
+        guard header.keepsClosedEnd, window.fileSize % Int64(JournalFormat.sectorSize) != 0 else { return nil }
+        return .damageInClosedJournal(damage, fileSize: window.fileSize)
+    }
+
+    /// The ranges of `span`, split at sector boundaries, that read as all
+    /// zeros and so may never have been written. A piece in a sector that
+    /// also holds a non-zero byte of the record's verified header
+    /// (`knownWritten` is where that header ends) reached the disk with it.
+    private mutating func unwrittenPieces(of span: Range<Int64>, knownWritten: Int64?) throws(SystemError) -> [Range<Int64>] {
         let sector = Int64(JournalFormat.sectorSize)
-        var zeroPieces: [Range<Int64>] = []
+        var pieces: [Range<Int64>] = []
         var start = span.lowerBound
         while start < span.upperBound {
             let sectorStart = start / sector * sector
             let end = min(span.upperBound, sectorStart + sector)
-            // A sector that also holds a non-zero byte of the record's
-            // verified header reached the disk whole. (Header bytes that are
-            // all zero prove nothing: they equal the old bytes.)
+            // Header bytes that are all zero prove nothing: they equal the old bytes.
             var holdsVerifiedBytes = false
             if let knownWritten, sectorStart < knownWritten {
                 let headerPart = max(sectorStart, knownWritten - Int64(JournalFormat.recordHeaderLength))..<knownWritten
                 holdsVerifiedBytes = try firstNonZeroByte(in: headerPart) != nil
             }
-            if !holdsVerifiedBytes, try firstNonZeroByte(in: start..<end) == nil { zeroPieces.append(start..<end) }
+            if !holdsVerifiedBytes, try firstNonZeroByte(in: start..<end) == nil { pieces.append(start..<end) }
             start = end
         }
-        // A write cut short by an error (its cut-back failing too) leaves
-        // the first bytes of the record and zeros after them: a trailing run
-        // of zeros may be unwritten as well. Only an error path produces it,
-        // so a single flipped bit inside that run still counts as a flip
-        // (the two can leave the same bytes; refusing is the safe reading).
-        let endsInZero: Bool
-        if let last = try lastNonZeroByte(in: span) { endsInZero = last + 1 < span.upperBound } else { endsInZero = true }
-        if zeroPieces.isEmpty && !endsInZero { return .damagedCompleteRecord(damage) }
-        func outsideZeros(_ byte: Int64) -> Bool { !zeroPieces.contains { $0.contains(byte) } }
+        return pieces
+    }
 
-        _ = try window.load(checksumAt, 4)
-        let stored = window.withBytes(checksumAt, 4) { RecordFrame.load($0, 0, UInt32.self) }
+    /// The CRC-32C of `range` of the file.
+    private mutating func checksum(of range: Range<Int64>) throws(SystemError) -> UInt32 {
         var running = CRC32C.Running()
-        var at = covered.lowerBound
-        while at < covered.upperBound {
-            let count = try window.load(at, Int(min(Int64(FileWindow.chunk), covered.upperBound - at)))
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let count = try window.load(at, Int(min(Int64(FileWindow.chunk), range.upperBound - at)))
             if count == 0 { break }
             window.withBytes(at, count) { running.update($0) }
             at += Int64(count)
         }
-        let computed = running.value
-        if let flip = CRC32C.singleBitError(syndrome: computed ^ CRC32C.unmask(stored), length: covered.count) {
-            let byte = covered.lowerBound + Int64(flip.byte)
-            if outsideZeros(byte) { return .flippedBit(damage, byteOffset: byte, bit: flip.bit) }
+        return running.value
+    }
+
+    /// A verified header's payload fails its checksum. An interrupted append
+    /// explains it exactly when bytes in the payload's all-zero pieces
+    /// could make it match: always once such a piece holds four bytes or
+    /// more (any 32 consecutive bits can give CRC-32C any value), and for
+    /// smaller pieces when the change their bits can make spans the
+    /// difference. A zero piece beside a flipped bit is therefore a tear:
+    /// the piece's unknown bytes could have been anything, so a single bit
+    /// that would make the checksum match proves nothing.
+    private mutating func examineDamagedPayload(_ damage: JournalDamage, span: Range<Int64>,
+                                                checksumAt: Int64) throws(SystemError) -> JournalDamage? {
+        let pieces = try unwrittenPieces(of: span, knownWritten: span.lowerBound)
+        _ = try window.load(checksumAt, 4)
+        let stored = window.withBytes(checksumAt, 4) { RecordFrame.load($0, 0, UInt32.self) }
+        let difference = try checksum(of: span) ^ CRC32C.unmask(stored)
+        if pieces.contains(where: { $0.count >= 4 }) { return nil }
+        if !pieces.isEmpty {
+            let positions = pieces.flatMap { $0 }.map { Int($0 - span.lowerBound) }
+            let vectors = CRC32C.bitSyndromes(length: span.count, positions: positions).flatMap { $0 }
+            if CRC32C.spans(difference, with: vectors) { return nil }
+            return .damagedCompleteRecord(damage)
+        }
+        return singleFlip(damage, difference: difference, covered: span, computed: CRC32C.unmask(stored) ^ difference,
+                          stored: stored, checksumAt: checksumAt) ?? .damagedCompleteRecord(damage)
+    }
+
+    /// Names the bit when one flip explains the mismatch of a record with no
+    /// unwritten piece (a clearer report; the record is corrupt either way).
+    private func singleFlip(_ damage: JournalDamage, difference: UInt32, covered: Range<Int64>, computed: UInt32,
+                            stored: UInt32, checksumAt: Int64) -> JournalDamage? {
+        if let flip = CRC32C.singleBitError(syndrome: difference, length: covered.count) {
+            return .flippedBit(damage, byteOffset: covered.lowerBound + Int64(flip.byte), bit: flip.bit)
         }
         for bit in 0..<32 where CRC32C.mask(computed) == stored ^ (1 << UInt32(bit)) {
-            let byte = checksumAt + Int64(bit / 8)
-            if outsideZeros(byte) { return .flippedBit(damage, byteOffset: byte, bit: bit % 8) }
+            return .flippedBit(damage, byteOffset: checksumAt + Int64(bit / 8), bit: bit % 8)
         }
         return nil
+    }
+
+    /// What a writer puts in each byte of the record header at `offset`:
+    /// a mask of the bits it fixes and their values, and the field's name.
+    /// The generation and sequence are known, reserved bits are zero, the
+    /// length is at most 16 MiB, and the horizon no greater than the offset.
+    static func fixedHeaderBits(at offset: Int64, generation: UInt64, sequence: UInt64) -> [(mask: UInt8, value: UInt8, field: String)] {
+        var bits = [(mask: UInt8, value: UInt8, field: String)](repeating: (0, 0, ""), count: JournalFormat.recordHeaderLength)
+        bits[11] = (0xFE, 0, "length")
+        bits[14] = (0xFF, 0, "reserved field")
+        bits[15] = (0xFF, 0, "reserved field")
+        for i in 0..<8 {
+            bits[16 + i] = (0xFF, UInt8(truncatingIfNeeded: generation >> UInt64(8 * i)), "generation")
+            bits[24 + i] = (0xFF, UInt8(truncatingIfNeeded: sequence >> UInt64(8 * i)), "sequence number")
+        }
+        let width = 64 - UInt64(offset).leadingZeroBitCount
+        for bit in width..<64 {
+            bits[32 + bit / 8].mask |= 1 << UInt8(bit % 8)
+            bits[32 + bit / 8].field = "sync horizon"
+        }
+        return bits
+    }
+
+    /// A complete record header fails its checksum. Every sector holding a
+    /// non-zero byte of it was written, so the fields a writer fixes must
+    /// read as written there; and the header's all-zero piece (a header
+    /// spans at most two sectors) must be able to make the checksum match
+    /// with the bits a writer does not fix. A zero piece whose bytes a
+    /// writer fixes to zero anyway (the high bytes of a horizon) explains
+    /// nothing.
+    private mutating func examineDamagedHeader(_ damage: JournalDamage, at offset: Int64, header: JournalHeader,
+                                               expectedSequence: UInt64) throws(SystemError) -> JournalDamage? {
+        let length = JournalFormat.recordHeaderLength
+        let span = offset..<(offset + Int64(length))
+        let pieces = try unwrittenPieces(of: span, knownWritten: nil)
+        _ = try window.load(offset, length)
+        var bytes = window.withBytes(offset, length) { Array($0) }
+        let fixed = Self.fixedHeaderBits(at: offset, generation: header.generation, sequence: expectedSequence)
+        let unwritten = Set(pieces.flatMap { $0 }.map { Int($0 - offset) })
+        for index in 0..<length where !unwritten.contains(index) && (bytes[index] ^ fixed[index].value) & fixed[index].mask != 0 {
+            return .alteredHeaderField(damage, field: fixed[index].field, byteOffset: offset + Int64(index))
+        }
+        let stored = bytes.withUnsafeBytes { RecordFrame.load($0, 0, UInt32.self) }
+        if unwritten.isEmpty {
+            let computed = CRC32C.checksum(bytes[4...])
+            return singleFlip(damage, difference: computed ^ CRC32C.unmask(stored), covered: (offset + 4)..<span.upperBound,
+                              computed: computed, stored: stored, checksumAt: offset) ?? .damagedCompleteRecord(damage)
+        }
+        // The fixed bits of an unwritten piece take the writer's values.
+        for index in unwritten { bytes[index] = fixed[index].value }
+        if unwritten.contains(0) {
+            // The piece is a prefix: from the checksum field on.
+            let written = (0..<4).filter { !unwritten.contains($0) }
+            if written.isEmpty { return nil }
+            // Only the checksum's first bytes are unknown; the rest of the header was written.
+            var computed: [UInt8] = []
+            var masked = CRC32C.mask(CRC32C.checksum(bytes[4...]))
+            for _ in 0..<4 { computed.append(UInt8(masked & 0xFF)); masked >>= 8 }
+            return written.allSatisfy({ computed[$0] == bytes[$0] }) ? nil : .damagedCompleteRecord(damage)
+        }
+        let covered = Array(bytes[4...])
+        let difference = CRC32C.checksum(covered) ^ CRC32C.unmask(stored)
+        let positions = unwritten.sorted()
+        let syndromes = CRC32C.bitSyndromes(length: covered.count, positions: positions.map { $0 - 4 })
+        var vectors: [UInt32] = []
+        for (index, perBit) in zip(positions, syndromes) {
+            for bit in 0..<8 where fixed[index].mask & (1 << UInt8(bit)) == 0 { vectors.append(perBit[bit]) }
+        }
+        return CRC32C.spans(difference, with: vectors) ? nil : .damagedCompleteRecord(damage)
     }
 
     /// The last non-zero byte within `range`, if any.

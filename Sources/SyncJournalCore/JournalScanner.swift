@@ -2,9 +2,10 @@
 /// recovery: verifies records in order and classifies the file
 /// (`journals/FORMAT.md`, section 3).
 ///
-/// A format-1.x file is read exactly as format 1.x specifies. A format-2
-/// file's damage is classified with its records' sync horizons
-/// (``JournalScanner/classifyFormat2(_:at:header:)``).
+/// A format-1.x file's damage is classified by the search for later valid
+/// records (``JournalScanner/classifyFormat1(_:at:generation:expectedSequence:)``).
+/// A format-2 file's damage is classified with its records' sync horizons
+/// (``JournalScanner/classifyFormat2(_:at:header:expectedSequence:)``).
 struct JournalScanner {
     var window: FileWindow
     let path: String
@@ -93,13 +94,19 @@ struct JournalScanner {
                 let zeroTail: Bool
                 do { zeroTail = try isZeroFilled(from: offset) } catch { throw ioError(error) }
                 if zeroTail {
+                    // Format 2.2: zeros to an end no preallocation sets are
+                    // the closed journal's last records, turned to zeros.
+                    if let closed = closedEndDamage(damage, header: header) {
+                        report.status = .corrupt(offset: offset, damage: closed)
+                        return report
+                    }
                     report.preallocatedBytes = fileSize - offset
                     return report
                 }
                 if header.hasSyncHorizons {
-                    do { report.status = try classifyFormat2(damage, at: offset, header: header) } catch { throw ioError(error) }
+                    do { report.status = try classifyFormat2(damage, at: offset, header: header, expectedSequence: expected) } catch { throw ioError(error) }
                 } else {
-                    report.status = try classifyFormat1(damage, at: offset, generation: header.generation)
+                    report.status = try classifyFormat1(damage, at: offset, generation: header.generation, expectedSequence: expected)
                 }
                 report.searchWork = searchWork
                 return report
@@ -198,6 +205,9 @@ struct JournalScanner {
         if Int(frame.length) > JournalFormat.maximumPayloadLength { return .impossible(.impossibleLength(frame.length)) }
         if frame.type == .invalid { return .impossible(.invalidRecordHeader) }
         if frame.horizon < fileHeaderLength || frame.horizon > offset { return .impossible(.horizonBeyondRecord(horizon: frame.horizon)) }
+        if frame.length == 0 && frame.payloadChecksum != Self.emptyPayloadChecksum {
+            return .impossible(.emptyPayloadChecksum(frame.payloadChecksum))
+        }
         let total = headerLength + Int(frame.length)
         if Int64(total) > remaining {
             return .damage(.incompletePayload(declared: frame.length, available: Int(remaining) - headerLength))
@@ -209,38 +219,15 @@ struct JournalScanner {
         return .record(frame, payloadLength: Int(frame.length))
     }
 
-    /// Format 1.x: damage is corruption when any later offset holds a valid
-    /// record of this generation, and a torn tail otherwise.
-    mutating func classifyFormat1(_ damage: JournalDamage, at offset: Int64, generation: UInt64) throws -> JournalStatus {
-        let later: Int64?
-        do { later = try firstValidFormat1Record(after: offset, generation: generation) } catch { throw ioError(error) }
-        if let later {
-            return .corrupt(offset: offset, damage: .damageBeforeValidRecord(damage, validRecordAt: later))
-        }
-        return .tornTail(offset: offset, damage: damage)
-    }
-
-    /// The first offset after `offset` where a format-1.x record of `generation` verifies.
-    mutating func firstValidFormat1Record(after offset: Int64, generation: UInt64) throws(SystemError) -> Int64? {
-        var candidate = offset + 1
-        let last = window.fileSize - Int64(JournalFormat.version1RecordHeaderLength)
-        while candidate <= last {
-            // Cheap filter first: the generation field must match before the checksum is worth computing.
-            _ = try window.load(candidate, JournalFormat.version1RecordHeaderLength)
-            let matches = window.withBytes(candidate + 12, 8) { raw -> Bool in
-                RecordFrame.load(raw, 0, UInt64.self) == generation
-            }
-            if matches, case .record = try probeFormat1(at: candidate, generation: generation) { return candidate }
-            candidate += 1
-        }
-        return nil
-    }
-
     /// Every record of the file's generation that verifies on its own after
     /// `offset`, for salvage and inspection. In format 2 a record's payload
     /// is stepped over once its header verifies, so a frame inside another
-    /// record is never reported.
-    mutating func validRecords(after offset: Int64, header: JournalHeader) throws -> [JournalRecord] {
+    /// record is never reported. In 1.x the records wholly inside the
+    /// damaged record at `offset` are left out when it is one an
+    /// interrupted append leaves, as the search that classified the damage
+    /// left them out: the first record reported is the one the corruption names.
+    /// `expectedSequence` is the sequence the damaged record should carry.
+    mutating func validRecords(after offset: Int64, header: JournalHeader, expectedSequence: UInt64) throws -> [JournalRecord] {
         var records: [JournalRecord] = []
         if header.hasSyncHorizons {
             var found: [Int64] = []
@@ -268,22 +255,29 @@ struct JournalScanner {
             } catch { throw ioError(error) }
             return records
         }
-        var from = offset
-        while true {
-            let next: Int64?
-            do { next = try firstValidFormat1Record(after: from, generation: header.generation) } catch { throw ioError(error) }
-            guard let at = next else { return records }
-            do {
+        // Greedy, as the records follow one another: each record found is
+        // stepped over whole, so a frame inside its payload is not reported.
+        do {
+            var free = offset + 1
+            var excused: Range<Int64>?
+            if case .damage(let damage) = try probeFormat1(at: offset, generation: header.generation),
+               let end = try tornFormat1Extent(damage, at: offset, generation: header.generation, expectedSequence: expectedSequence) {
+                excused = offset..<end
+            }
+            for at in try validFormat1Records(from: offset + 1, generation: header.generation, excusing: excused,
+                                              firstOnly: false) where at >= free {
                 if case .record(let frame, let length) = try probeFormat1(at: at, generation: header.generation) {
                     records.append(JournalRecord(offset: at, sequence: frame.sequence, type: frame.type,
                                                  payload: window.copy(at + Int64(JournalFormat.version1RecordHeaderLength), length)))
-                    from = at + Int64(JournalFormat.version1RecordHeaderLength + length) - 1
-                    continue
+                    free = at + Int64(JournalFormat.version1RecordHeaderLength + length)
                 }
-            } catch { throw ioError(error) }
-            from = at
-        }
+            }
+        } catch { throw ioError(error) }
+        return records
     }
+
+    /// The stored payload checksum of an empty payload.
+    static let emptyPayloadChecksum = CRC32C.mask(CRC32C.checksum([UInt8]()))
 
     mutating func isZeroFilled(from offset: Int64) throws(SystemError) -> Bool {
         try firstNonZeroByte(from: offset) == nil

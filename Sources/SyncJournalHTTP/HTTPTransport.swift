@@ -53,12 +53,18 @@ public final class HTTPTransport: SyncTransport, Sendable {
     private let parser: JSONParser
     /// Set once the server refused a mutation's `queuedAt` as an unknown
     /// member (a server older than it): pushes leave it out from then on.
-    private let queuedAtSupport = QueuedAtSupport()
+    private let queuedAtSupport = OptionalMemberSupport()
+    /// The same for a mutation's `modelVersion`.
+    private let modelVersionSupport = OptionalMemberSupport()
 
     /// How much longer than its timeout a wait for changes may take before
     /// the transport gives up on the reply (the server answers when its
     /// timeout passes; this covers the trip).
     public static let changeWaitMargin: Duration = .seconds(5)
+
+    /// The request header naming the optional row members this client
+    /// reads (journals/PROTOCOL.md, "Model versions").
+    package static let rowMembersHeader = "Sync-Row-Members"
 
     /// The default cap on reply bodies: 32 MiB.
     public static let defaultMaximumReplyBytes = 32 << 20
@@ -138,18 +144,32 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// mutation, checked to answer them in order.
     ///
     /// Each mutation's `queuedAt` goes along, so a server that forgets
-    /// operation ids can tell an old resend; a server older than that
-    /// member refuses it (400, nothing applied), and the push is sent again
-    /// without it, as are later ones.
+    /// operation ids can tell an old resend, and its `modelVersion`, so the
+    /// server keeps the highest version that wrote each record; a server
+    /// older than either member refuses it (400, nothing applied), and the
+    /// push is sent again without it, as are later ones.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let withQueuedAt = queuedAtSupport.isAssumed && mutations.contains { $0.queuedAt != nil }
-        let reply: [UInt8]
-        do {
-            reply = try await send(.push, body: PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt), pulledKinds: []).body
-        } catch {
-            guard withQueuedAt, case .permanent(let reason) = error, reason.contains(".queuedAt is not a member") else { throw error }
-            queuedAtSupport.markRefused()
-            reply = try await send(.push, body: PushRequestCodec.encode(mutations, includingQueuedAt: false), pulledKinds: []).body
+        var withQueuedAt = queuedAtSupport.isAssumed && mutations.contains { $0.queuedAt != nil }
+        var withModelVersion = modelVersionSupport.isAssumed && mutations.contains { $0.modelVersion != nil }
+        var reply: [UInt8] = []
+        // At most one retry per member the server may not know.
+        while true {
+            let body = PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt, includingModelVersion: withModelVersion)
+            do {
+                reply = try await send(.push, body: body, pulledKinds: []).body
+                break
+            } catch {
+                guard case .permanent(let reason) = error else { throw error }
+                if withQueuedAt, reason.contains(".queuedAt is not a member") {
+                    queuedAtSupport.markRefused()
+                    withQueuedAt = false
+                } else if withModelVersion, reason.contains(".modelVersion is not a member") {
+                    modelVersionSupport.markRefused()
+                    withModelVersion = false
+                } else {
+                    throw error
+                }
+            }
         }
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
@@ -299,6 +319,9 @@ public final class HTTPTransport: SyncTransport, Sendable {
             request.httpBody = Data(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            // Rows in the reply may carry their model version: a server
+            // sends it only to a client that says it reads it.
+            request.setValue("modelVersion", forHTTPHeaderField: Self.rowMembersHeader)
         }
 
         let exchange = await DataTaskCall.run(request, in: session, timeout: timeout)

@@ -18,10 +18,14 @@ public struct Mutation: Sendable, Hashable {
     /// forgets operation ids after a retention judges a mutation it no longer
     /// remembers by it (journals/PROTOCOL.md, "Remembered operations").
     public var queuedAt: Int64?
+    /// The model version (`SyncRecord.schemaVersion`) of the app that made
+    /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
+    /// stated. The server keeps the highest on the record (``ServerRow/modelVersion``).
+    public var modelVersion: Int?
 
     /// Creates a mutation.
     public init(operationID: OperationID, kind: String, op: OperationKind, recordID: String,
-                fields: [String: FieldValue], baseUpdatedAt: Int64?, queuedAt: Int64? = nil) {
+                fields: [String: FieldValue], baseUpdatedAt: Int64?, queuedAt: Int64? = nil, modelVersion: Int? = nil) {
         self.operationID = operationID
         self.kind = kind
         self.op = op
@@ -29,5 +33,6 @@ public struct Mutation: Sendable, Hashable {
         self.fields = fields
         self.baseUpdatedAt = baseUpdatedAt
         self.queuedAt = queuedAt
+        self.modelVersion = modelVersion
     }
 }

@@ -46,6 +46,31 @@ public enum ProtocolLimits {
     /// limit already bounds.
     public static let pullPageByteBudget = 4 << 20
 
+    /// The highest model version (`SyncRecord.schemaVersion`) an edit or a
+    /// row may carry: 65,535, far beyond any app's count of releases, small
+    /// enough that a queued operation keeps it in two bytes.
+    public static let maximumModelVersion = 65_535
+
+    /// Whether `version` is a model version the protocol carries: 1 to
+    /// ``maximumModelVersion``.
+    ///
+    /// ```swift
+    /// ProtocolLimits.isValidModelVersion(3)   // true
+    /// ProtocolLimits.isValidModelVersion(0)   // false
+    /// ```
+    public static func isValidModelVersion(_ version: Int) -> Bool {
+        version >= 1 && version <= maximumModelVersion
+    }
+
+    /// Why `version` cannot be a model version, or `nil` (see ``isValidModelVersion(_:)``).
+    ///
+    /// ```swift
+    /// ProtocolLimits.problem(modelVersion: 0)   // "model version 0, not 1 to 65535"
+    /// ```
+    public static func problem(modelVersion version: Int) -> String? {
+        isValidModelVersion(version) ? nil : "model version \(version), not 1 to \(maximumModelVersion)"
+    }
+
     /// Why `kind` cannot name records, or `nil`: it must be 1 to
     /// ``maximumKindBytes`` bytes of UTF-8 without U+0000 (which PostgreSQL
     /// text cannot hold, so no backend accepts it).

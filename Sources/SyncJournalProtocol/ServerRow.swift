@@ -11,14 +11,21 @@ public struct ServerRow: Sendable, Hashable {
     public var updatedAt: Int64
     /// When the server deleted the record, for a tombstone.
     public var deletedAt: Int64?
+    /// The highest model version (`SyncRecord.schemaVersion`) that ever wrote
+    /// the record, 1 to ``ProtocolLimits/maximumModelVersion``, kept on its
+    /// tombstone; `nil` when no write stated one. A device whose own version
+    /// is lower can tell that a newer version of the app has touched it.
+    public var modelVersion: Int?
 
     /// Creates a row.
-    public init(kind: String, id: String, fields: [String: FieldValue] = [:], updatedAt: Int64, deletedAt: Int64? = nil) {
+    public init(kind: String, id: String, fields: [String: FieldValue] = [:], updatedAt: Int64, deletedAt: Int64? = nil,
+                modelVersion: Int? = nil) {
         self.kind = kind
         self.id = id
         self.fields = fields
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+        self.modelVersion = modelVersion
     }
 
     /// The row's key.

@@ -9,13 +9,16 @@ package enum StorageRules {
     /// ``ProtocolLimits/maximumRecordIDBytes`` bytes, neither holding U+0000;
     /// at most ``ProtocolLimits/maximumFieldsPerRecord`` fields with names of
     /// at most ``ProtocolLimits/maximumFieldNameBytes`` bytes; values nested
-    /// at most `FieldValue.maximumNestingDepth` deep. Every backend refuses
+    /// at most `FieldValue.maximumNestingDepth` deep; a model version, when
+    /// stated, of 1 to ``ProtocolLimits/maximumModelVersion`` (the wire
+    /// refuses any other, so only an in-process caller gets this far with one). Every backend refuses
     /// the same mutations with the same reason, permanently, before it
     /// touches its tables.
     package static func refusal(of mutation: Mutation) -> MutationOutcome? {
         if let problem = ProtocolLimits.problem(kind: mutation.kind) ?? ProtocolLimits.problem(recordID: mutation.recordID)
             ?? ProtocolLimits.problem(fieldCount: mutation.fields.count, names: mutation.fields.keys)
-            ?? FieldValue.problem(in: mutation.fields) {
+            ?? FieldValue.problem(in: mutation.fields)
+            ?? mutation.modelVersion.flatMap({ ProtocolLimits.problem(modelVersion: $0) }) {
             return .rejected(reason: problem, permanent: true)
         }
         return nil
@@ -30,6 +33,9 @@ package enum StorageRules {
     /// - A create of a live record, or an update or delete whose base is not
     ///   the stored stamp, is a conflict carrying the server's copy.
     /// - Deleting a deleted record is harmless: its tombstone is the answer.
+    /// - Every write keeps on the row the highest model version that has
+    ///   written the record (``ServerRow/modelVersion``): the stored one,
+    ///   a tombstone's included, or the mutation's, whichever is higher.
     ///
     /// `mayBeForgotten` (see ``OperationRetention/mayBeForgotten(_:at:)``):
     /// the mutation is not remembered but may have been applied before its
@@ -62,6 +68,7 @@ package enum StorageRules {
         }
         let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
         let previous = existing?.row.updatedAt
+        let modelVersion = highestModelVersion(existing?.row.modelVersion, mutation.modelVersion)
         switch mutation.op {
         case .create:
             let operationID = mutation.operationID.description
@@ -69,7 +76,8 @@ package enum StorageRules {
                 return live == nil ? .conflict(server: nil) : .duplicate
             }
             if let live { return .conflict(server: live) }
-            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous))
+            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous),
+                                modelVersion: modelVersion)
             try queries.write(row, owner: user, createdBy: operationID)
             return .applied(row)
         case .update:
@@ -81,6 +89,7 @@ package enum StorageRules {
                                  permanent: true)
             }
             row.updatedAt = try queries.nextStamp(after: previous)
+            row.modelVersion = modelVersion
             try queries.write(row, owner: user, createdBy: existing?.createdBy)
             return .applied(row)
         case .delete:
@@ -88,11 +97,18 @@ package enum StorageRules {
             // Deleting a deleted row is harmless: its tombstone is the answer.
             if live == nil, let existing { return .applied(existing.row) }
             let stamp = try queries.nextStamp(after: previous)
-            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp)
+            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion)
             // The tombstone keeps the create of the life it ends.
             try queries.write(tombstone, owner: user, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
+    }
+
+    /// The higher of two model versions, `nil` only when neither is stated.
+    package static func highestModelVersion(_ first: Int?, _ second: Int?) -> Int? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return max(first, second)
     }
 
     /// Refuses a pull whose limit, kinds or cursors are malformed or over the

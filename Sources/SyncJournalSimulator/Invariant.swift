@@ -14,6 +14,10 @@ public enum Invariant: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// A reopened journal replays to the state before the crash (inside an
     /// edit's write: before or after that edit), and a store stays readable.
     case replayEqualsState = "replay-equals-state"
+    /// Devices on two versions of the note model: reading records in the newer
+    /// shape never queues an edit, an older device's edit never carries a field
+    /// its version does not know, and every note reads on every version.
+    case modelVersions = "model-versions"
     /// Once faults stop and every engine has run on its own schedule for two
     /// hours, every device shows what the server holds and every outbox is empty.
     case convergence

@@ -26,6 +26,8 @@ import Foundation
 public enum Simulation {
     static let pool: [String: [String]] = ["note": ["n0", "n1", "n2", "n3"], "pin": ["p0", "p1", "p2", "p3", "p4", "p5"]]
     static let kinds = ["note", "pin"]
+    /// The version of the note model a device runs: every second device has the newer app.
+    static func modelVersion(ofDevice device: Int) -> Int { device % 2 == 1 ? 2 : 1 }
 
     /// Runs `configuration`; on a violation, shrinks the trace and reports it.
     public static func runWithShrinking(_ configuration: SimulationConfiguration) async -> SimulationOutcome {

@@ -10,7 +10,8 @@ extension SimulationRun {
     func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &generator)] }
     func enabled(_ fault: SimulationFault) -> Bool { configuration.faults.contains(fault) }
 
-    func randomFields(kind: String, all: Bool) -> [String: FieldValue] {
+    /// Fields for an edit of `kind`; a note edited on a version-2 device (`modelVersion`) may be pinned.
+    func randomFields(kind: String, all: Bool, modelVersion: Int = 1) -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
         if kind == "pin" {
             if all || chance(60) { fields["name"] = .string(pick(["Cafe", "Museum", "Tapas", "Park", "Bakery"])) }
@@ -19,6 +20,7 @@ extension SimulationRun {
         } else {
             if all || chance(70) { fields["text"] = .string(pick(["buy milk", "call mum", "tapas at 8", "pack boots"])) }
             if all || chance(40) { fields["done"] = .bool(chance(50)) }
+            if modelVersion >= 2, all || chance(30) { fields["pinned"] = .bool(chance(50)) }
         }
         if fields.isEmpty { fields = kind == "pin" ? ["rating": .int(3)] : ["done": .bool(true)] }
         return fields
@@ -33,8 +35,10 @@ extension SimulationRun {
             if !visible.isEmpty { id = pick(visible) }
         }
         let visible = state?.visibleFields(of: RecordKey(kind: kind, id: id)) != nil
-        if !visible { return .create(kind: kind, id: id, fields: randomFields(kind: kind, all: true)) }
-        return chance(60) ? .update(kind: kind, id: id, fields: randomFields(kind: kind, all: false)) : .delete(kind: kind, id: id)
+        let version = Simulation.modelVersion(ofDevice: device)
+        if !visible { return .create(kind: kind, id: id, fields: randomFields(kind: kind, all: true, modelVersion: version)) }
+        return chance(60) ? .update(kind: kind, id: id, fields: randomFields(kind: kind, all: false, modelVersion: version))
+            : .delete(kind: kind, id: id)
     }
 
     func generate() async -> SimulationStep {

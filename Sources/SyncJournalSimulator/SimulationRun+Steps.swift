@@ -118,7 +118,7 @@ extension SimulationRun {
         var random = SeededGenerator(seed: choice)
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
         let visible = ((try? await store.record(key.kind, id: key.id)) ?? nil) != nil
-        if !visible { return .create(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["name": .string("Again")] : ["text": .string("again")]) }
+        if !visible { return .create(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["name": .string("Again")] : ["text": .string("again"), "done": .bool(false)]) }
         if Int.random(in: 0..<100, using: &random) < 65 { return .delete(kind: key.kind, id: key.id) }
         return .update(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["rating": .int(Int64.random(in: 1...5, using: &random))]
                                                                               : ["done": .bool(true)])
@@ -167,7 +167,16 @@ extension SimulationRun {
             switch edit {
             case .create(let kind, let id, let fields):
                 guard !visible else { return false }
-                try await store.create(kind, id: id, fields: fields)
+                if kind == SimulationNote.kind, let typed = await typedNoteCreate(device: device, id: id, fields: fields) {
+                    returnedID = try await typed(store).operation
+                } else {
+                    try await store.create(kind, id: id, fields: fields)
+                }
+            case .update(let kind, let id, let fields) where kind == SimulationNote.kind:
+                guard visible else { return false }
+                // Notes are edited as the app's model: read, change, queue what changed.
+                guard let edit = try await typedNoteUpdate(device: device, store: store, id: id, fields: fields) else { return false }
+                returnedID = edit.operation
             case .update(let kind, let id, let fields):
                 guard visible else { return false }
                 returnedID = try await store.update(kind, id: id, changes: fields).operation
@@ -181,7 +190,74 @@ extension SimulationRun {
         statistics.operations += 1
         guard let after = try? await store.currentState() else { return true }
         account(device: device, edit: edit, before: before, after: after, returnedID: returnedID, interrupted: false)
+        await checkModelVersions(device: device, store: store, before: before, after: after)
         return true
+    }
+
+    /// The insert of a note as the device's model makes it, or nil when `fields` is not a whole note.
+    func typedNoteCreate(device: Int, id: String, fields: [String: FieldValue]) async
+        -> (@Sendable (LocalStore) async throws -> Edit)? {
+        guard case .string(let text)? = fields["text"], case .bool(let done)? = fields["done"] else { return nil }
+        if Simulation.modelVersion(ofDevice: device) >= 2 {
+            var pinned = false
+            if case .bool(let flag)? = fields["pinned"] { pinned = flag }
+            let note = SimulationNoteV2(id: id, body: text, done: done, pinned: pinned)
+            return { store in try await store.insert(note) }
+        }
+        let note = SimulationNote(id: id, text: text, done: done)
+        return { store in try await store.insert(note) }
+    }
+
+    /// Updates note `id` through the device's model, setting what `fields` names;
+    /// nil when nothing changed. A note that does not read as the model breaks
+    /// the model-versions invariant.
+    func typedNoteUpdate(device: Int, store: LocalStore, id: String, fields: [String: FieldValue]) async throws -> Edit? {
+        func apply(_ name: String, _ body: (FieldValue) -> Void) { if let value = fields[name] { body(value) } }
+        do {
+            if Simulation.modelVersion(ofDevice: device) >= 2 {
+                return try await store.update(SimulationNoteV2.self, id: id) { note in
+                    apply("text") { if case .string(let text) = $0 { note.body = text } }
+                    apply("done") { if case .bool(let done) = $0 { note.done = done } }
+                    apply("pinned") { if case .bool(let pinned) = $0 { note.pinned = pinned } }
+                }
+            }
+            return try await store.update(SimulationNote.self, id: id) { note in
+                apply("text") { if case .string(let text) = $0 { note.text = text } }
+                apply("done") { if case .bool(let done) = $0 { note.done = done } }
+            }
+        } catch {
+            if case .undecodable(let report) = error {
+                fail(.modelVersions, "\(name(device)) (model version \(Simulation.modelVersion(ofDevice: device))) cannot read \(report)")
+            }
+            throw error
+        }
+    }
+
+    /// The model-versions invariant after an edit on `device`: an older model's new
+    /// operation carries only fields its version knows, reading every note in the
+    /// device's shape queues nothing, and every note reads.
+    func checkModelVersions(device: Int, store: LocalStore, before: StoreState, after: StoreState) async {
+        statistics.invariantChecks += 1
+        let version = Simulation.modelVersion(ofDevice: device)
+        let known: Set<String> = version >= 2 ? ["text", "done", "pinned"] : ["text", "done"]
+        let earlier = Set(before.outbox.operations.map(\.id))
+        for entry in after.outbox.operations where entry.key.kind == SimulationNote.kind && !earlier.contains(entry.id) {
+            let unknown = Set(entry.operation.fields.keys).subtracting(known)
+            if !unknown.isEmpty {
+                fail(.modelVersions, "\(name(device)) on model version \(version) queued \(unknown.sorted()) on note \(entry.key.id), fields its version does not know")
+            }
+        }
+        let unreadable: [UndecodableRecord]
+        do {
+            unreadable = version >= 2 ? try await store.fetchAll(SimulationNoteV2.self).undecodable
+                : try await store.fetchAll(SimulationNote.self).undecodable
+        } catch {
+            return
+        }
+        if let first = unreadable.first { fail(.modelVersions, "\(name(device)) on model version \(version) cannot read \(first)") }
+        if let now = try? await store.currentState(), now.outbox.operations != after.outbox.operations {
+            fail(.modelVersions, "\(name(device)) queued an edit by reading its notes in model version \(version)'s shape")
+        }
     }
 
     /// Records what an edit did to the outbox: its operation (open, merged

@@ -9,6 +9,7 @@ import SyncJournalProtocol
 /// - update + update, neither sent → one update with the merged changes and the
 ///   first update's base;
 /// - update never sent + delete → one delete carrying the update's base;
+/// - a merged operation carries the highest model version of the edits merged;
 /// - an operation that was sent is never merged into or removed, so edits made
 ///   while a request is in flight queue behind it.
 ///
@@ -28,19 +29,18 @@ package enum Compactor {
         guard let previous = earlier.last, !previous.sent else { return [] }
         let prior = previous.operation
         switch (prior.kind, edit.kind) {
-        case (.create, .update):
+        case (.create, .update), (.update, .update):
             var merged = prior
             merged.fields.merge(edit.fields) { _, new in new }
-            return [.replace(prior.id, with: merged), .remove(edit.id)]
-        case (.update, .update):
-            var merged = prior
-            merged.fields.merge(edit.fields) { _, new in new }
+            // The merged edit says the newest model that wrote any part of it.
+            merged.modelVersion = JournalOperation.highestModelVersion(prior.modelVersion, edit.modelVersion)
             return [.replace(prior.id, with: merged), .remove(edit.id)]
         case (.create, .delete):
             return [.remove(prior.id), .remove(edit.id)]
         case (.update, .delete):
             var delete = edit
             delete.baseUpdatedAt = prior.baseUpdatedAt
+            delete.modelVersion = JournalOperation.highestModelVersion(prior.modelVersion, edit.modelVersion)
             var steps: [CompactionStep] = [.remove(prior.id)]
             if delete != edit { steps.append(.replace(edit.id, with: delete)) }
             // With the update gone, an unsent create before it may now meet the delete.

@@ -82,7 +82,9 @@ public struct ConflictResolution: Sendable, Hashable {
         let localFields = operation.kind == .delete ? [] : operation.fields.keys.sorted()
         func requeue(_ kind: OperationKind, _ fields: [String: FieldValue], base: Int64?) -> JournalOperation {
             JournalOperation(id: newID, kind: kind, entity: operation.entity, recordID: operation.recordID,
-                             fields: kind == .delete ? [:] : fields, baseUpdatedAt: base, queuedAt: now)
+                             fields: kind == .delete ? [:] : fields, baseUpdatedAt: base, queuedAt: now,
+                             // The requeued edit is still the refused one's, by the same model version.
+                             modelVersion: operation.modelVersion)
         }
         let serverWins = ConflictResolution(strategy: policy.strategy, replacement: nil, lostFields: localFields)
 

@@ -24,17 +24,32 @@ public struct JournalOperation: Sendable, Hashable {
     public var queuedAt: Int64
     /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
     public var baseUpdatedAt: Int64?
-    // The optional stamp and the one-byte kind come last and pack together:
-    // an operation takes 74 bytes instead of 88, and a queue holds 100,000.
+    // The optional stamp, the one-byte kind and the two-byte model version
+    // come last and pack together: an operation takes 76 bytes instead of
+    // 96, and a queue holds 100,000.
     /// Create, update or delete.
     public var kind: OperationKind
+    // The model version in two bytes (0: not stated), so a queued
+    // operation's place in the outbox stays 80 bytes.
+    private var storedModelVersion: UInt16
+
+    /// The model version (`SyncRecord.schemaVersion`) of the app that made
+    /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
+    /// stated (untyped edits, and every operation journaled before versions
+    /// were kept), which readers take as "unknown, 1". Merged edits carry the
+    /// highest version of those merged. A value out of range is stored as
+    /// `nil`: the store checks versions before it builds an operation.
+    public var modelVersion: Int? {
+        get { storedModelVersion == 0 ? nil : Int(storedModelVersion) }
+        set { storedModelVersion = newValue.flatMap { ProtocolLimits.isValidModelVersion($0) ? UInt16($0) : nil } ?? 0 }
+    }
 
     /// The longest record id, in UTF-8 bytes.
     package static let maximumRecordIDLength = ProtocolLimits.maximumRecordIDBytes
 
     /// Creates an operation value.
     package init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
-                fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64) {
+                fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64, modelVersion: Int? = nil) {
         self.id = id
         self.kind = kind
         self.entity = entity
@@ -42,7 +57,21 @@ public struct JournalOperation: Sendable, Hashable {
         self.fields = fields
         self.baseUpdatedAt = baseUpdatedAt
         self.queuedAt = queuedAt
+        self.storedModelVersion = 0
+        self.modelVersion = modelVersion
     }
+
+    /// The higher of two model versions, `nil` only when neither is stated:
+    /// what an edit merged from both carries.
+    package static func highestModelVersion(_ first: Int?, _ second: Int?) -> Int? {
+        StorageRules.highestModelVersion(first, second)
+    }
+
+    /// Presence bit 0: a base stamp follows.
+    static let baseFollows: UInt8 = 1
+    /// Presence bit 1 (format 2.3): a model version follows, after the
+    /// queued time. An operation without one is written as before 2.3.
+    static let modelVersionFollows: UInt8 = 2
 
     /// Appends the operation's encoding.
     package func encode(into writer: inout ByteWriter) {
@@ -50,9 +79,10 @@ public struct JournalOperation: Sendable, Hashable {
         writer.writeUInt8(kind.code)
         writer.writeString(entity)
         writer.writeString(recordID)
-        writer.writeUInt8(baseUpdatedAt == nil ? 0 : 1)
+        writer.writeUInt8((baseUpdatedAt == nil ? 0 : Self.baseFollows) | (storedModelVersion == 0 ? 0 : Self.modelVersionFollows))
         if let base = baseUpdatedAt { writer.writeZigzag(base) }
         writer.writeZigzag(queuedAt)
+        if storedModelVersion != 0 { writer.writeVarint(UInt64(storedModelVersion)) }
         FieldListCodec.encode(fields, into: &writer)
     }
 
@@ -85,11 +115,20 @@ public struct JournalOperation: Sendable, Hashable {
         }
         let presenceAt = reader.position
         let presence = try reader.readUInt8()
-        if presence & ~1 != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
-        let base: Int64? = presence & 1 != 0 ? try reader.readZigzag() : nil
+        if presence & ~(baseFollows | modelVersionFollows) != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
+        let base: Int64? = presence & baseFollows != 0 ? try reader.readZigzag() : nil
         let queuedAt = try reader.readZigzag()
+        var modelVersion: Int?
+        if presence & modelVersionFollows != 0 {
+            let versionAt = reader.position
+            let version = try reader.readVarint()
+            guard version >= 1, version <= UInt64(ProtocolLimits.maximumModelVersion) else {
+                throw .invalid("model version \(version), not 1 to \(ProtocolLimits.maximumModelVersion)", at: versionAt)
+            }
+            modelVersion = Int(version)
+        }
         return JournalOperation(id: id, kind: kind, entity: entity, recordID: recordID, fields: [:],
-                                baseUpdatedAt: base, queuedAt: queuedAt)
+                                baseUpdatedAt: base, queuedAt: queuedAt, modelVersion: modelVersion)
     }
 
     /// Decodes the payload of an ``RecordType/operation`` record.

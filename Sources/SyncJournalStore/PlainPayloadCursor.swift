@@ -127,9 +127,14 @@ struct PlainPayloadCursor {
         guard let id = operationID(), let kind = byte(), OperationKind(code: kind) != nil,
               let entity = asciiString(), !entity.isEmpty,
               let recordID = asciiString(), !recordID.isEmpty, recordID.count <= JournalOperation.maximumRecordIDLength,
-              let presence = byte(), presence & ~1 == 0 else { return nil }
+              let presence = byte(), presence & ~3 == 0 else { return nil }
         if presence & 1 != 0 { guard varint() != nil else { return nil } }
-        guard varint() != nil, plainFieldList() else { return nil }
+        guard varint() != nil else { return nil }
+        // A model version (format 2.3) is plain when in range, as the full decode checks.
+        if presence & 2 != 0 {
+            guard let version = varint(), version >= 1, version <= UInt64(ProtocolLimits.maximumModelVersion) else { return nil }
+        }
+        guard plainFieldList() else { return nil }
         return PlainOperationSpan(id: id, bytes: start..<position, entity: entity, recordID: recordID)
     }
 }

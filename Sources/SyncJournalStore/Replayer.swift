@@ -128,8 +128,10 @@ package enum Replayer {
 
         /// Folds the event decoded from record `sequence` (``decode(_:)``).
         package mutating func fold(_ event: StoreEvent?, sequence: UInt64) throws(Failure) {
-            records += 1
+            // Records that carry no event (a writer's closing horizon record)
+            // do not count towards a checkpoint: they change no state.
             guard let event else { return }
+            records += 1
             try settlePending()
             if case .checkpoint(let part) = event {
                 switch phase {

@@ -9,8 +9,11 @@ extension ServerRow {
         writer.writeString(kind)
         writer.writeString(id)
         writer.writeZigzag(updatedAt)
-        writer.writeUInt8(deletedAt == nil ? 0 : 1)
+        // Bit 1 (format 2.3): a model version follows; a row without one is written as before 2.3.
+        let version = modelVersion.flatMap { ProtocolLimits.isValidModelVersion($0) ? UInt64($0) : nil }
+        writer.writeUInt8((deletedAt == nil ? 0 : 1) | (version == nil ? 0 : 2))
         if let deletedAt { writer.writeZigzag(deletedAt) }
+        if let version { writer.writeVarint(version) }
         FieldListCodec.encode(fields, into: &writer)
     }
 
@@ -25,9 +28,18 @@ extension ServerRow {
         let updatedAt = try reader.readZigzag()
         let flagsAt = reader.position
         let flags = try reader.readUInt8()
-        if flags & ~1 != 0 { throw .invalid("unknown row flags", at: flagsAt) }
+        if flags & ~3 != 0 { throw .invalid("unknown row flags", at: flagsAt) }
         let deletedAt: Int64? = flags & 1 != 0 ? try reader.readZigzag() : nil
+        var modelVersion: Int?
+        if flags & 2 != 0 {
+            let versionAt = reader.position
+            let version = try reader.readVarint()
+            guard version >= 1, version <= UInt64(ProtocolLimits.maximumModelVersion) else {
+                throw .invalid("model version \(version), not 1 to \(ProtocolLimits.maximumModelVersion)", at: versionAt)
+            }
+            modelVersion = Int(version)
+        }
         let fields = try FieldListCodec.decode(from: &reader)
-        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
+        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion)
     }
 }

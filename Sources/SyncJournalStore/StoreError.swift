@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRecordID(String, reason: String)
     /// A field name is empty (or the record is too large to journal).
     case invalidFields(kind: String, id: String, reason: String)
+    /// An edit states a model version outside 1 to
+    /// `ProtocolLimits.maximumModelVersion` (the record's key and the version).
+    case invalidModelVersion(RecordKey, version: Int)
     /// An update or delete names a record the app cannot see.
     case recordNotFound(RecordKey)
     /// A create names a record that already exists.
@@ -44,6 +47,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidKind(let kind, let reason): return "invalid entity kind \"\(kind.prefix(32))\": \(reason)"
         case .invalidRecordID(let id, let reason): return "invalid record id \"\(id)\": \(reason)"
         case .invalidFields(let kind, let id, let reason): return "invalid fields for \(kind)/\(id): \(reason)"
+        case .invalidModelVersion(let key, let version):
+            return "invalid model version for \(key): \(ProtocolLimits.problem(modelVersion: version) ?? "\(version)")"
         case .recordNotFound(let key): return "no record \(key)"
         case .recordAlreadyExists(let key): return "record \(key) already exists"
         case .tooLarge(let bytes, let maximum): return "the change takes \(bytes) bytes, more than a journal record holds (\(maximum))"

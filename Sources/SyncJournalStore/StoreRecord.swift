@@ -12,6 +12,12 @@ public struct StoreRecord: Sendable, Hashable {
     public var serverUpdatedAt: Int64?
     /// Whether queued edits are not yet acknowledged by the server.
     public var hasPendingChanges: Bool
+    /// The highest model version (`SyncRecord.schemaVersion`) known to have
+    /// written the record: the server row's (``ServerRow/modelVersion``) or
+    /// that of an edit queued on this device, whichever is higher; `nil`
+    /// when none stated one (read it as 1). Higher than the app's own
+    /// version: a newer version of the app has written the record.
+    public let modelVersion: Int?
 }
 
 /// The store's condition, as the app shows it.

@@ -251,14 +251,26 @@ package struct StoreState: Sendable, Hashable {
     package func visibleFields(of key: RecordKey) -> [String: FieldValue]? {
         var fields = snapshot[key]?.fields
         for entry in outbox.operations(on: key) where !entry.quarantined {
-            switch entry.operation.kind {
-            case .create: fields = entry.operation.fields
-            case .update:
-                if fields != nil { fields!.merge(entry.operation.fields) { _, new in new } }
-            case .delete: fields = nil
-            }
+            entry.operation.apply(to: &fields)
         }
         return fields
+    }
+
+    /// The model version the app sees for `key`: the highest of the
+    /// server row's and those of the queued edits it shows (a quarantined
+    /// edit shows nothing), so a local edit by a newer version counts at once.
+    package func visibleModelVersion(of key: RecordKey) -> Int? {
+        var version = snapshot[key]?.modelVersion
+        for entry in outbox.operations(on: key) where !entry.quarantined {
+            version = JournalOperation.highestModelVersion(version, entry.operation.modelVersion)
+        }
+        return version
+    }
+
+    /// The record the app sees for `key`, whose visible fields are `fields`.
+    package func storeRecord(_ key: RecordKey, fields: [String: FieldValue]) -> StoreRecord {
+        StoreRecord(kind: key.kind, id: key.id, fields: fields, serverUpdatedAt: snapshot[key]?.updatedAt,
+                    hasPendingChanges: !outbox.operations(on: key).isEmpty, modelVersion: visibleModelVersion(of: key))
     }
 
     /// The base a new update or delete of `key` gets: the base of the last

@@ -28,7 +28,7 @@ public enum UnreadableReason: Sendable, Hashable, CustomStringConvertible {
         case .unsupportedVersion, .unsupported: self = .newerFormat(detail: error.reason)
         case .locked(let path): self = .locked(path: path)
         case .io(let cause), .writerFailed(_, let cause): self = .io(cause)
-        case .closed, .recordTooLarge, .alreadyExists: self = .corrupt(offset: nil, detail: error.reason)
+        case .closed, .recordTooLarge, .alreadyExists, .missingBesideCheckpoint: self = .corrupt(offset: nil, detail: error.reason)
         }
     }
 

@@ -1,7 +1,12 @@
 import SyncJournalProtocol
 
 /// The edits of one ``LocalStore/write(isolation:_:)`` call, staged in order
-/// and journaled together.
+/// and journaled together, and the records as they stand for the body.
+///
+/// The body can read: ``fetch(_:id:)`` and ``record(_:id:)`` see the records as
+/// the store held them when the body started, with the edits staged so far
+/// applied, so a typed ``update(_:id:_:)`` reads, changes and queues only the
+/// changed fields in one step.
 ///
 /// A transaction only records what the body asks for; the store checks the
 /// edits when it journals them, each against the records as the edits
@@ -14,11 +19,15 @@ public struct WriteTransaction: ~Copyable, Sendable {
     package private(set) var operations: [JournalOperation] = []
     private let makeRecordID: @Sendable () -> String
     private let queuedAt: Int64
+    /// The store's records when the body started; staged edits are applied over them as they are read.
+    private let state: StoreState
 
-    /// An empty transaction whose creates take ids from `makeRecordID` and whose edits are stamped `queuedAt`.
-    package init(makeRecordID: @escaping @Sendable () -> String, queuedAt: Int64) {
+    /// An empty transaction whose creates take ids from `makeRecordID`, whose edits are
+    /// stamped `queuedAt`, and whose reads start from `state`.
+    package init(makeRecordID: @escaping @Sendable () -> String, queuedAt: Int64, state: StoreState = StoreState()) {
         self.makeRecordID = makeRecordID
         self.queuedAt = queuedAt
+        self.state = state
     }
 
     /// Stages the creation of a record and returns its edit (with the id the
@@ -45,11 +54,125 @@ public struct WriteTransaction: ~Copyable, Sendable {
         try stage(.delete, kind: kind, id: id, fields: [:])
     }
 
-    private mutating func stage(_ op: OperationKind, kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) -> Edit {
+    /// The record of `kind` with `id` as the body sees it: the store's record with the
+    /// edits staged so far applied; nil when there is none or it is deleted.
+    public func record(_ kind: String, id: String) -> StoreRecord? {
+        let key = RecordKey(kind: kind, id: id)
+        guard let fields = visibleFields(of: key) else { return nil }
+        var record = state.storeRecord(key, fields: fields)
+        record.hasPendingChanges = record.hasPendingChanges || operations.contains { $0.key == key }
+        return record
+    }
+
+    /// The fields of `key` as the body sees them.
+    private func visibleFields(of key: RecordKey) -> [String: FieldValue]? {
+        var fields = state.visibleFields(of: key)
+        for operation in operations where operation.key == key { operation.apply(to: &fields) }
+        return fields
+    }
+
+    private mutating func stage(_ op: OperationKind, kind: String, id: String, fields: [String: FieldValue],
+                                modelVersion: Int? = nil) throws(StoreError) -> Edit {
         try LocalStore.validate(kind: kind, id: id, fields: fields)
+        try LocalStore.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
         let operation = JournalOperation(id: .random(), kind: op, entity: kind, recordID: id, fields: fields,
-                                         baseUpdatedAt: nil, queuedAt: queuedAt)
+                                         baseUpdatedAt: nil, queuedAt: queuedAt, modelVersion: modelVersion)
         operations.append(operation)
         return Edit(kind: kind, id: id, operation: operation.id)
+    }
+}
+
+// MARK: - Typed records
+
+extension WriteTransaction {
+    /// Stages the creation of the record for `value`, as ``LocalStore/insert(_:)`` makes it.
+    ///
+    /// ```swift
+    /// struct Book: SyncRecord { static let kind = "book"; var id: String; var title: String; var shelf: String }
+    /// let store = try await LocalStore.open(path: "books.journal")
+    /// try await store.write { tx in
+    ///     try tx.insert(Book(id: "b1", title: "Dune", shelf: "to read"))
+    ///     try tx.update(Book.self, id: "b1") { $0.shelf = "reading" }
+    ///     print(try tx.fetch(Book.self, id: "b1")?.shelf ?? "none")   // reading
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SyncRecordError/encodingFailed(kind:id:path:reason:)``,
+    ///   ``SyncRecordError/invalidMigrations(kind:reason:)``, or ``SyncRecordError/store(_:)``
+    ///   with ``StoreError/recordAlreadyExists(_:)`` when the body can see a record with that id.
+    @discardableResult
+    public mutating func insert<Record: SyncRecord>(_ value: Record) throws(SyncRecordError) -> Edit {
+        let id = value.id.recordIDString
+        let schema = try LocalStore.schema(of: Record.self)
+        let fields = schema.stored(try LocalStore.storedFields(of: value, id: id))
+        if visibleFields(of: RecordKey(kind: Record.kind, id: id)) != nil {
+            throw .store(.recordAlreadyExists(RecordKey(kind: Record.kind, id: id)))
+        }
+        do {
+            return try stage(.create, kind: Record.kind, id: id, fields: fields, modelVersion: LocalStore.writtenVersion(Record.self))
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The record of `type` with `id` as the body sees it, upgraded to the model's
+    /// current shape; nil when there is none.
+    ///
+    /// - Throws: ``SyncRecordError/undecodable(_:)`` when it does not decode.
+    public func fetch<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) throws(SyncRecordError) -> Record? {
+        guard let stored = record(Record.kind, id: id.recordIDString) else { return nil }
+        switch LocalStore.decode(type, from: stored) {
+        case .success(let value): return value
+        case .failure(let report): throw .undecodable(report)
+        }
+    }
+
+    /// Reads the record, lets `mutate` change it, and stages an update of only the
+    /// fields whose encoded value changed. Returns nil, and stages nothing, when none did.
+    ///
+    /// - Throws: ``SyncRecordError/notFound(kind:id:)``, ``SyncRecordError/undecodable(_:)``,
+    ///   ``SyncRecordError/idChanged(kind:from:to:)``, or what `mutate` throws.
+    @discardableResult
+    public mutating func update<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+                                                    _ mutate: (inout Record) throws -> Void) throws -> Edit? {
+        guard let original = try fetch(type, id: id) else { throw SyncRecordError.notFound(kind: Record.kind, id: id.recordIDString) }
+        var changed = original
+        try mutate(&changed)
+        return try save(changed, original: original)
+    }
+
+    /// Stages an update of the fields of `value` that differ from `original`, the copy
+    /// the body read. Returns nil, and stages nothing, when no field differs.
+    ///
+    /// - Throws: ``SyncRecordError/idChanged(kind:from:to:)``, ``SyncRecordError/notFound(kind:id:)``
+    ///   when the record is no longer visible, ``SyncRecordError/encodingFailed(kind:id:path:reason:)``.
+    @discardableResult
+    public mutating func save<Record: SyncRecord>(_ value: Record, original: Record) throws(SyncRecordError) -> Edit? {
+        let id = original.id.recordIDString
+        guard let stored = visibleFields(of: RecordKey(kind: Record.kind, id: id)) else {
+            throw .notFound(kind: Record.kind, id: id)
+        }
+        guard let changes = try LocalStore.changes(from: original, to: value, stored: stored) else { return nil }
+        do {
+            return try stage(.update, kind: Record.kind, id: id, fields: changes, modelVersion: LocalStore.writtenVersion(Record.self))
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Stages the deletion of the record of `type` with `id`.
+    ///
+    /// - Throws: ``SyncRecordError/notFound(kind:id:)`` when the body cannot see it.
+    @discardableResult
+    public mutating func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) throws(SyncRecordError) -> Edit {
+        let recordID = id.recordIDString
+        guard visibleFields(of: RecordKey(kind: Record.kind, id: recordID)) != nil else {
+            throw .notFound(kind: Record.kind, id: recordID)
+        }
+        do {
+            return try stage(.delete, kind: Record.kind, id: recordID, fields: [:], modelVersion: LocalStore.writtenVersion(Record.self))
+        } catch {
+            throw .store(error)
+        }
     }
 }

@@ -11,6 +11,10 @@ struct StatusState: Sendable {
     /// ``serverUnreachable`` only when the sync ends, so while a retry runs
     /// the status still tells the last sync's trouble as it was.
     var serverUnreachableThisSync = false
+    /// Whether the status reads unreachable because a wait for changes
+    /// failed, with no sync since: the next wait the server holds to its
+    /// end brings a pull to put the status right.
+    var serverUnreachableFromChangeWait = false
     /// When a sync last ended well (clock milliseconds).
     var lastSuccessAt: Int64?
     /// Counts read from the store at the last refresh.

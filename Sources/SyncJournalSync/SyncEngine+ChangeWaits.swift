@@ -111,18 +111,18 @@ extension SyncEngine {
         switch result {
         case .success(.changed):
             changeWait.failuresInARow = 0
-            schedule.handle(.pullRequested, at: now, using: &generator)
-            if schedule.isDue(at: now) {
-                _ = await sync()
-            } else {
-                arm()
-            }
+            await pullAfterChangeWait(at: now)
         case .success(.timedOut):
             // A wait that gives up much sooner than asked is a server that
             // does not hold waits: reconnect with backoff, not in a loop.
             let timeout = options.changeWaitTimeout.map(Self.milliseconds) ?? 0
             if now - changeWait.openedAt < timeout / 2 {
                 scheduleChangeWaitReconnect(at: now)
+            } else if statusState.serverUnreachableFromChangeWait {
+                // The server held a whole wait, so it is back: a pull puts
+                // the status right rather than leave it unreachable until the next sync.
+                changeWait.failuresInARow = 0
+                await pullAfterChangeWait(at: now)
             } else {
                 changeWait.failuresInARow = 0
                 await openChangeWait()
@@ -136,8 +136,23 @@ extension SyncEngine {
             schedule.handle(.authenticationRefused, at: now, using: &generator)
             arm()
             await refreshStatus()
-        case .failure:
+        case .failure(let error):
+            if case .serverUnreachable = error {
+                // A dead server shows at once, not at the next pull.
+                recordServerUnreachable(error)
+            }
             scheduleChangeWaitReconnect(at: now)
+        }
+    }
+
+    /// Pulls at once for a wait's answer, or when the backoff allows (the
+    /// wait is reopened when that sync ends).
+    private func pullAfterChangeWait(at now: Int64) async {
+        schedule.handle(.pullRequested, at: now, using: &generator)
+        if schedule.isDue(at: now) {
+            _ = await sync()
+        } else {
+            arm()
         }
     }
 

@@ -42,7 +42,18 @@ extension SyncEngine {
         statusState.syncActivity = nil
         statusState.lastOutcome = outcome
         statusState.serverUnreachable = statusState.serverUnreachableThisSync
+        statusState.serverUnreachableFromChangeWait = false
         if case .ok = outcome { statusState.lastSuccessAt = clock.now() }
+    }
+
+    /// Notes a wait for changes that failed because the server did not
+    /// answer: the status reads unreachable as after a sync that found the
+    /// server so, without waiting for the next pull. A running sync's own
+    /// outcome replaces it when that sync ends.
+    func recordServerUnreachable(_ error: TransportError) {
+        statusState.lastOutcome = .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+        statusState.serverUnreachable = true
+        statusState.serverUnreachableFromChangeWait = true
     }
 
     /// Marks what a running sync does now.

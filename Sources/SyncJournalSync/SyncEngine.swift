@@ -493,7 +493,8 @@ public actor SyncEngine {
             if operation.kind == .delete {
                 // Gone (or hidden) either way: the delete has what it wanted.
                 let stamp = operation.baseUpdatedAt ?? 0
-                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp))
+                return .acknowledged(ServerRow(kind: operation.entity, id: operation.recordID, updatedAt: stamp, deletedAt: stamp,
+                                               modelVersion: operation.modelVersion))
             }
             return .failure(.deletedOrNoAccess, reason: "deleted or no access: no readable row \(operation.key)")
         }

@@ -283,4 +283,6 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
     }
     /// The wrapped layer's namespace (a simulated disk's, say).
     package var lockNamespace: String { base.lockNamespace }
+    /// Lists through the wrapped layer.
+    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }
 }

@@ -19,11 +19,13 @@ enum PlainTableRules {
                                                _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
         let existing = try queries.row(kind: mutation.kind, id: mutation.recordID)
         let previous = existing?.row.updatedAt
+        // The highest model version that wrote the record, as `StorageRules` keeps it.
+        let modelVersion = StorageRules.highestModelVersion(existing?.row.modelVersion, mutation.modelVersion)
         switch mutation.op {
         case .create:
             if let existing, !existing.row.isTombstone || existing.owner != user { return .duplicate }
             let row = ServerRow(kind: mutation.kind, id: mutation.recordID, fields: mutation.fields,
-                                updatedAt: try queries.nextStamp(after: previous))
+                                updatedAt: try queries.nextStamp(after: previous), modelVersion: modelVersion)
             try queries.write(row, owner: user, createdBy: mutation.operationID.description)
             return .applied(row)
         case .update, .delete:
@@ -37,6 +39,7 @@ enum PlainTableRules {
             } else {
                 row = ServerRow(kind: row.kind, id: row.id, updatedAt: stamp, deletedAt: stamp)
             }
+            row.modelVersion = modelVersion
             try queries.write(row, owner: user, createdBy: existing.createdBy)
             return .applied(row)
         }

@@ -469,7 +469,9 @@ public actor ReferenceServer {
     @discardableResult
     public func write(user: String, kind: String, id: String, fields: [String: FieldValue]) -> ServerRow {
         let key = RecordKey(kind: kind, id: id)
-        let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key))
+        // A writer that states no model version leaves the record's highest one as it was.
+        let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key),
+                            modelVersion: storage.row(kind: kind, id: id)?.row.modelVersion)
         storage.store(row, owner: user)
         wakeChangeWaiters()
         return row
@@ -501,7 +503,7 @@ public actor ReferenceServer {
         let key = RecordKey(kind: kind, id: id)
         guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
         let now = stamp(for: key)
-        stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now)
+        stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now, modelVersion: stored.row.modelVersion)
         storage.store(stored.row, owner: stored.owner, createdBy: stored.createdBy)
         wakeChangeWaiters()
         return stored.row

@@ -93,6 +93,10 @@ public final class SimulatedDisk: SystemCalls {
         var current: [UInt8] = []
         var touched: Set<Int> = []
         var lockedBy: Int32?
+        /// How far the file holds blocks: bytes written, not a size set by
+        /// `ftruncate`, which leaves a hole that takes no space (as on a
+        /// real file system). What a full disk counts.
+        var allocated = 0
     }
 
     /// A directory entry change not yet made durable by an `fsync` of the directory.
@@ -744,12 +748,13 @@ public final class SimulatedDisk: SystemCalls {
             guard offset >= 0 else { throw SystemError(call: .pwrite, code: .invalidArgument) }
             guard buffer.count > 0 else { return 0 }
             if let capacity = state.capacity {
-                let others = state.inodes.filter { $0.key != number }.reduce(0) { $0 + $1.value.current.count }
-                let after = max(state.inodes[number]!.current.count, Int(offset) + buffer.count)
+                let others = state.inodes.filter { $0.key != number }.reduce(0) { $0 + min($1.value.allocated, $1.value.current.count) }
+                let after = max(min(state.inodes[number]!.allocated, state.inodes[number]!.current.count), Int(offset) + buffer.count)
                 if others + after > capacity { throw SystemError(call: .pwrite, code: .noSpace) }
             }
             let bytes = Array(buffer)
             Self.write(bytes, at: Int(offset), into: &state.inodes[number]!)
+            state.inodes[number]!.allocated = max(state.inodes[number]!.allocated, Int(offset) + bytes.count)
             return bytes.count
         }
     }

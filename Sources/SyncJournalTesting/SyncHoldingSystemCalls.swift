@@ -98,4 +98,6 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
     package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
     /// The wrapped layer's namespace (a simulated disk's, say).
     package var lockNamespace: String { base.lockNamespace }
+    /// Lists through the wrapped layer.
+    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }
 }

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// Typed, path-aware access to the members of one object of a message,
 /// refusing members the message does not define.
 struct JSONObjectReader {
@@ -45,6 +47,16 @@ struct JSONObjectReader {
     func absentOrInt64(_ name: String) throws(WireError) -> Int64? {
         guard members[name] != nil else { return nil }
         return try int64(name)
+    }
+
+    /// A member that may be left out, and is a model version (an integer, 1
+    /// to ``ProtocolLimits/maximumModelVersion``) when given.
+    func absentOrModelVersion(_ name: String) throws(WireError) -> Int? {
+        guard let number = try absentOrInt64(name) else { return nil }
+        guard number >= 1, number <= Int64(ProtocolLimits.maximumModelVersion) else {
+            throw .invalidValue(path: path(of: name), reason: "\(number) is not a model version (1 to \(ProtocolLimits.maximumModelVersion))")
+        }
+        return Int(number)
     }
 
     /// A member that must be present and is an integer or `null`.

@@ -4,18 +4,21 @@ import SyncJournalProtocol
 /// "recordId", "baseUpdatedAt", "fields"}`, every member present, and
 /// `"queuedAt"` (an integer) when the mutation has one: a client that does
 /// not know it leaves it out, and a server that does not know it refuses it
-/// (see `HTTPTransport`, which then pushes without it).
+/// (see `HTTPTransport`, which then pushes without it). `"modelVersion"`
+/// (an integer, 1 to ``ProtocolLimits/maximumModelVersion``) likewise, when
+/// the edit states one.
 ///
 /// ```swift
 /// let json = MutationCodec.encode(mutation)
 /// let again = try MutationCodec.decode(json, at: "$.mutations[0]")
 /// ```
 public enum MutationCodec {
-    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields", "queuedAt"]
+    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields", "queuedAt", "modelVersion"]
 
     /// The mutation's JSON; `includingQueuedAt: false` leaves `queuedAt`
-    /// out, for a server older than the member.
-    public static func encode(_ mutation: Mutation, includingQueuedAt: Bool = true) -> JSONValue {
+    /// out and `includingModelVersion: false` leaves `modelVersion` out, for
+    /// a server older than the member.
+    public static func encode(_ mutation: Mutation, includingQueuedAt: Bool = true, includingModelVersion: Bool = true) -> JSONValue {
         var members: [String: JSONValue] = [
             "operationId": .string(mutation.operationID.description),
             "kind": .string(mutation.kind),
@@ -25,12 +28,14 @@ public enum MutationCodec {
             "fields": FieldValueCodec.encode(fields: mutation.fields),
         ]
         if includingQueuedAt, let queuedAt = mutation.queuedAt { members["queuedAt"] = .integer(queuedAt) }
+        if includingModelVersion, let version = mutation.modelVersion { members["modelVersion"] = .integer(Int64(version)) }
         return .object(members)
     }
 
     /// The mutation `json` (found at `path`) stands for: an operation id in
     /// the `8-4-4-4-12` hex form, a non-empty kind, `op` one of `create`,
-    /// `update`, `delete`, a non-empty record id, and no fields for a delete.
+    /// `update`, `delete`, a non-empty record id, no fields for a delete,
+    /// and a `modelVersion`, when present, of 1 to ``ProtocolLimits/maximumModelVersion``.
     ///
     /// The sizes of a kind, a record id and its fields are not judged here:
     /// a mutation over ``ProtocolLimits`` is well formed, and the server
@@ -50,7 +55,7 @@ public enum MutationCodec {
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }
         let queuedAt = try object.absentOrInt64("queuedAt")
         return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields,
-                        baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt)
+                        baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt, modelVersion: try object.absentOrModelVersion("modelVersion"))
     }
 
     /// Member `name` of `object` as an operation id.

@@ -14,16 +14,17 @@ import SyncJournalProtocol
 /// let json = MutationResultCodec.encode(MutationResult(operationID: id, outcome: .conflict(server: nil)))
 /// ```
 public enum MutationResultCodec {
-    /// The result's JSON.
-    public static func encode(_ result: MutationResult) -> JSONValue {
+    /// The result's JSON; `includingModelVersions: false` leaves the rows'
+    /// `modelVersion` out (``ServerRowCodec/encode(_:includingModelVersion:)``).
+    public static func encode(_ result: MutationResult, includingModelVersions: Bool = true) -> JSONValue {
         var members: [String: JSONValue] = ["operationId": .string(result.operationID.description)]
         switch result.outcome {
         case .applied(let row):
             members["status"] = .string("applied")
-            members["row"] = ServerRowCodec.encode(row)
+            members["row"] = ServerRowCodec.encode(row, includingModelVersion: includingModelVersions)
         case .conflict(let server):
             members["status"] = .string("conflict")
-            members["server"] = ServerRowCodec.encode(optional: server)
+            members["server"] = ServerRowCodec.encode(optional: server, includingModelVersion: includingModelVersions)
         case .rejected(let reason, let permanent):
             members["status"] = .string("rejected")
             members["reason"] = .string(reason)

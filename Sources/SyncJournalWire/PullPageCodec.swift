@@ -11,10 +11,11 @@ import SyncJournalProtocol
 /// let page = try PullPageCodec.decode(body)    // the client
 /// ```
 public enum PullPageCodec {
-    /// The reply body.
-    public static func encode(_ page: PullPage) -> [UInt8] {
+    /// The reply body; `includingModelVersions: false` leaves the rows'
+    /// `modelVersion` out, for a client that did not say it reads it.
+    public static func encode(_ page: PullPage, includingModelVersions: Bool = true) -> [UInt8] {
         JSONValue.object([
-            "rows": .array(page.rows.map(ServerRowCodec.encode)),
+            "rows": .array(page.rows.map { ServerRowCodec.encode($0, includingModelVersion: includingModelVersions) }),
             "nextCursors": .object(page.nextCursors.mapValues { .string(PullCursorCodec.encode($0)) }),
             "hasMore": .bool(page.hasMore),
         ]).encoded()

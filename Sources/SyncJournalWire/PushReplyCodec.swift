@@ -8,9 +8,10 @@ import SyncJournalProtocol
 /// let results = try PushReplyCodec.decode(body, answering: mutations)    // the client
 /// ```
 public enum PushReplyCodec {
-    /// The reply body.
-    public static func encode(_ results: [MutationResult]) -> [UInt8] {
-        JSONValue.object(["results": .array(results.map(MutationResultCodec.encode))]).encoded()
+    /// The reply body; `includingModelVersions: false` leaves the rows'
+    /// `modelVersion` out, for a client that did not say it reads it.
+    public static func encode(_ results: [MutationResult], includingModelVersions: Bool = true) -> [UInt8] {
+        JSONValue.object(["results": .array(results.map { MutationResultCodec.encode($0, includingModelVersions: includingModelVersions) })]).encoded()
     }
 
     /// The results of a reply body, without comparing them to a request.

@@ -8,9 +8,12 @@ import SyncJournalProtocol
 /// ```
 public enum PushRequestCodec {
     /// The request body; `includingQueuedAt: false` leaves every
-    /// mutation's `queuedAt` out (for a server older than the member).
-    public static func encode(_ mutations: [Mutation], includingQueuedAt: Bool = true) -> [UInt8] {
-        JSONValue.object(["mutations": .array(mutations.map { MutationCodec.encode($0, includingQueuedAt: includingQueuedAt) })]).encoded()
+    /// mutation's `queuedAt` out, `includingModelVersion: false` every
+    /// `modelVersion` (for a server older than the member).
+    public static func encode(_ mutations: [Mutation], includingQueuedAt: Bool = true, includingModelVersion: Bool = true) -> [UInt8] {
+        JSONValue.object(["mutations": .array(mutations.map {
+            MutationCodec.encode($0, includingQueuedAt: includingQueuedAt, includingModelVersion: includingModelVersion)
+        })]).encoded()
     }
 
     /// The mutations of a request body, in order. One operation id may

@@ -7,9 +7,10 @@ import SyncJournalProtocol
 /// let row = try ReadReplyCodec.decode(body)      // the client
 /// ```
 public enum ReadReplyCodec {
-    /// The reply body.
-    public static func encode(_ row: ServerRow?) -> [UInt8] {
-        JSONValue.object(["row": ServerRowCodec.encode(optional: row)]).encoded()
+    /// The reply body; `includingModelVersions: false` leaves the row's
+    /// `modelVersion` out, for a client that did not say it reads it.
+    public static func encode(_ row: ServerRow?, includingModelVersions: Bool = true) -> [UInt8] {
+        JSONValue.object(["row": ServerRowCodec.encode(optional: row, includingModelVersion: includingModelVersions)]).encoded()
     }
 
     /// The row of a reply body, `nil` for `null`.

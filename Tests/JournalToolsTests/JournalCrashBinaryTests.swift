@@ -17,18 +17,18 @@ struct JournalCrashBinaryTests {
         let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
-        // Durable and group-commit writers close without a sync-horizon record:
-        // each batch's horizon already claims the batches before it.
+        // Every writer closes with a sync-horizon record (sequence 26 here),
+        // so the next run continues after it.
         let second = try ToolRunner.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
         #expect(second.status == 0, "\(second.standardError)")
-        #expect(second.standardError.contains("next seq 26"), "\(second.standardError)")
-        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(26...65))
+        #expect(second.standardError.contains("next seq 27"), "\(second.standardError)")
+        #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(27...66))
         let dump = try ToolRunner.run("journal-dump", ["--verify", path])
         #expect(dump.status == 0)
-        #expect(dump.standardOutput.contains("records:  65 (operation 65)"), "\(dump.standardOutput)")
+        #expect(dump.standardOutput.contains("records:  67 ("), "\(dump.standardOutput)")
         let records = try ToolRunner.run("journal-dump", ["--json", path]).standardOutput.split(separator: "\n")
-        // Record 26 was written after record 25's sync: its horizon is record 26's own offset.
-        #expect(records[25].contains("\"seq\":26,\"type\":\"operation\""), "\(records[25])")
+        // The first run's closing record claims every record before it: its horizon is its own offset.
+        #expect(records[25].contains("\"seq\":26,\"type\":\"sync-horizon\""), "\(records[25])")
         let offset = records[25].split(separator: ",").first { $0.hasPrefix("{\"offset\":") }?.dropFirst(10)
         #expect(offset.map { records[25].contains("\"horizon\":\($0),") } == true, "\(records[25])")
     }

@@ -5,17 +5,25 @@ import Testing
 
 @Suite("notes: order, listing and the device's journal")
 struct NotesListingTests {
-    @Test("notes order by creation time, and by id when created in the same millisecond")
+    @Test("version 1's notes order by creation time, and by id when created in the same millisecond")
     func creationOrder() {
-        let notes = [Note(id: "b", text: "", created: 20), Note(id: "z", text: "", created: 10),
-                     Note(id: "a", text: "", created: 20), Note(id: "c", text: "", created: 5)]
+        let notes = [NoteVersion1(id: "b", text: "", created: 20), NoteVersion1(id: "z", text: "", created: 10),
+                     NoteVersion1(id: "a", text: "", created: 20), NoteVersion1(id: "c", text: "", created: 5)]
         #expect(notes.sorted().map(\.id) == ["c", "z", "a", "b"])
+    }
+
+    @Test("version 2's notes order pinned first, then by creation time, then by id")
+    func pinnedFirstOrder() {
+        let notes = [Note(id: "b", body: "", created: 20), Note(id: "z", body: "", created: 10),
+                     Note(id: "p", body: "", created: 30, pinned: true), Note(id: "a", body: "", created: 20),
+                     Note(id: "q", body: "", created: 1, pinned: true), Note(id: "c", body: "", created: 5)]
+        #expect(notes.sorted().map(\.id) == ["q", "p", "c", "z", "a", "b"])
     }
 
     @Test("the text listing is one line per note, a conflict in brackets after its note, and a line for a conflict whose note is gone")
     func textListing() {
         let snapshot = NotesSnapshot(
-            notes: [Note(id: "n1", text: "two\nlines", created: 1), Note(id: "n2", text: "kept", created: 2)],
+            notes: [ListedNote(id: "n1", text: "two\nlines", created: 1), ListedNote(id: "n2", text: "kept", created: 2)],
             conflicts: [NoteConflict(noteID: "n2", lostText: "mine", shape: "update/update"),
                         NoteConflict(noteID: "n3", lostText: "gone", shape: "update/delete")])
         #expect(NotesListing.text(snapshot) == """
@@ -30,7 +38,7 @@ struct NotesListingTests {
     @Test("the JSON listing is one array of id and text, with conflicts only on a note that has them, and parses back")
     func jsonListing() throws {
         let snapshot = NotesSnapshot(
-            notes: [Note(id: "n1", text: "say \"hi\"\n", created: 1), Note(id: "n2", text: "kept", created: 2)],
+            notes: [ListedNote(id: "n1", text: "say \"hi\"\n", created: 1), ListedNote(id: "n2", text: "kept", created: 2)],
             conflicts: [NoteConflict(noteID: "n2", lostText: nil, shape: "delete/update")])
         let json = NotesListing.json(snapshot)
         #expect(json == #"[{"id":"n1","text":"say \"hi\"\n"},{"id":"n2","text":"kept","conflicts":[{"shape":"delete/update","lostText":null}]}]"#)
@@ -63,12 +71,12 @@ struct NotesListingTests {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let repository = try await NotesRepository.open(directory: scratch.file("device"))
         let readable = try await repository.add(text: "fine")
-        // Another client wrote the text as a number.
+        // Another client wrote the text as a number (reported under version 2's name for it).
         try await repository.store.create("note", id: "odd", fields: ["text": .int(7), "created": .int(1)])
         let snapshot = try await repository.snapshot()
         #expect(snapshot.notes.map(\.id) == [readable])
         #expect(snapshot.unreadable.count == 1)
-        #expect(snapshot.unreadable.first?.hasPrefix("note/odd at text: ") == true, "\(snapshot.unreadable)")
+        #expect(snapshot.unreadable.first?.hasPrefix("note/odd at body: ") == true, "\(snapshot.unreadable)")
         #expect(NotesListing.text(snapshot).hasSuffix("(cannot read \(snapshot.unreadable[0]))\n"))
         await #expect(throws: NotesError.self) { try await repository.edit(id: "odd", text: "x") }
         await repository.close()

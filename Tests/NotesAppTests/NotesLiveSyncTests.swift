@@ -46,7 +46,7 @@ struct NotesLiveSyncTests {
         await watch.captured.waitForStandard(containing: id)
         try await watch.end()
 
-        #expect(watch.captured.standard == "[]\n[{\"id\":\"\(id)\",\"text\":\"water the plants\"}]\n")
+        #expect(watch.captured.standard == "[]\n[{\"id\":\"\(id)\",\"text\":\"water the plants\",\"pinned\":false}]\n")
         #expect(watch.captured.error.isEmpty)
         #expect(try await deviceB.store.outboxStatus().isEmpty, "B made no edit")
         #expect(clockB.firedTimers == 0, "B pulled because the server announced the note, not on a timer")

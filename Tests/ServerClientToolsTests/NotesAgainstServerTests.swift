@@ -75,8 +75,11 @@ struct NotesAgainstServerTests {
         let id = try notes("add", "from A", "--dir", "a", in: scratch).standardOutput.trimmingCharacters(in: .newlines)
         #expect(try notes("sync", "--dir", "a", "--server", server.url, in: scratch).status == 0)
         let seen = try #require(watch.line(from: first.index + 1) { $0.contains(id) }, "watch never printed \(id): \(watch.printed)")
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(seen.text.utf8)) as? [[String: String]])
-        #expect(array == [["id": id, "text": "from A"]])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(seen.text.utf8)) as? [[String: Any]])
+        #expect(array.count == 1)
+        #expect(array.first?["id"] as? String == id)
+        #expect(array.first?["text"] as? String == "from A")
+        #expect(array.first?["pinned"] as? Bool == false)
 
         watch.closeInput()
         #expect(await watch.waitForExit() == 0)
@@ -138,7 +141,9 @@ struct NotesAgainstServerTests {
     func badArguments() throws {
         let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
         let cases: [[String]] = [[], ["--dir", "a"], ["frobnicate", "--dir", "a"], ["add", "--dir", "a"], ["list"],
-                                 ["sync", "--dir", "a"], ["add", "x", "--json", "--dir", "a"], ["list", "--bogus", "--dir", "a"]]
+                                 ["sync", "--dir", "a"], ["add", "x", "--json", "--dir", "a"], ["list", "--bogus", "--dir", "a"],
+                                 ["list", "--model-version", "3", "--dir", "a"], ["list", "--model-version", "abc", "--dir", "a"],
+                                 ["pin", "x", "--model-version", "1", "--dir", "a"], ["unpin", "x", "--model-version=1", "--dir", "a"]]
         for arguments in cases {
             let result = try BuiltTool.run("notes", arguments, in: scratch.url)
             #expect(result.status == 64, "\(arguments)")
@@ -175,5 +180,90 @@ struct NotesAgainstServerTests {
         #expect(try notes("rm", id, "--dir", "b", in: scratch).status == 0)
         #expect(try notes("list", "--dir", "b", in: scratch).standardOutput == "(no notes)\n")
         #expect(try notes("rm", id, "--dir", "b", in: scratch).status == 1)
+    }
+
+    /// Which device syncs first after both edited offline.
+    enum SyncOrder: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case versionOneFirst, versionTwoFirst
+        var testDescription: String { rawValue }
+    }
+
+    /// The notes `list --json` prints, by id: each note's text, and its pin
+    /// when the listing has one (`nil` when it has no `pinned` key).
+    private func listedByID(_ result: BuiltTool.Result) throws -> [String: (text: String, pinned: Bool?)] {
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]],
+                                 "\(result.standardOutput)")
+        return Dictionary(uniqueKeysWithValues: array.map { ($0["id"] as? String ?? "", ($0["text"] as? String ?? "", $0["pinned"] as? Bool)) })
+    }
+
+    /// Device A on `--model-version 1`, device B on version 2, against the
+    /// sync-server at `server`: each edits the same notes offline, then they
+    /// sync in `order`, and both must show every edit as far as their version can.
+    private func versionsConverge(server: String, order: SyncOrder, in scratch: TemporaryDirectory) throws {
+        func on(_ device: String, _ arguments: String...) throws -> BuiltTool.Result {
+            let version = device == "a" ? "1" : "2"
+            let result = try BuiltTool.run("notes", arguments + ["--dir", device, "--model-version", version], in: scratch.url)
+            #expect(result.status == 0, "\(device) \(arguments): \(result.standardError)")
+            return result
+        }
+        func sync(_ device: String) throws {
+            let result = try on(device, "sync", "--server", server)
+            #expect(result.standardOutput.hasSuffix("conflicts 0)\n"), "\(device): \(result.standardOutput)")
+        }
+        func id(_ result: BuiltTool.Result) -> String { result.standardOutput.trimmingCharacters(in: .newlines) }
+
+        let fromA = id(try on("a", "add", "call the plumber"))
+        let fromB = id(try on("b", "add", "buy milk"))
+        _ = try on("b", "pin", fromB)
+        try sync("a"); try sync("b"); try sync("a")
+
+        // Offline: A edits the text of the note B pinned and adds one; B pins A's note and adds one.
+        _ = try on("a", "edit", fromB, "buy oat milk")
+        let laterA = id(try on("a", "add", "water the plants"))
+        _ = try on("b", "pin", fromA)
+        let laterB = id(try on("b", "add", "book the dentist"))
+        switch order {
+        case .versionOneFirst: try sync("a"); try sync("b"); try sync("a")
+        case .versionTwoFirst: try sync("b"); try sync("a"); try sync("b")
+        }
+
+        let texts = [fromA: "call the plumber", fromB: "buy oat milk", laterA: "water the plants", laterB: "book the dentist"]
+        let onA = try listedByID(try on("a", "list", "--json"))
+        let onB = try listedByID(try on("b", "list", "--json"))
+        #expect(onA.mapValues(\.text) == texts)
+        #expect(onB.mapValues(\.text) == texts)
+        #expect(onA.values.allSatisfy { $0.pinned == nil }, "version 1's listing has no pinned key")
+        #expect(onB.mapValues(\.pinned) == [fromA: true, fromB: true, laterA: false, laterB: false])
+
+        // A lists in creation order; B the same notes, its two pinned ones first, marked.
+        let listA = try on("a", "list").standardOutput.split(separator: "\n").map(String.init)
+        let listB = try on("b", "list").standardOutput.split(separator: "\n").map(String.init)
+        #expect(listA.count == 4 && listB.count == 4, "\(listA) \(listB)")
+        #expect(!listA.contains { $0.contains("[pinned]") })
+        func ids(_ lines: some Sequence<String>) -> [String] { lines.map { String($0.prefix { $0 != " " }) } }
+        #expect(listB.prefix(2).allSatisfy { $0.contains("  [pinned] ") }, "\(listB)")
+        #expect(Set(ids(listB.prefix(2))) == [fromA, fromB])
+        let unpinnedOnA: [String] = ids(listA).filter { $0 != fromA && $0 != fromB }
+        #expect(ids(listB.dropFirst(2)) == unpinnedOnA)
+    }
+
+    @Test("a version-1 device and a version-2 device through sync-server on SQLite: offline edits converge in either order, B's pins survive A's text edits, A lists every note B created",
+          arguments: SyncOrder.allCases)
+    func twoModelVersionsOnSQLite(order: SyncOrder) throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
+        let server = try RunningSyncServer(database: scratch.file("server.sqlite"))
+        try versionsConverge(server: server.url, order: order, in: scratch)
+    }
+
+    @Test("a version-1 device and a version-2 device through sync-server on PostgreSQL: offline edits converge in either order, B's pins survive A's text edits, A lists every note B created",
+          .enabled(if: NotesPostgreSQL.shouldRun, "PostgreSQL unavailable (set SYNCJOURNAL_TEST_POSTGRES, or install PostgreSQL for tools/pg-test-cluster.sh)"),
+          arguments: SyncOrder.allCases)
+    func twoModelVersionsOnPostgreSQL(order: SyncOrder) throws {
+        let scratch = try TemporaryDirectory(prefix: "syncjournal-notes"); defer { scratch.remove() }
+        let schema = try NotesPostgreSQL.Schema()
+        let server = try RunningSyncServer(postgres: schema.connection)
+        #expect(server.readyLine.contains("postgres"), "\(server.readyLine)")
+        try versionsConverge(server: server.url, order: order, in: scratch)
+        server.stop()
     }
 }

@@ -13,9 +13,20 @@ final class RunningSyncServer {
         var description: String
     }
 
-    init(database: String, arguments: [String] = []) throws {
+    /// A server on SQLite, its database at the path `database`.
+    convenience init(database: String, arguments: [String] = []) throws {
+        try self.init(storage: ["--db", database], arguments: arguments)
+    }
+
+    /// A server on PostgreSQL, at the connection string `postgres`.
+    convenience init(postgres: String, arguments: [String] = []) throws {
+        try self.init(storage: ["--postgres", postgres], arguments: arguments)
+    }
+
+    /// A server on the storage `storage` names (`--db PATH` or `--postgres CONNINFO`).
+    init(storage: [String], arguments: [String]) throws {
         process.executableURL = BuiltTool.binDirectory.appendingPathComponent("sync-server")
-        process.arguments = ["--port", "0", "--db", database] + arguments
+        process.arguments = ["--port", "0"] + storage + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

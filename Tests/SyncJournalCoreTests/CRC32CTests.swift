@@ -26,6 +26,19 @@ struct CRC32CTests {
         }
     }
 
+    @Test("The checksum of two pieces combines from theirs, and the checksum of any range follows from the running checksums at its ends")
+    func combineAndRangeMatchDirectChecksums() {
+        // Fixed, irregular bytes: a multiplicative hash of the index.
+        let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: (UInt32($0) &* 2_654_435_761) >> 13) }
+        for (a, b) in [(0, 0), (0, 5000), (1, 2), (17, 4099), (4000, 5000), (2500, 2500)] {
+            let before = CRC32C.checksum(bytes[..<a])
+            let through = CRC32C.checksum(bytes[..<b])
+            let piece = CRC32C.checksum(bytes[a..<b])
+            #expect(CRC32C.combine(before, piece, secondLength: b - a) == through)
+            #expect(CRC32C.range(start: before, end: through, length: b - a) == piece)
+        }
+    }
+
     @Test("The hardware checksum equals the software checksum on random buffers, unaligned slices and split updates")
     func hardwareMatchesSoftware() {
         // On a CPU without the instruction both sides run the software path;

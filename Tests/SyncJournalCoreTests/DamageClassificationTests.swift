@@ -36,8 +36,9 @@ struct DamageClassificationTests {
             #expect(after.report.status == .clean)
             #expect(after.report.preallocatedBytes == 0)
             #expect(after.report.fileBytes == after.report.validBytes)
-            #expect(after.records.map(\.sequence) == [1, 2, 3, 4, 5])
-            #expect(after.records.map(\.type).filter { $0 == .syncHorizon }.count == 1)
+            // Each writer, bulk and durable, closed with a horizon record.
+            #expect(after.records.map(\.sequence) == [1, 2, 3, 4, 5, 6])
+            #expect(after.records.map(\.type).filter { $0 == .syncHorizon }.count == 2)
         }
     }
 

@@ -42,7 +42,7 @@ struct PreallocationTests {
         }
     }
 
-    @Test("With preallocation off the file ends at the last record after every append")
+    @Test("With preallocation off the file of a 2.1 journal ends at the last record after every append")
     func preallocationOff() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("off.journal")
@@ -52,6 +52,23 @@ struct PreallocationTests {
                 #expect(try FileBytes.size(path) == writer.endOffset)
             }
             try await writer.close()
+        }
+    }
+
+    @Test("A 2.2 journal keeps the closed-end rule with preallocation off: it grows in 4 KiB steps, never to a size that ends a record, and a close cuts them")
+    func leastPreallocationOfA22Journal() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("least.journal")
+            var options = SampleJournal.options(minorVersion: JournalFormat.minorVersion)
+            options.preallocationBytes = 0
+            let writer = try await JournalWriter.open(path: path, options: options)
+            for payload in SampleJournal.payloads(200) {
+                try await writer.append(type: RecordType(rawValue: 1), payload: payload)
+                let size = try FileBytes.size(path)
+                #expect(size % 4096 == 0 && size > writer.endOffset && size - writer.endOffset <= 4096, "size \(size)")
+            }
+            try await writer.close()
+            #expect(try FileBytes.size(path) == writer.endOffset)
         }
     }
 
@@ -78,7 +95,8 @@ struct PreallocationTests {
         #expect(disk.contents(of: path)?.count == 8192)
         try await second.close()
         let after = try JournalReader(path: path, system: disk.process()).readAll()
-        #expect(after.records.map(\.sequence) == Array(1...11))
+        #expect(after.records.filter { $0.type != .syncHorizon }.map(\.sequence) == Array(1...11))
+        #expect(after.records.last?.type == .syncHorizon)
         #expect(after.report.fileBytes == after.report.validBytes)
     }
 
@@ -167,8 +185,8 @@ struct PreallocationTests {
             try await writer.close()
             let (report, records) = try JournalReader(path: path).readAll()
             #expect(report.status == .clean)
-            #expect(records.map(\.sequence) == [1, 2, 3, 4])
-            #expect(records.last?.payload == Array("kept".utf8))
+            #expect(records.filter { $0.type != .syncHorizon }.map(\.sequence) == [1, 2, 3, 4])
+            #expect(records.last { $0.type != .syncHorizon }?.payload == Array("kept".utf8))
         }
     }
 }

@@ -8,15 +8,20 @@ enum SampleJournal {
     /// Another file's generation, for stale bytes.
     static let otherGeneration: UInt64 = 0x0DD0_0000_0000_0002
 
-    /// The header sample journals are created with.
-    static func header(firstSequence: UInt64 = 1) -> JournalHeader {
+    /// The header sample journals are created with. Minor version 0 by
+    /// default: most tests here craft crash states by cutting a file at any
+    /// byte, which only files of 2.0 and 2.1 writers can be left in, and
+    /// check the rules every format-2 file is read by. Minor version 2 (the
+    /// current one) adds the closed-end rule, covered by its own tests.
+    static func header(firstSequence: UInt64 = 1, minorVersion: UInt16 = 0) -> JournalHeader {
         JournalHeader(journalID: JournalID(bytes: Array(1...16))!, generation: generation,
-                      firstSequence: firstSequence, createdAtMilliseconds: 1_700_000_000_000)
+                      firstSequence: firstSequence, createdAtMilliseconds: 1_700_000_000_000, minorVersion: minorVersion)
     }
 
-    /// Writer options that create journals with ``header(firstSequence:)``.
-    static func options(mode: JournalWriter.Mode = .durable, system: any SystemCalls = PosixSystemCalls()) -> JournalWriter.Options {
-        JournalWriter.Options(mode: mode, system: system, headerForNewJournal: { header() })
+    /// Writer options that create journals with ``header(firstSequence:minorVersion:)``.
+    static func options(mode: JournalWriter.Mode = .durable, system: any SystemCalls = PosixSystemCalls(),
+                        minorVersion: UInt16 = 0) -> JournalWriter.Options {
+        JournalWriter.Options(mode: mode, system: system, headerForNewJournal: { header(minorVersion: minorVersion) })
     }
 
     /// A few small payloads of the operation type.
@@ -28,8 +33,8 @@ enum SampleJournal {
     /// (of type `0x0001`), closes it, and returns the records as read back.
     @discardableResult
     static func write(_ payloads: [[UInt8]], to path: String, type: RecordType = RecordType(rawValue: 1),
-                      mode: JournalWriter.Mode = .bulk) async throws -> [JournalRecord] {
-        let writer = try await JournalWriter.open(path: path, options: options(mode: mode))
+                      mode: JournalWriter.Mode = .bulk, minorVersion: UInt16 = 0) async throws -> [JournalRecord] {
+        let writer = try await JournalWriter.open(path: path, options: options(mode: mode, minorVersion: minorVersion))
         for payload in payloads { try await writer.append(type: type, payload: payload) }
         try await writer.close()
         let (report, read) = try JournalReader(path: path).readAll()

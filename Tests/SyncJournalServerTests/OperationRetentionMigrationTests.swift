@@ -15,6 +15,7 @@ struct OperationRetentionMigrationTests {
         try fixture.query("drop index operations_remembered")
         try fixture.query("alter table operations drop column remembered_at")
         try fixture.query("alter table rows drop column created_by")
+        try ModelVersionStorageTests.dropModelVersions(fixture)
         switch fixture.backend {
         case .sqlite: try fixture.query("pragma user_version = 1")
         case .postgres: try fixture.query("update storage_schema set version = 2 where \"only\" = 1")
@@ -29,6 +30,7 @@ struct OperationRetentionMigrationTests {
         _ = try fixture.storage.push(user: "u1", [old])
         fixture.storage.closeConnections()
         try fixture.query("alter table rows drop column created_by")
+        try ModelVersionStorageTests.dropModelVersions(fixture)
         switch backend {
         case .sqlite: try fixture.query("pragma user_version = 2")
         case .postgres: try fixture.query("update storage_schema set version = 3 where \"only\" = 1")

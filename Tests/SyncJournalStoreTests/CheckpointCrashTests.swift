@@ -208,7 +208,10 @@ struct CheckpointCrashTests {
         #expect(header.firstSequence == oldLastSequence + 1, "\(label): first sequence \(header.firstSequence) after \(oldLastSequence)")
         let (report, records) = try JournalReader(path: scratch.path).readAll()
         #expect(report.status == .clean, "\(label): the new file is \(report.status)")
-        #expect(!records.isEmpty && records.allSatisfy { $0.type == .checkpoint }, "\(label): not only checkpoint parts")
+        // Checkpoint parts, then the closing record that proves the file complete.
+        let closing = records.last
+        #expect(closing?.type == .syncHorizon && closing?.syncHorizon == closing?.offset, "\(label): no closing record")
+        #expect(records.count > 1 && records.dropLast().allSatisfy { $0.type == .checkpoint }, "\(label): not only checkpoint parts")
         do {
             let replayed = try Replayer.replay(path: scratch.path)
             #expect(replayed.state == state, "\(label): the new file replays to another state")
@@ -358,6 +361,17 @@ struct CheckpointCrashTests {
             let reopened = try await LocalStore.open(path: crashed.path, options: Self.options(PosixSystemCalls()))
             #expect(await reopened.status == .ready, "\(label)")
             #expect(try await reopened.currentState() == before, "\(label): replay after the crash gives another state")
+            // A checkpoint file the crash left beside the journal holds only a
+            // fold of the journal's records: proven redundant, it is removed.
+            let leftover = crashed.path + ".checkpoint"
+            if image[scratch.path + ".checkpoint"] != nil {
+                if case .removedRedundant(let removed, _) = reopened.recovery?.checkpointLeftover, removed == leftover {} else {
+                    Issue.record("\(label): the leftover was \(String(describing: reopened.recovery?.checkpointLeftover))")
+                }
+            } else {
+                #expect(reopened.recovery?.checkpointLeftover == nil, "\(label)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: leftover) && !FileManager.default.fileExists(atPath: leftover + "-kept"), "\(label)")
             try await reopened.create("pin", id: "after-crash", fields: [:])
             try await reopened.close()
         }
@@ -438,7 +452,9 @@ struct CheckpointCrashTests {
             store = try await reopenAfterCheckpoint(path: scratch.path, options: Self.options(PosixSystemCalls()))
             try await store.update("pin", id: "seq-\(round)", changes: ["n": .int(Int64(round))])
             previous = try JournalReader(path: scratch.path).readAll()
-            #expect(previous.records.map(\.sequence) == Array(header.firstSequence..<(header.firstSequence + UInt64(records.count + 2))))
+            // The checkpoint's records, the create, the closing record of the
+            // store that closed, and the update.
+            #expect(previous.records.map(\.sequence) == Array(header.firstSequence..<(header.firstSequence + UInt64(records.count + 3))))
             #expect(previous.report.header?.generation == header.generation)
         }
         try await store.close()

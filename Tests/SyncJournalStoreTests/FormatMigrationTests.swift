@@ -17,19 +17,20 @@ struct FormatMigrationTests {
             .appendingPathComponent("journals/golden/\(name)").path
     }
 
-    @Test("a store opened on a 1.x journal appends in 1.x framing, and its first checkpoint moves it to format 2 with the same state")
-    func checkpointMovesTheJournalToFormat2() async throws {
+    @Test("a store opened on a 1.x journal moves it to format 2 with the same state before it appends, and a checkpoint keeps that state")
+    func openingMovesTheJournalToFormat2() async throws {
         try await Kit.withScratch { scratch in
             try FileManager.default.copyItem(atPath: Self.golden("v1.1-conflicts.journal"), toPath: scratch.journal)
             let replayed = try Replayer.replay(path: scratch.journal).state
 
             let store = try await Kit.open(scratch.journal)
             #expect(try await store.currentState() == replayed)
+            var report = try JournalReader(path: scratch.journal).scan()
+            #expect(report.header?.majorVersion == 2)
+            #expect(report.status == .clean)
+            #expect(try Replayer.replay(path: scratch.journal).state == replayed)
             try await store.create("pin", id: "p-after-1x", fields: ["name": .string("added by format 2 code")])
             let edited = try await store.currentState()
-            var report = try JournalReader(path: scratch.journal).scan()
-            #expect(report.header?.majorVersion == 1)
-            #expect(report.status == .clean)
 
             try await store.checkpoint()
             report = try JournalReader(path: scratch.journal).scan()

@@ -110,6 +110,7 @@ extension StoreError {
         case .invalidKind: return "invalidKind"
         case .invalidRecordID: return "invalidRecordID"
         case .invalidFields: return "invalidFields"
+        case .invalidModelVersion: return "invalidModelVersion"
         case .recordNotFound: return "recordNotFound"
         case .recordAlreadyExists: return "recordAlreadyExists"
         case .invalidServerData: return "invalidServerData"
@@ -132,6 +133,7 @@ extension StoreError {
             case .closed: return "journal.closed"
             case .recordTooLarge: return "journal.recordTooLarge"
             case .alreadyExists: return "journal.alreadyExists"
+            case .missingBesideCheckpoint: return "journal.missingBesideCheckpoint"
             }
         }
     }

@@ -57,6 +57,49 @@ actor RequestLog: SyncTransport {
     }
 }
 
+/// A server whose waits for changes the test ends: pushes and pulls pass
+/// through, each wait is held until the test answers it or fails it (as the
+/// dropped connection of a server that died does).
+actor WaitHoldingTransport: SyncTransport {
+    private let base: any SyncTransport
+    private var held: [CheckedContinuation<Result<ChangeWaitResult, TransportError>, Never>] = []
+    private var heldWatchers: [CheckedContinuation<Void, Never>] = []
+
+    init(_ base: any SyncTransport) { self.base = base }
+
+    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] { try await base.push(mutations) }
+    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage { try await base.pull(request) }
+    func read(kind: String, id: String) async throws(TransportError) -> ServerRow? { try await base.read(kind: kind, id: id) }
+
+    func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        let result = await withCheckedContinuation { continuation in
+            held.append(continuation)
+            let watchers = heldWatchers
+            heldWatchers = []
+            for watcher in watchers { watcher.resume() }
+        }
+        return try result.get()
+    }
+
+    /// Returns once a wait is held (at once if one already is).
+    func untilWaitHeld() async {
+        if !held.isEmpty { return }
+        await withCheckedContinuation { heldWatchers.append($0) }
+    }
+
+    /// Ends the oldest held wait with `result`.
+    func endHeldWait(_ result: Result<ChangeWaitResult, TransportError>) {
+        guard !held.isEmpty else { return }
+        held.removeFirst().resume(returning: result)
+    }
+
+    /// Ends every held wait as timed out, so no task stays suspended after a test.
+    func releaseAll() {
+        for continuation in held { continuation.resume(returning: .success(.timedOut)) }
+        held = []
+    }
+}
+
 /// One device for live-sync tests: a store, a fault injector in front of the
 /// reference server, a request log, and an engine on a virtual clock.
 struct LiveRig {
@@ -70,9 +113,9 @@ struct LiveRig {
 
     static func open(_ path: String, server: ReferenceServer, user: String = "u1", clock: ManualClock = ManualClock(),
                      idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
-                     start: Bool = true, online: Bool = true) async throws -> LiveRig {
+                     start: Bool = true, online: Bool = true, base: (any SyncTransport)? = nil) async throws -> LiveRig {
         let store = try await LocalStore.open(path: path, options: .init(clock: FixedClock(milliseconds: farFutureMilliseconds)))
-        let faulty = FaultInjectingTransport(server.transport(user: user))
+        let faulty = FaultInjectingTransport(base ?? server.transport(user: user))
         let log = RequestLog(faulty, clock: clock)
         let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 16_000, editCoalescingMilliseconds: coalescing)
         let engine = SyncEngine(store: store, transport: log,

@@ -109,6 +109,59 @@ struct LiveSyncTests {
         #expect(try await rig.store.record("pin", id: "p9") != nil)
     }
 
+    @Test("a wait that fails because the server stopped answering marks the status unreachable at once, with no clock advance, then reopens after the first backoff")
+    func deadServerDuringWaitShowsUnreachableAtOnce() async throws {
+        let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let waits = WaitHoldingTransport(server.transport(user: "u1"))
+        let rig = try await LiveRig.open(dir.file("device.journal"), server: server, changeWaitTimeout: .seconds(60), base: waits)
+        #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        await waits.untilWaitHeld()
+        var updates = await rig.engine.statusUpdates().makeAsyncIterator()
+        #expect(await updates.next()?.connectivity == .online)
+        let before = rig.clock.now()
+
+        await waits.endHeldWait(.failure(.serverUnreachable(reason: "connection refused")))
+        await rig.engine.untilChangeWaitsEnded(1)
+        let unreachable = SyncStatus.Connectivity.serverUnreachable(reason: "server unreachable: connection refused")
+        #expect(rig.clock.now() == before, "no time passed")
+        #expect(await rig.engine.status.connectivity == unreachable, "the same reading as a pull that found the server down")
+        #expect(await nextStatus(&updates) { $0.connectivity == unreachable } != nil, "told to listeners too")
+        #expect(await rig.engine.isReconnectingChangeWait)
+        let reconnect = try #require(rig.clock.nextDeadline)
+        #expect(reconnect > before && reconnect <= before + 1_000, "within the first backoff")
+        await rig.clock.advance(to: reconnect)
+        #expect(await rig.engine.changeWaitsOpened == 2)
+        await waits.releaseAll()
+        await rig.engine.stop()
+    }
+
+    @Test("after a failed wait marked the server unreachable, the next wait the server holds to its end brings one pull, and the status reads online again")
+    func heldWaitAfterDeadServerPullsAndShowsOnline() async throws {
+        let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let waits = WaitHoldingTransport(server.transport(user: "u1"))
+        let rig = try await LiveRig.open(dir.file("device.journal"), server: server, changeWaitTimeout: .seconds(60), base: waits)
+        await waits.untilWaitHeld()
+        await waits.endHeldWait(.failure(.serverUnreachable(reason: "connection refused")))
+        await rig.engine.untilChangeWaitsEnded(1)
+        #expect(await rig.engine.status.connectivity == .serverUnreachable(reason: "server unreachable: connection refused"))
+        let reconnect = try #require(rig.clock.nextDeadline)
+        await rig.clock.advance(to: reconnect)
+        await waits.untilWaitHeld()
+        let pullsBefore = await rig.log.pullTimes.count
+
+        // The server is back and holds the wait for its whole minute.
+        await rig.clock.advance(to: reconnect + 60_000)
+        await waits.endHeldWait(.success(.timedOut))
+        await rig.engine.untilChangeWaitsEnded(2)
+        #expect(await rig.log.pullTimes.count == pullsBefore + 1, "one pull puts the status right")
+        #expect(await rig.engine.status.connectivity == .online)
+        #expect(await rig.engine.changeWaitsOpened == 3, "and the wait is open again")
+        await waits.releaseAll()
+        await rig.engine.stop()
+    }
+
     @Test("a hung wait (no answer, no failure) is cancelled and replaced at its timeout plus the margin, not before")
     func hungWaitIsReplaced() async throws {
         let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }

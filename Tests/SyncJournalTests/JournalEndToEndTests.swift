@@ -40,13 +40,13 @@ struct JournalEndToEndTests {
         #expect(said.isEmpty)
         #expect(report.status == .clean)
         #expect(seen == [edit])
-        // A group-commit writer closes without a sync-horizon record (only bulk writers add one).
-        #expect(types == [.operation])
-        #expect(report.lastSequence == 1)
+        // Every writer closes with a sync-horizon record that claims the records before it.
+        #expect(types == [.operation, .syncHorizon])
+        #expect(report.lastSequence == 2)
 
         let salvaged = directory.file("app.salvaged.journal")
         let result = try await JournalSalvage.salvage(from: path, to: salvaged, includeRecordsAfterDamage: true)
-        #expect(result.prefixRecords == 1)
+        #expect(result.prefixRecords == 2)
         #expect(result.recordsAfterDamage == 0)
     }
 }

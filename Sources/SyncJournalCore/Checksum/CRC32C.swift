@@ -135,6 +135,109 @@ package enum CRC32C {
         return nil
     }
 
+    /// How flipping each bit at `positions` (byte indexes into a message of
+    /// `length` bytes) changes the message's CRC-32C: eight values per
+    /// position, bit 0 first. CRC-32C is affine, so the change does not
+    /// depend on the other bytes. Costs one step per byte from the earliest
+    /// position to the end.
+    package static func bitSyndromes(length: Int, positions: [Int]) -> [[UInt32]] {
+        guard let earliest = positions.min() else { return [] }
+        let t = tables
+        var values = (0..<8).map { t[1 << $0] }
+        var byAt: [Int: [UInt32]] = [:]
+        let wanted = Set(positions)
+        var byte = length - 1
+        while byte >= earliest {
+            if wanted.contains(byte) { byAt[byte] = values }
+            for bit in 0..<8 { values[bit] = t[Int(values[bit] & 0xFF)] ^ (values[bit] >> 8) }
+            byte -= 1
+        }
+        return positions.map { byAt[$0] ?? [] }
+    }
+
+    /// Whether `target` is a sum (exclusive or) of some of `vectors`: can
+    /// flipping some of the bits whose changes they are turn one checksum
+    /// into another? Gaussian elimination over 32-bit vectors.
+    package static func spans(_ target: UInt32, with vectors: [UInt32]) -> Bool {
+        var basis = [UInt32](repeating: 0, count: 32)
+        for vector in vectors {
+            var x = vector
+            var bit = 31
+            while x != 0 && bit >= 0 {
+                if (x >> UInt32(bit)) & 1 == 1 {
+                    if basis[bit] == 0 { basis[bit] = x; break }
+                    x ^= basis[bit]
+                }
+                bit -= 1
+            }
+        }
+        var x = target
+        var bit = 31
+        while x != 0 && bit >= 0 {
+            if (x >> UInt32(bit)) & 1 == 1 {
+                if basis[bit] == 0 { return false }
+                x ^= basis[bit]
+            }
+            bit -= 1
+        }
+        return x == 0
+    }
+
+    /// The CRC-32C of `first ‖ second` from the CRC-32C of each and the
+    /// length of `second`, without the bytes (zlib's `crc32_combine`).
+    package static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+        multiply(powerOfX(bytes: secondLength), first) ^ second
+    }
+
+    /// The CRC-32C of bytes `[a, b)` of a stream, from `start`, the
+    /// CRC-32C of the stream's bytes before `a`, `end`, that of the bytes
+    /// before `b`, and `length = b - a`. CRC-32C is affine in its input, so
+    /// one pass over a file gives the checksum of every range in it.
+    package static func range(start: UInt32, end: UInt32, length: Int) -> UInt32 {
+        multiply(powerOfX(bytes: length), start) ^ end
+    }
+
+    /// The reflected polynomial.
+    private static let polynomial: UInt32 = 0x82F6_3B78
+
+    /// `x^(2^k)` modulo the polynomial, for every k that a byte count's bits need.
+    private static let powersOfTwo: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 67)
+        var p: UInt32 = 1 << 30  // x^1 in the reflected representation
+        for k in 0..<67 {
+            table[k] = p
+            p = multiply(p, p)
+        }
+        return table
+    }()
+
+    /// `a · b` modulo the polynomial, both reflected.
+    private static func multiply(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var product: UInt32 = 0
+        var b = b
+        var mask: UInt32 = 1 << 31
+        for _ in 0..<32 {
+            if a & mask != 0 { product ^= b }
+            mask >>= 1
+            b = b & 1 != 0 ? (b >> 1) ^ polynomial : b >> 1
+        }
+        return product
+    }
+
+    /// `x^(8 · bytes)` modulo the polynomial: the operator that moves a CRC
+    /// register over `bytes` zero bytes.
+    private static func powerOfX(bytes: Int) -> UInt32 {
+        var p: UInt32 = 1 << 31  // x^0
+        var n = UInt64(bytes)
+        var k = 3
+        while n != 0 {
+            if n & 1 != 0 { p = multiply(powersOfTwo[k], p) }
+            n >>= 1
+            k += 1
+        }
+        return p
+    }
+
     /// Masks a checksum before it is stored, so that a CRC computed over bytes
     /// that contain stored CRCs is not trivially valid (LevelDB's rule).
     @inlinable

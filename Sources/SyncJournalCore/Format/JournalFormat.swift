@@ -6,7 +6,13 @@ package enum JournalFormat {
     /// carry a sync horizon.
     package static let majorVersion: UInt16 = 2
     /// The minor version this code writes.
-    package static let minorVersion: UInt16 = 0
+    /// 2.2: every writer closes with a sync horizon record, never leaves a
+    /// size a power cut can keep that is not a multiple of the sector size
+    /// except at a synced end, so a reader can tell a closed file from a
+    /// crashed one (section 3.2 of `journals/FORMAT.md`).
+    package static let minorVersion: UInt16 = 2
+    /// The first format-2 minor version whose writers keep the closed-end rule.
+    package static let closedEndMinorVersion: UInt16 = 2
     /// The major versions this code reads: 1 (read exactly as before, and
     /// continued in its own framing) and 2.
     package static let readableMajorVersions: ClosedRange<UInt16> = 1...2

@@ -27,8 +27,11 @@ package struct JournalHeader: Sendable, Hashable {
     /// Format 2: the reserved field at offset 72 (0 when valid).
     package var reserved: UInt32
 
-    /// A header of the current format (2.0), or of `majorVersion` 1 for
-    /// tools that write 1.x sample files.
+    /// A format-2 header, or of `majorVersion` 1 for tools that write 1.x
+    /// sample files. `minorVersion` is 0 unless given: the rules of 2.0 and
+    /// 2.1, which crafted files and samples keep; a writer creating a
+    /// journal passes ``JournalFormat/minorVersion``, whose closed-end rule
+    /// its files keep.
     package init(
         journalID: JournalID,
         generation: UInt64,
@@ -37,10 +40,11 @@ package struct JournalHeader: Sendable, Hashable {
         createdAtMilliseconds: Int64,
         flags: UInt32 = 0,
         inFlightLimit: UInt32 = JournalFormat.defaultInFlightLimit,
-        majorVersion: UInt16 = JournalFormat.majorVersion
+        majorVersion: UInt16 = JournalFormat.majorVersion,
+        minorVersion: UInt16 = 0
     ) {
         self.majorVersion = majorVersion
-        minorVersion = majorVersion == 1 ? 0 : JournalFormat.minorVersion
+        self.minorVersion = majorVersion == 1 ? 0 : minorVersion
         headerLength = JournalFormat.headerLength
         self.journalID = journalID
         self.generation = generation
@@ -57,6 +61,10 @@ package struct JournalHeader: Sendable, Hashable {
 
     /// Whether this file's records carry a sync horizon (format 2 and later).
     package var hasSyncHorizons: Bool { majorVersion >= 2 }
+    /// Whether the file's writers keep the closed-end rule (format 2.2 and
+    /// later): a file size that is not a multiple of the sector size was
+    /// left by a synced cut or a clean close, never by a power cut.
+    package var keepsClosedEnd: Bool { majorVersion == 2 && minorVersion >= JournalFormat.closedEndMinorVersion }
 
     /// A random non-zero generation.
     package static func randomGeneration() -> UInt64 {

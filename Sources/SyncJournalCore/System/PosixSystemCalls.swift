@@ -52,4 +52,8 @@ package struct PosixSystemCalls: SystemCalls {
     package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
         do { try SystemFile.lockExclusive(fd.rawValue) } catch { throw SystemError(call: .flock, code: error) }
     }
+
+    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? {
+        do { return try SystemPath.entries(of: path) } catch { throw SystemError(call: .open, code: error, path: path) }
+    }
 }

@@ -33,9 +33,16 @@ package protocol SystemCalls: Sendable {
     /// real file system; a simulated one names itself and its boot, so a
     /// writer abandoned by a simulated crash does not lock out the reopen.
     var lockNamespace: String { get }
+    /// The names in a directory (`opendir`/`readdir`), without `.` and `..`;
+    /// `nil` when this layer cannot list directories (callers then skip
+    /// what needs a listing, such as removing old side files).
+    func directoryEntries(_ path: String) throws(SystemError) -> [String]?
 }
 
 extension SystemCalls {
     /// The real file system's namespace: none.
     package var lockNamespace: String { "" }
+
+    /// No listing unless a layer provides one.
+    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { nil }
 }

@@ -58,8 +58,18 @@ package struct CheckpointFileWriter {
         chunkOffset += Int64(count)
     }
 
-    /// Writes what is left and waits until everything appended is in the file.
+    /// Ends the file with a sync-horizon record claiming every record before
+    /// it, writes what is left and waits until everything is in the file.
+    ///
+    /// The closing record is what proves a replacement file complete: one
+    /// found under `<journal>.checkpoint` without the journal beside it
+    /// (a lost rename) is adopted only when it ends so
+    /// (``JournalCheckpointLeftover``). It is written before the file is
+    /// synced and renamed, so a journal never carries it unsynced. It takes
+    /// a sequence number but is not counted in ``recordCount``.
     mutating func finish() throws(JournalError) {
+        RecordFrame.encode(type: .syncHorizon, header: header, sequence: nextSequence, horizon: endOffset, payload: [], into: &chunk)
+        nextSequence += 1
         try flush()
         do throws(SystemError) { try writeBehind.finish() } catch { throw .io(error) }
     }

@@ -105,11 +105,11 @@ extension JournalWriter {
                 }
             }
             do {
-                preallocate(through: offset + Int64(bytes.count))
+                try preallocate(through: offset + Int64(bytes.count))
                 try io.writeAll(fd, bytes, at: offset, path: path)
             } catch {
                 // Nothing was appended.
-                let failure = cutBackFailedWrite(at: offset, error)
+                let failure = cutBackFailedWrite(at: offset, length: bytes.count, error)
                 for request in batch { request.continuation.resume(returning: .failure(failure)) }
                 continue
             }

@@ -49,10 +49,12 @@ extension JournalWriter {
                 try syncOrFail()
             }
             do {
-                preallocate(through: at + Int64(chunk.count))
+                try preallocate(through: at + Int64(chunk.count))
                 try io.writeAll(fd, Array(bytes[chunk]), at: at, path: path)
             } catch {
-                if (try? io.system.ftruncate(fd, at)) != nil { state.withLock { $0.allocatedEnd = at } }
+                // The cut is synced, so the file's end never moves back to a
+                // size that looks closed while earlier chunks are unsynced.
+                _ = cutBackFailedWrite(at: at, length: chunk.count, error)
                 let failure = JournalError.writerFailed(path: path, cause: error)
                 state.withLock { $0.failure = failure }
                 throw failure
@@ -89,15 +91,18 @@ extension JournalWriter {
         return chunks
     }
 
-    /// Format 2, bulk mode: appends and syncs an empty
-    /// ``RecordType/syncHorizon`` record whose horizon covers every record
-    /// written so far, when some are not covered yet (on the writer's queue,
-    /// after the last sync).
+    /// Format 2: appends and syncs an empty ``RecordType/syncHorizon``
+    /// record whose horizon covers every record written so far, when some
+    /// are not covered yet (on the writer's queue, after the last sync).
+    /// Every writer does it when it closes, whatever its mode.
     ///
-    /// Only bulk mode needs it: its records carry the horizon of the last
-    /// sync before they were buffered, so a whole import could otherwise end
-    /// unclaimed. In durable and group-commit modes each batch claims the one
-    /// before it, and at most the last batch is left unclaimed.
+    /// Without it the last batch (or, in bulk mode, whose records carry the
+    /// horizon of the last sync before they were buffered, a whole import)
+    /// would end unclaimed, and damage to it would read like an append that
+    /// never reached the disk. When the record would end the file on a
+    /// multiple of the sector size a second one follows it: a closed
+    /// journal then never ends where a preallocation step can, which is how
+    /// a reader knows it was closed (`journals/FORMAT.md`, section 3.2).
     ///
     /// The records are durable already; this only lets a reader prove it.
     /// So a write that fails (a full disk) is cut back and ignored. A failed
@@ -107,11 +112,15 @@ extension JournalWriter {
         let (header, unclaimed, offset, sequence, horizon) = state.withLock {
             ($0.header, $0.unclaimedRecords, $0.endOffset, $0.nextSequence, $0.durableEnd)
         }
-        guard mode == .bulk, header.hasSyncHorizons, unclaimed, horizon == offset else { return }
+        guard header.hasSyncHorizons, unclaimed, horizon == offset else { return }
         var bytes: [UInt8] = []
-        RecordFrame.encode(type: .syncHorizon, header: header, sequence: sequence, horizon: horizon, payload: [], into: &bytes)
+        var next = sequence
+        repeat {
+            RecordFrame.encode(type: .syncHorizon, header: header, sequence: next, horizon: horizon, payload: [], into: &bytes)
+            next += 1
+        } while (offset + Int64(bytes.count)) % Int64(JournalFormat.sectorSize) == 0
         do {
-            preallocate(through: offset + Int64(bytes.count))
+            try preallocate(through: offset + Int64(bytes.count))
             try io.writeAll(fd, bytes, at: offset, path: path)
         } catch {
             if (try? io.system.ftruncate(fd, offset)) != nil { state.withLock { $0.allocatedEnd = offset } }
@@ -119,7 +128,7 @@ extension JournalWriter {
         }
         state.withLock {
             $0.endOffset = offset + Int64(bytes.count)
-            $0.nextSequence = sequence + 1
+            $0.nextSequence = next
             $0.unsynced = true
             $0.unclaimedRecords = false
         }

@@ -44,10 +44,10 @@ extension JournalWriter {
             sequence += 1
         }
         do {
-            preallocate(through: offset + Int64(bytes.count))
+            try preallocate(through: offset + Int64(bytes.count))
             try io.writeAll(fd, bytes, at: offset, path: path)
         } catch {
-            throw cutBackFailedWrite(at: offset, error)
+            throw cutBackFailedWrite(at: offset, length: bytes.count, error)
         }
         let end = offset + Int64(bytes.count)
         state.withLock {
@@ -75,15 +75,22 @@ extension JournalWriter {
         return end
     }
 
-    /// After a failed write at `offset`: cuts any partial bytes so the next
-    /// record starts at the same boundary, and makes the cut durable before
-    /// anything is written there again, so a power cut can never mix the
-    /// failed write's records with the next ones. If either fails the file's
-    /// end is unknown, so the writer stops (a failed sync is never retried).
-    /// Returns the error to report.
-    func cutBackFailedWrite(at offset: Int64, _ error: SystemError) -> JournalError {
-        do {
-            try io.system.ftruncate(fd, offset)
+    /// After a failed write of `length` bytes at `offset`: cuts any partial
+    /// bytes so the next record starts at the same boundary, and makes the
+    /// cut durable before anything is written there again, so a power cut
+    /// can never mix the failed write's records with the next ones. If either
+    /// fails the file's end is unknown, so the writer stops (a failed sync is
+    /// never retried); when the cut itself failed it still overwrites the
+    /// partial bytes with zeros, so that a reopening finds the clean end
+    /// instead of a record's first bytes, which read as damage (section 3.1
+    /// of `journals/FORMAT.md`). Returns the error to report.
+    func cutBackFailedWrite(at offset: Int64, length: Int, _ error: SystemError) -> JournalError {
+        do throws(SystemError) {
+            do { try io.system.ftruncate(fd, offset) } catch {
+                try? io.writeAll(fd, [UInt8](repeating: 0, count: length), at: offset, path: path)
+                try? io.system.fdatasync(fd)
+                throw error
+            }
             state.withLock { $0.allocatedEnd = offset }
             try io.system.fdatasync(fd)
             return .io(error)

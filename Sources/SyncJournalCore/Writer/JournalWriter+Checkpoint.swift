@@ -45,27 +45,10 @@ extension JournalWriter {
             let header = JournalHeader(journalID: old.journalID, generation: JournalHeader.randomGeneration(),
                                        continuesGeneration: old.generation, firstSequence: firstSequence,
                                        createdAtMilliseconds: wallClockMilliseconds(),
-                                       inFlightLimit: UInt32(self.inFlightLimit))
+                                       inFlightLimit: UInt32(self.inFlightLimit),
+                                       minorVersion: Self.minorVersionForNewFiles(preallocationBytes: self.preallocationBytes))
             let system = self.io.system
-            let temporary = JournalFiles(journal: self.path).checkpoint
-            let newFD: FileDescriptor
-            do throws(SystemError) { newFD = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
-            var file = CheckpointFileWriter(io: self.io, fd: newFD, path: temporary, header: header)
-            do throws(JournalError) {
-                try produce(&file)
-                try file.finish()
-                do throws(SystemError) {
-                    do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
-                    try system.rename(temporary, self.path)
-                } catch {
-                    throw JournalError.io(error)
-                }
-            } catch {
-                file.abandon()
-                try? system.close(newFD)
-                try? system.unlink(temporary)
-                throw error
-            }
+            let (newFD, file) = try Self.writeReplacement(of: self.path, header: header, io: self.io, produce)
             // The new file has the journal's name now; from here on a failure is final.
             let oldFD = self.fd
             let end = file.endOffset
@@ -76,7 +59,8 @@ extension JournalWriter {
                 $0.endOffset = end
                 $0.durableEnd = end
                 $0.allocatedEnd = end
-                $0.unclaimedRecords = file.recordCount > 0
+                // The new file's closing record claims every record in it.
+                $0.unclaimedRecords = false
                 $0.unsynced = false
             }
             do throws(SystemError) { try self.io.syncDirectory(FileIO.directory(of: self.path)) } catch {
@@ -92,5 +76,34 @@ extension JournalWriter {
             self.queue.async { try? system.close(oldFD) }
             return (firstSequence, file.recordCount)
         }
+    }
+
+    /// Writes the file that replaces the journal at `path`: `produce` fills
+    /// `<path>.checkpoint`, which is finished, synced and renamed over the
+    /// journal. On any failure the temporary file is removed and the journal
+    /// is as it was. Returns the new file's descriptor and its writer.
+    static func writeReplacement(of path: String, header: JournalHeader, io: FileIO,
+                                 _ produce: (inout CheckpointFileWriter) throws(JournalError) -> Void) throws(JournalError) -> (FileDescriptor, CheckpointFileWriter) {
+        let system = io.system
+        let temporary = JournalFiles(journal: path).checkpoint
+        let newFD: FileDescriptor
+        do throws(SystemError) { newFD = try system.open(temporary, [.readWrite, .create, .truncate], 0o600) } catch { throw .io(error.at(temporary)) }
+        var file = CheckpointFileWriter(io: io, fd: newFD, path: temporary, header: header)
+        do throws(JournalError) {
+            try produce(&file)
+            try file.finish()
+            do throws(SystemError) {
+                do throws(SystemError) { try system.fsync(newFD) } catch { throw error.at(temporary) }
+                try system.rename(temporary, path)
+            } catch {
+                throw JournalError.io(error)
+            }
+        } catch {
+            file.abandon()
+            try? system.close(newFD)
+            try? system.unlink(temporary)
+            throw error
+        }
+        return (newFD, file)
     }
 }

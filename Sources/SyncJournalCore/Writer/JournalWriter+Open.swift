@@ -47,13 +47,32 @@ extension JournalWriter {
     static func openLocked(path: String, options: Options, io: FileIO, lockFD: FileDescriptor, lockKey: String) throws(JournalError) -> JournalWriter {
         let system = options.system
         var created = false
+        var leftover: JournalCheckpointLeftover?
         var fd: FileDescriptor
         do {
             fd = try system.open(path, .readWrite, 0)
+        } catch where error.code == .noSuchFile && Self.exists(JournalFiles(journal: path).checkpoint, system: system) {
+            // A checkpoint whose rename was lost may be the only copy of the
+            // data: a new empty journal here, and its next checkpoint, would
+            // destroy it. A complete one takes the journal's place, as the
+            // rename would have done; anything less is left to a person.
+            let checkpoint = JournalFiles(journal: path).checkpoint
+            guard JournalCheckpointLeftover.isComplete(checkpoint, system: system) else {
+                throw .missingBesideCheckpoint(path: path, checkpoint: checkpoint)
+            }
+            do throws(SystemError) {
+                try system.rename(checkpoint, path)
+                try io.syncDirectory(FileIO.directory(of: path))
+                fd = try system.open(path, .readWrite, 0)
+            } catch {
+                throw .io(error.at(path))
+            }
+            leftover = .adopted(from: checkpoint)
         } catch where error.code == .noSuchFile && options.createIfMissing {
             let header = options.headerForNewJournal?() ?? JournalHeader(
                 journalID: .random(), generation: JournalHeader.randomGeneration(),
-                createdAtMilliseconds: wallClockMilliseconds())
+                createdAtMilliseconds: wallClockMilliseconds(),
+                minorVersion: JournalWriter.minorVersionForNewFiles(preallocationBytes: options.preallocationBytes))
             try create(path: path, header: header, io: io)
             created = true
             do { fd = try system.open(path, .readWrite, 0) } catch { throw .io(error.at(path)) }
@@ -83,6 +102,10 @@ extension JournalWriter {
             case .unsupported(let offset, let reason):
                 throw JournalError.unsupported(path: path, offset: offset, reason: reason)
             case .tornTail(let offset, _):
+                // The records before the cut may still sit in the page cache
+                // of a process that died: they become durable before the cut
+                // gives the file an end that only synced data may have.
+                do { try system.fdatasync(fd) } catch { throw JournalError.io(error.at(path)) }
                 sideFile = try cutTornTail(path: path, fd: fd, at: offset, fileSize: report.fileBytes, io: io)
                 bytesCut = report.fileBytes - offset
                 allocatedEnd = offset
@@ -93,13 +116,38 @@ extension JournalWriter {
             if !created && bytesCut == 0 && report.recordCount > 0 {
                 do { try system.fdatasync(fd) } catch { throw JournalError.io(error.at(path)) }
             }
-            guard let header = report.header else { throw JournalError.corrupt(path: path, offset: 0, damage: .checksumMismatch) }
+            guard var header = report.header else { throw JournalError.corrupt(path: path, offset: 0, damage: .checksumMismatch) }
+            // Before anything writes `<journal>.checkpoint` again (the move to
+            // format 2 below, a checkpoint later), a leftover there is
+            // removed if redundant and kept under another name if not.
+            if leftover == nil {
+                leftover = try JournalCheckpointLeftover.settle(beside: path, journal: header, nextSequence: report.nextSequence, io: io)
+            }
+            var nextSequence = report.nextSequence
+            var endOffset = report.validBytes
+            // A journal found on disk: its records are claimed already (a
+            // closing record, or the open's sync above before any new one).
+            let unclaimedRecords = false
+            // A 1.x journal found on disk moves to the current format before
+            // anything is appended (FORMAT.md 3.4); one this open created
+            // keeps the format it was asked for (tools write 1.x samples).
+            if !header.hasSyncHorizons && !created && !options.defersFormatMove {
+                let moved = try moveToCurrentFormat(path: path, fd: fd, header: header, understands: options.understands, io: io)
+                // The replaced file: its name is the new file's now.
+                try? system.close(fd)
+                fd = moved.fd
+                do { try io.syncDirectory(FileIO.directory(of: path)) } catch { throw JournalError.io(error) }
+                header = moved.header
+                endOffset = moved.endOffset
+                allocatedEnd = moved.endOffset
+                nextSequence = moved.nextSequence
+            }
             let recovery = JournalRecovery(statusFound: report.status, created: created, bytesCut: bytesCut,
-                                           sideFile: sideFile, recordCount: report.recordCount)
+                                           sideFile: sideFile, recordCount: report.recordCount, checkpointLeftover: leftover)
             return JournalWriter(path: path, header: header, recovery: recovery, mode: options.mode, io: io,
                                  preallocationBytes: options.preallocationBytes, fd: fd, lockFD: lockFD, lockKey: lockKey,
-                                 nextSequence: report.nextSequence, endOffset: report.validBytes, allocatedEnd: allocatedEnd,
-                                 unclaimedRecords: false)
+                                 nextSequence: nextSequence, endOffset: endOffset, allocatedEnd: allocatedEnd,
+                                 unclaimedRecords: unclaimedRecords)
         } catch let error as JournalError {
             try? system.close(fd)
             throw error
@@ -107,6 +155,13 @@ extension JournalWriter {
             try? system.close(fd)
             throw JournalError.io(SystemError(call: .pread, code: .ioError, path: path))
         }
+    }
+
+    /// Whether a file exists at `path` (it opens for reading).
+    static func exists(_ path: String, system: any SystemCalls) -> Bool {
+        guard let fd = try? system.open(path, .readOnly, 0) else { return false }
+        try? system.close(fd)
+        return true
     }
 
     /// Writes a new journal atomically: header into `<path>.creating`, fsync,
@@ -133,11 +188,14 @@ extension JournalWriter {
         }
     }
 
-    /// Moves the bytes of a torn tail to a side file, truncates the journal
-    /// at the cut, and syncs both before anything else is appended.
+    /// Saves the non-zero bytes of a torn tail to a side file
+    /// (``TornTailFile``), truncates the journal at the cut, and syncs both
+    /// before anything else is appended. Once the new side file is durable,
+    /// side files beyond the newest ``TornTailFile/kept`` are removed.
     static func cutTornTail(path: String, fd: FileDescriptor, at offset: Int64, fileSize: Int64, io: FileIO) throws(JournalError) -> String {
         let system = io.system
         let files = JournalFiles(journal: path)
+        let number = TornTailFile.nextNumber(of: path, io: io)
         var side = files.tornTail(at: offset, attempt: 1)
         var attempt = 1
         var sideFD: FileDescriptor
@@ -153,13 +211,8 @@ extension JournalWriter {
             }
         }
         do throws(SystemError) {
-            var at = offset
-            while at < fileSize {
-                let chunk = try io.read(fd, count: Int(min(Int64(FileWindow.chunk), fileSize - at)), at: at, path: path)
-                if chunk.isEmpty { break }
-                try io.writeAll(sideFD, chunk, at: at - offset, path: side)
-                at += Int64(chunk.count)
-            }
+            try TornTailFile.write(journalFD: fd, journalPath: path, cut: offset, end: fileSize, number: number,
+                                   to: sideFD, sidePath: side, io: io)
             do { try system.fsync(sideFD) } catch { throw error.at(side) }
             try? system.close(sideFD)
             try io.syncDirectory(FileIO.directory(of: path))
@@ -169,6 +222,7 @@ extension JournalWriter {
             try? system.close(sideFD)
             throw .io(error)
         }
+        TornTailFile.prune(journal: path, io: io)
         return side
     }
 }

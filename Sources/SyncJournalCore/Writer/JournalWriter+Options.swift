@@ -30,7 +30,12 @@ extension JournalWriter {
         /// open after some records were visited.)
         package var visitRecord: (@Sendable (JournalRecord) -> Void)?
         /// How far ahead of its appends the writer extends the file with
-        /// zeros, in bytes (0: never; the file grows with each write).
+        /// zeros, in bytes, rounded up to a multiple of 4 KiB. Appends never
+        /// extend the file themselves, so a size a power cut leaves is always
+        /// a multiple of 4 KiB (format 2.2's closed-end rule). 0: never, and
+        /// the file grows with each write; a journal this writer creates is
+        /// then of minor version 0, without the closed-end rule, and a 2.2
+        /// journal it opens still grows 4 KiB at a time.
         ///
         /// An append into space that is already allocated and written leaves
         /// the file's size alone, so its `fdatasync` flushes data only and
@@ -51,6 +56,11 @@ extension JournalWriter {
         /// ``JournalError/unsupported(path:offset:reason:)`` and nothing is
         /// cut or appended. `nil`: every type is understood.
         package var understands: (@Sendable (RecordType) -> Bool)?
+        /// Whether opening a 1.x journal leaves it in 1.x until
+        /// ``JournalWriter/moveToCurrentFormat()`` is called, instead of
+        /// moving it to format 2 right away: for a caller that checks the
+        /// records first and must leave a file it refuses as it was (a store).
+        package var defersFormatMove = false
 
         /// Default options: durable appends, real system calls, create if
         /// missing, 1 MiB of preallocated space at a time.

@@ -71,7 +71,9 @@ package final class JournalWriter: Sendable {
         /// Whether this writer appended records that no later record's
         /// horizon covers yet: a clean close then appends a
         /// ``RecordType/syncHorizon`` record. A writer that appended nothing
-        /// leaves the file exactly as it found it (torn tail aside).
+        /// leaves the file exactly as it found it (torn tail aside), even
+        /// when it crashed before: a store that finds a journal unreadable
+        /// never changes it.
         var unclaimedRecords: Bool
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false

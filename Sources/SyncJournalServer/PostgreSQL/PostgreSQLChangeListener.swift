@@ -92,12 +92,11 @@ final class PostgreSQLChangeListener: Sendable {
         var missedSome = false
         defer { if !signalledFirst { firstAttempt.signal() } }
         while !isStopped {
-            let listening = listen()
-            if !signalledFirst {
-                signalledFirst = true
-                firstAttempt.signal()
-            }
-            guard let (database, poller, schema) = listening else {
+            guard let (database, poller, schema) = listen() else {
+                if !signalledFirst {
+                    signalledFirst = true
+                    firstAttempt.signal()
+                }
                 missedSome = true
                 _ = stopSignal.wait(timeout: .now() + .milliseconds(Self.reconnectMilliseconds))
                 continue
@@ -114,6 +113,11 @@ final class PostgreSQLChangeListener: Sendable {
                 return ready
             }
             for signal in ready { signal.signal() }
+            // Only now, so that a caller of `start()` already sees the connection counted.
+            if !signalledFirst {
+                signalledFirst = true
+                firstAttempt.signal()
+            }
             serve(database, poller, schema: schema)
             listened.withLock { $0.process = 0 }
             poller.forget(database.socketDescriptor)

@@ -22,7 +22,7 @@ public enum PostgreSQLSchema {
     /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.statements.count == 13)
+    /// #expect(PostgreSQLSchema.statements.count == 15)
     /// ```
     public static let statements = [
         """
@@ -61,6 +61,10 @@ public enum PostgreSQLSchema {
         "create index if not exists operations_remembered on operations (remembered_at)",
         // Version 4: the create whose record each row is (null for rows stored before).
         "alter table rows add column if not exists created_by text collate \"C\"",
+        // Version 5: the highest model version that has written each row, and
+        // that of each remembered result (null for those stored before).
+        "alter table rows add column if not exists model_version bigint",
+        "alter table operations add column if not exists model_version bigint",
         """
         create table if not exists stamp (
           "only" integer primary key check ("only" = 1),
@@ -111,13 +115,17 @@ public enum PostgreSQLSchema {
     /// Version 4 keeps the create whose record each row is
     /// (`rows.created_by`); rows stored before have none.
     ///
+    /// Version 5 keeps the highest model version that has written each row
+    /// (`rows.model_version`) and the one of each remembered result
+    /// (`operations.model_version`); those stored before have none.
+    ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 4)
+    /// #expect(PostgreSQLSchema.version == 5)
     /// ```
-    public static let version: Int64 = 4
+    public static let version: Int64 = 5
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...4
+    static let openableVersions: ClosedRange<Int64> = 1...5
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

@@ -107,15 +107,17 @@ struct PostgreSQLTransaction {
     // MARK: Rows
 
     func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let rows = try run("select owner, fields, updated_at, deleted_at, created_by from rows where kind = $1 and id = $2",
+        let rows = try run("select owner, fields, updated_at, deleted_at, created_by, model_version from rows where kind = $1 and id = $2",
                            [.text(kind), .text(id)])
         guard rows.count > 0 else { return nil }
         let key = "\(kind)/\(id)"
-        let (owner, bytes, updatedAt, deletedAt, createdBy) = try decode({ () throws(PostgreSQLError) in
-            (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3), try rows.optionalText(0, 4))
+        let (owner, bytes, updatedAt, deletedAt, createdBy, storedVersion) = try decode({ () throws(PostgreSQLError) in
+            (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3), try rows.optionalText(0, 4),
+             try rows.optionalInt64(0, 5))
         }, table: "rows", key: key)
         let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: key)
-        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt),
+        let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: key)
+        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion),
                         owner: owner, createdBy: createdBy)
     }
 
@@ -128,7 +130,7 @@ struct PostgreSQLTransaction {
     /// The statement of ``rows(keys:)`` (`keys` not empty), for a pipeline.
     static func rowsStatement(keys: [RecordKey]) -> PostgreSQLStatement {
         PostgreSQLStatement("""
-            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at, r.created_by
+            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at, r.created_by, r.model_version
             from rows r join unnest($1::text[], $2::text[]) as k(kind, id) on r.kind = k.kind and r.id = k.id
             """, [.textArray(keys.map(\.kind)), .textArray(keys.map(\.id))])
     }
@@ -138,14 +140,15 @@ struct PostgreSQLTransaction {
         var rows: [RecordKey: OwnedRow] = [:]
         rows.reserveCapacity(found.count)
         for index in 0..<found.count {
-            let (kind, id, owner, bytes, updatedAt, deletedAt, createdBy) = try decode({ () throws(PostgreSQLError) in
+            let (kind, id, owner, bytes, updatedAt, deletedAt, createdBy, storedVersion) = try decode({ () throws(PostgreSQLError) in
                 (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
-                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalText(index, 6))
+                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalText(index, 6), try found.optionalInt64(index, 7))
             }, table: "rows", key: "batch row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
+            let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: "\(kind)/\(id)")
             rows[RecordKey(kind: kind, id: id)] = OwnedRow(
-                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt), owner: owner,
-                createdBy: createdBy)
+                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion),
+                owner: owner, createdBy: createdBy)
         }
         return rows
     }
@@ -168,18 +171,20 @@ struct PostgreSQLTransaction {
         let written = try run("""
             with
             changed as (
-              insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by)
-              select k, i, $1, f, u, d, nullif(c, '') from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $15::text[])
-                as t(k, i, f, u, d, c)
+              insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version)
+              select k, i, $1, f, u, d, nullif(c, ''), v
+              from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $15::text[], $16::int8[])
+                as t(k, i, f, u, d, c, v)
               on conflict (kind, id) do update set fields = excluded.fields, updated_at = excluded.updated_at,
-                deleted_at = excluded.deleted_at, created_by = excluded.created_by
+                deleted_at = excluded.deleted_at, created_by = excluded.created_by, model_version = excluded.model_version
               where rows.owner = excluded.owner
               returning 1
             ),
             remembered as (
-              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at)
-              select $1, o, k, i, f, u, d, $14 from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[])
-                as t(o, k, i, f, u, d)
+              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version)
+              select $1, o, k, i, f, u, d, $14, v
+              from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[], $17::int8[])
+                as t(o, k, i, f, u, d, v)
             ),
             stamped as (
               update user_stamps set last = $13 where owner = $1 and $13::int8 is not null
@@ -195,7 +200,9 @@ struct PostgreSQLTransaction {
                   .int64Array(operations.map(\.row.updatedAt)), .int64Array(operations.map(\.row.deletedAt)),
                   .int64(lastStamp), .int64(rememberedAt),
                   // An operation id is never empty: "" stands for a row of no known create.
-                  .textArray(written.map { $0.createdBy ?? "" })])
+                  .textArray(written.map { $0.createdBy ?? "" }),
+                  .int64Array(rows.map { $0.modelVersion.map(Int64.init) }),
+                  .int64Array(operations.map { $0.row.modelVersion.map(Int64.init) })])
         let count = try decode({ () throws(PostgreSQLError) in try written.int64(0, 0) }, table: "rows", key: owner)
         if count != Int64(rows.count) {
             throw .postgres(PostgreSQLError(sqlState: "40001",
@@ -209,22 +216,25 @@ struct PostgreSQLTransaction {
         let found: PostgreSQLRows
         if let cursor {
             found = try run("""
-                select id, fields, updated_at, deleted_at from rows
+                select id, fields, updated_at, deleted_at, model_version from rows
                 where kind = $1 and owner = $2 and (updated_at, id) > ($4, $5) order by updated_at, id limit $3
                 """, [.text(kind), .text(owner), .int64(Int64(limit)), .int64(cursor.updatedAt), .text(cursor.id)])
         } else {
             found = try run("""
-                select id, fields, updated_at, deleted_at from rows where kind = $1 and owner = $2 order by updated_at, id limit $3
+                select id, fields, updated_at, deleted_at, model_version from rows where kind = $1 and owner = $2
+                order by updated_at, id limit $3
                 """, [.text(kind), .text(owner), .int64(Int64(limit))])
         }
         var rows: [ServerRow] = []
         rows.reserveCapacity(found.count)
         for index in 0..<found.count {
-            let (id, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
-                (try found.text(index, 0), try found.bytes(index, 1), try found.int64(index, 2), try found.optionalInt64(index, 3))
+            let (id, bytes, updatedAt, deletedAt, storedVersion) = try decode({ () throws(PostgreSQLError) in
+                (try found.text(index, 0), try found.bytes(index, 1), try found.int64(index, 2), try found.optionalInt64(index, 3),
+                 try found.optionalInt64(index, 4))
             }, table: "rows", key: "\(kind)/row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
-            rows.append(ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt))
+            let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: "\(kind)/\(id)")
+            rows.append(ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion))
         }
         return rows
     }
@@ -240,7 +250,7 @@ struct PostgreSQLTransaction {
     /// The statement of ``remembered(owner:operationIDs:)`` (`operationIDs` not empty), for a pipeline.
     static func rememberedStatement(owner: String, operationIDs: [String]) -> PostgreSQLStatement {
         PostgreSQLStatement("""
-            select operation_id, kind, id, fields, updated_at, deleted_at from operations
+            select operation_id, kind, id, fields, updated_at, deleted_at, model_version from operations
             where owner = $1 and operation_id = any($2::text[])
             """, [.text(owner), .textArray(operationIDs)])
     }
@@ -249,12 +259,14 @@ struct PostgreSQLTransaction {
     static func decodeRemembered(_ found: PostgreSQLRows, owner: String) throws(StorageError) -> [String: ServerRow] {
         var remembered: [String: ServerRow] = [:]
         for index in 0..<found.count {
-            let (operationID, kind, id, bytes, updatedAt, deletedAt) = try decode({ () throws(PostgreSQLError) in
+            let (operationID, kind, id, bytes, updatedAt, deletedAt, storedVersion) = try decode({ () throws(PostgreSQLError) in
                 (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
-                 try found.int64(index, 4), try found.optionalInt64(index, 5))
+                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalInt64(index, 6))
             }, table: "operations", key: "\(owner)/row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "operations", key: "\(owner)/\(operationID)")
-            remembered[operationID] = ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt)
+            let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "operations", key: "\(owner)/\(operationID)")
+            remembered[operationID] = ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt,
+                                                modelVersion: modelVersion)
         }
         return remembered
     }

@@ -66,9 +66,9 @@ public struct SyncRouter: HTTPResponder {
         guard let user = authenticatedUser(request) else { return Self.unauthorized() }
         do throws(RouteFailure) {
             switch endpoint {
-            case .push: return try push(request.body, user: user)
-            case .pull: return try pull(request.body, user: user)
-            case .read: return try read(request.body, user: user)
+            case .push: return try push(request.body, user: user, modelVersions: Self.readsModelVersions(request))
+            case .pull: return try pull(request.body, user: user, modelVersions: Self.readsModelVersions(request))
+            case .read: return try read(request.body, user: user, modelVersions: Self.readsModelVersions(request))
             case .wait: return try waitWithoutParking(request.body, user: user)
             case .health: return .json(status: 200, body: HealthReplyCodec.encode())
             }
@@ -112,25 +112,40 @@ public struct SyncRouter: HTTPResponder {
 
     // MARK: Routes
 
-    private func push(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+    /// The request header by which a client says which optional row
+    /// members it reads (journals/PROTOCOL.md, "Model versions"): a
+    /// comma-separated list of member names.
+    public static let rowMembersHeader = "Sync-Row-Members"
+
+    /// Whether the client reads a row's `modelVersion`: it says so in
+    /// ``rowMembersHeader``. A client older than the member would refuse a
+    /// reply holding it, so without the header rows go without it.
+    static func readsModelVersions(_ request: HTTPRequest) -> Bool {
+        request.headers.contains { header in
+            header.hasName(rowMembersHeader)
+                && header.value.split(separator: ",").contains { $0.trimmingSpaces == "modelVersion" }
+        }
+    }
+
+    private func push(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
             throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
         }
         let results = try store { () throws(StorageError) in try storage.push(user: user, mutations) }
-        return .json(status: 200, body: PushReplyCodec.encode(results))
+        return .json(status: 200, body: PushReplyCodec.encode(results, includingModelVersions: modelVersions))
     }
 
-    private func pull(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+    private func pull(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
         let request = try decode { () throws(WireError) in try PullRequestCodec.decode(body) }
         let page = try store { () throws(StorageError) in try storage.pull(user: user, request) }
-        return .json(status: 200, body: PullPageCodec.encode(page))
+        return .json(status: 200, body: PullPageCodec.encode(page, includingModelVersions: modelVersions))
     }
 
-    private func read(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
+    private func read(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
         let request = try decode { () throws(WireError) in try ReadRequestCodec.decode(body) }
         let row = try store { () throws(StorageError) in try storage.read(user: user, kind: request.kind, id: request.id) }
-        return .json(status: 200, body: ReadReplyCodec.encode(row))
+        return .json(status: 200, body: ReadReplyCodec.encode(row, includingModelVersions: modelVersions))
     }
 
     // MARK: Failures

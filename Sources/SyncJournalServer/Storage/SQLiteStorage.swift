@@ -107,6 +107,7 @@ public final class SQLiteStorage: SyncStorage {
                     }
                 }
                 if version == 1 || version == 2 { try database.execute(StorageSchema.sqliteFromVersion2) }
+                if (1...3).contains(version) { try database.execute(StorageSchema.sqliteFromVersion3) }
                 try database.execute(StorageSchema.sqlite)
                 try database.execute("pragma user_version = \(StorageSchema.version)")
             } catch {

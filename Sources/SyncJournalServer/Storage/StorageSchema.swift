@@ -5,11 +5,13 @@
 ///   the record's field list in journals/FORMAT.md's encoding (names sorted
 ///   by bytes, typed values; exact for doubles and sets). `created_by` is
 ///   the operation id of the create whose record it is (null for rows of
-///   version 2 and before). The index serves pulls: one kind of one owner
+///   version 2 and before). `model_version` is the highest model version
+///   that has written the record (null when none stated one, and for rows of
+///   version 3 and before). The index serves pulls: one kind of one owner
 ///   after a `(updated_at, id)` cursor.
 /// - `operations`: the applied operations per user with the row the push
-///   answered (only applied results are remembered, so the row is the result)
-///   and when the server remembered it (`remembered_at`, server time in
+///   answered (only applied results are remembered, so the row is the result,
+///   its `model_version` included) and when the server remembered it (`remembered_at`, server time in
 ///   milliseconds; the index serves pruning past the retention).
 /// - `stamp`: one row, the last stamp issued.
 /// - `horizons`: per kind, the position of the last tombstone purged.
@@ -21,12 +23,13 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 3)
+    /// #expect(StorageSchema.version == 4)
     /// ```
     ///
     /// Version 2 added `operations.remembered_at` and its index; version 3
-    /// `rows.created_by`.
-    public static let version: Int64 = 3
+    /// `rows.created_by`; version 4 `rows.model_version` and
+    /// `operations.model_version`.
+    public static let version: Int64 = 4
 
     /// Moves a version 1 database to version 2, run in the migration's
     /// transaction before ``sqlite``: adds the column (see
@@ -56,6 +59,19 @@ public enum StorageSchema {
     /// ```
     public static let sqliteFromVersion2 = "alter table rows add column created_by text"
 
+    /// Moves a version 1, 2 or 3 database to version 4, run in the
+    /// migration's transaction (after ``sqliteFromVersion2`` where it
+    /// applies) before ``sqlite``: the rows and remembered results stored so
+    /// far have no model version (null), as no write stated one.
+    ///
+    /// ```swift
+    /// try database.execute(StorageSchema.sqliteFromVersion3)
+    /// ```
+    public static let sqliteFromVersion3 = """
+        alter table rows add column model_version integer;
+        alter table operations add column model_version integer;
+        """
+
     /// The DDL, idempotent (`if not exists`).
     ///
     /// ```swift
@@ -70,6 +86,7 @@ public enum StorageSchema {
           updated_at integer not null,
           deleted_at integer,
           created_by text,
+          model_version integer,
           primary key (kind, id)
         ) without rowid;
         create index if not exists rows_pull on rows (kind, owner, updated_at, id);
@@ -82,6 +99,7 @@ public enum StorageSchema {
           updated_at   integer not null,
           deleted_at   integer,
           remembered_at integer not null default 0,
+          model_version integer,
           primary key (owner, operation_id)
         ) without rowid;
         create index if not exists operations_remembered on operations (remembered_at);

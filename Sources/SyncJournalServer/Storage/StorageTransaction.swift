@@ -15,18 +15,22 @@ struct StorageTransaction {
     // MARK: Rows
 
     func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?)? = try sql { () throws(SQLiteError) in
-            try database.withStatement("select owner, fields, updated_at, deleted_at, created_by from rows where kind = ?1 and id = ?2") {
+        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?, modelVersion: Int64?)? = try sql {
+            () throws(SQLiteError) in
+            try database.withStatement("select owner, fields, updated_at, deleted_at, created_by, model_version from rows where kind = ?1 and id = ?2") {
                 statement throws(SQLiteError) in
                 statement.bind(1, kind)
                 statement.bind(2, id)
                 guard try statement.step() else { return nil }
-                return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3), statement.optionalText(4))
+                return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3), statement.optionalText(4),
+                        statement.optionalInt64(5))
             }
         }
         guard let found else { return nil }
         let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
-        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt),
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: "\(kind)/\(id)")
+        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                                       modelVersion: modelVersion),
                         owner: found.owner, createdBy: found.createdBy)
     }
 
@@ -34,9 +38,11 @@ struct StorageTransaction {
         let fields = Self.encodeFields(row.fields)
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
-                  updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by
+                  updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
+                  model_version = excluded.model_version
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, row.kind)
                 statement.bind(2, row.id)
@@ -45,6 +51,7 @@ struct StorageTransaction {
                 statement.bind(5, row.updatedAt)
                 statement.bind(6, row.deletedAt)
                 statement.bind(7, createdBy)
+                statement.bind(8, row.modelVersion.map(Int64.init))
                 _ = try statement.step()
             }
         }
@@ -53,9 +60,12 @@ struct StorageTransaction {
     /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order.
     func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
         let query = cursor == nil
-            ? "select id, fields, updated_at, deleted_at from rows where kind = ?1 and owner = ?2 order by updated_at, id limit ?3"
-            : "select id, fields, updated_at, deleted_at from rows where kind = ?1 and owner = ?2 and (updated_at, id) > (?4, ?5) order by updated_at, id limit ?3"
-        let found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)] = try sql { () throws(SQLiteError) in
+            ? "select id, fields, updated_at, deleted_at, model_version from rows where kind = ?1 and owner = ?2 order by updated_at, id limit ?3"
+            : """
+              select id, fields, updated_at, deleted_at, model_version from rows
+              where kind = ?1 and owner = ?2 and (updated_at, id) > (?4, ?5) order by updated_at, id limit ?3
+              """
+        let found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)] = try sql { () throws(SQLiteError) in
             try database.withStatement(query) { statement throws(SQLiteError) in
                 statement.bind(1, kind)
                 statement.bind(2, owner)
@@ -64,9 +74,9 @@ struct StorageTransaction {
                     statement.bind(4, cursor.updatedAt)
                     statement.bind(5, cursor.id)
                 }
-                var found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)] = []
+                var found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)] = []
                 while try statement.step() {
-                    found.append((statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3)))
+                    found.append((statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3), statement.optionalInt64(4)))
                 }
                 return found
             }
@@ -75,7 +85,9 @@ struct StorageTransaction {
         rows.reserveCapacity(found.count)
         for entry in found {
             let fields = try Self.decodeFields(entry.fields, table: "rows", key: "\(kind)/\(entry.id)")
-            rows.append(ServerRow(kind: kind, id: entry.id, fields: fields, updatedAt: entry.updatedAt, deletedAt: entry.deletedAt))
+            let modelVersion = try Self.modelVersion(entry.modelVersion, table: "rows", key: "\(kind)/\(entry.id)")
+            rows.append(ServerRow(kind: kind, id: entry.id, fields: fields, updatedAt: entry.updatedAt, deletedAt: entry.deletedAt,
+                                  modelVersion: modelVersion))
         }
         return rows
     }
@@ -84,27 +96,31 @@ struct StorageTransaction {
 
     func remembered(owner: String, operationID: OperationID) throws(StorageError) -> ServerRow? {
         let key = operationID.description
-        let found: (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?)? = try sql { () throws(SQLiteError) in
+        let found: (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)? = try sql {
+            () throws(SQLiteError) in
             try database.withStatement("""
-                select kind, id, fields, updated_at, deleted_at from operations where owner = ?1 and operation_id = ?2
+                select kind, id, fields, updated_at, deleted_at, model_version from operations where owner = ?1 and operation_id = ?2
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, owner)
                 statement.bind(2, key)
                 guard try statement.step() else { return nil }
-                return (statement.text(0), statement.text(1), statement.bytes(2), statement.int64(3), statement.optionalInt64(4))
+                return (statement.text(0), statement.text(1), statement.bytes(2), statement.int64(3), statement.optionalInt64(4),
+                        statement.optionalInt64(5))
             }
         }
         guard let found else { return nil }
         let fields = try Self.decodeFields(found.fields, table: "operations", key: "\(owner)/\(key)")
-        return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt)
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "operations", key: "\(owner)/\(key)")
+        return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                         modelVersion: modelVersion)
     }
 
     func remember(owner: String, operationID: OperationID, row: ServerRow, at rememberedAt: Int64) throws(StorageError) {
         let fields = Self.encodeFields(row.fields)
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 """) { statement throws(SQLiteError) in
                 statement.bind(8, rememberedAt)
                 statement.bind(1, owner)
@@ -114,6 +130,7 @@ struct StorageTransaction {
                 statement.bind(5, bytes: fields)
                 statement.bind(6, row.updatedAt)
                 statement.bind(7, row.deletedAt)
+                statement.bind(9, row.modelVersion.map(Int64.init))
                 _ = try statement.step()
             }
         }
@@ -227,5 +244,15 @@ struct StorageTransaction {
         } catch {
             throw .corrupt(table: table, key: key, reason: error.description)
         }
+    }
+
+    /// A stored model version, refused as corrupt when outside the protocol's
+    /// range: the server never writes one, and a client must never receive one.
+    static func modelVersion(_ stored: Int64?, table: String, key: String) throws(StorageError) -> Int? {
+        guard let stored else { return nil }
+        guard stored >= 1, stored <= Int64(ProtocolLimits.maximumModelVersion) else {
+            throw .corrupt(table: table, key: key, reason: ProtocolLimits.problem(modelVersion: Int(clamping: stored)) ?? "model version \(stored)")
+        }
+        return Int(stored)
     }
 }

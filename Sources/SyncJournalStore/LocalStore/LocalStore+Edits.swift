@@ -9,8 +9,21 @@ extension LocalStore {
     ///   a record with that id; validation errors; ``StoreError/journal(_:)``.
     @discardableResult
     public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> Edit {
+        try await create(kind, id: id, fields: fields, modelVersion: nil)
+    }
+
+    /// ``create(_:id:fields:)`` by an app whose model version is
+    /// `modelVersion` (`nil`: not stated), journaled and pushed with the edit.
+    ///
+    /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
+    ///   outside 1 to `ProtocolLimits.maximumModelVersion`, and whatever
+    ///   ``create(_:id:fields:)`` throws.
+    @discardableResult
+    package func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
+                        modelVersion: Int?) async throws(StoreError) -> Edit {
         let recordID = id ?? options.makeRecordID()
         try Self.validate(kind: kind, id: recordID, fields: fields)
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: recordID))
         let now = options.clock.nowMilliseconds()
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
@@ -18,7 +31,7 @@ extension LocalStore {
             if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
             // A record created here has no base until the server confirms it.
             let operation = JournalOperation(id: operationID, kind: .create, entity: kind, recordID: recordID,
-                                             fields: fields, baseUpdatedAt: nil, queuedAt: now)
+                                             fields: fields, baseUpdatedAt: nil, queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
@@ -29,7 +42,19 @@ extension LocalStore {
     /// ``Edit/operation`` to await with ``outcome(of:timeout:clock:)``).
     @discardableResult
     public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> Edit {
+        try await update(kind, id: id, changes: changes, modelVersion: nil)
+    }
+
+    /// ``update(_:id:changes:)`` by an app whose model version is
+    /// `modelVersion` (`nil`: not stated), journaled and pushed with the edit.
+    ///
+    /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
+    ///   out of range, and whatever ``update(_:id:changes:)`` throws.
+    @discardableResult
+    package func update(_ kind: String, id: String, changes: [String: FieldValue],
+                        modelVersion: Int?) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
         let now = options.clock.nowMilliseconds()
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
@@ -37,7 +62,7 @@ extension LocalStore {
             guard let current = staged.visibleFields(of: key) else { throw .recordNotFound(key) }
             try Self.checkMergedFieldCount(current, changes, key: key)
             let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
-                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
@@ -48,14 +73,26 @@ extension LocalStore {
     /// can see can be deleted.
     @discardableResult
     public func delete(_ kind: String, id: String) async throws(StoreError) -> Edit {
+        try await delete(kind, id: id, modelVersion: nil)
+    }
+
+    /// ``delete(_:id:)`` by an app whose model version is `modelVersion`
+    /// (`nil`: not stated); the server keeps the highest version on the
+    /// record's tombstone.
+    ///
+    /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
+    ///   out of range, and whatever ``delete(_:id:)`` throws.
+    @discardableResult
+    package func delete(_ kind: String, id: String, modelVersion: Int?) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
         let now = options.clock.nowMilliseconds()
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
             guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
             let operation = JournalOperation(id: operationID, kind: .delete, entity: kind, recordID: id,
-                                             baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
@@ -91,6 +128,13 @@ extension LocalStore {
                                     recordID: id, fields: fields, queuedAt: 0).encoded().count
         if size > JournalFormat.maximumPayloadLength / 2 {
             throw .invalidFields(kind: kind, id: id, reason: "\(size) bytes, more than a record may hold")
+        }
+    }
+
+    /// Refuses a model version the protocol cannot carry, before anything is journaled.
+    package static func validate(modelVersion: Int?, key: RecordKey) throws(StoreError) {
+        if let modelVersion, !ProtocolLimits.isValidModelVersion(modelVersion) {
+            throw .invalidModelVersion(key, version: modelVersion)
         }
     }
 

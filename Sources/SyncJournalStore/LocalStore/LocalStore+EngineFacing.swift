@@ -260,6 +260,7 @@ extension LocalStore: EngineFacingStore {
         if row.kind.isEmpty { return "empty kind" }
         if row.id.isEmpty { return "missing or empty id" }
         if row.id.utf8.count > JournalOperation.maximumRecordIDLength { return "id of \(row.id.utf8.count) bytes, at most \(JournalOperation.maximumRecordIDLength)" }
+        if let version = row.modelVersion, let problem = ProtocolLimits.problem(modelVersion: version) { return problem }
         return FieldValue.problem(in: row.fields)
     }
 

@@ -15,11 +15,13 @@ extension LocalStore {
         // Replay folds the records the writer's recovery scan reads: one pass over the file.
         let replay = ReplayDuringOpen()
         let writer: JournalWriter
+        var writerOptions = JournalWriter.Options(mode: .groupCommit, system: options.system, visitRecord: { replay.fold($0) },
+                                                  preallocationBytes: options.preallocationBytes, understands: StoreEvent.isUnderstood)
+        // A 1.x journal moves to format 2 only once replay accepts it: a
+        // journal the store refuses is left as it was.
+        writerOptions.defersFormatMove = true
         do {
-            writer = try await JournalWriter.open(path: path, options: .init(mode: .groupCommit, system: options.system,
-                                                                             visitRecord: { replay.fold($0) },
-                                                                             preallocationBytes: options.preallocationBytes,
-                                                                             understands: StoreEvent.isUnderstood))
+            writer = try await JournalWriter.open(path: path, options: writerOptions)
         } catch {
             switch error {
             case .corrupt, .notAJournal, .unsupportedVersion, .unsupported:
@@ -36,6 +38,10 @@ extension LocalStore {
             try? await writer.close()
             return LocalStore(path: path, options: options, writer: nil, state: StoreState(),
                               status: .unreadable(UnreadableReason(error)), journalRecords: 0, recovery: nil)
+        }
+        do { try await writer.moveToCurrentFormat() } catch {
+            try? await writer.close()
+            throw .cannotOpen(path: path, cause: error)
         }
         return LocalStore(path: path, options: options, writer: writer, state: replayed.state, status: .ready,
                           journalRecords: replayed.records, recovery: writer.recovery)

@@ -27,7 +27,9 @@ extension LocalStore {
         /// (at least 1). Transient failures never count.
         public var maximumPermanentFailures: Int
         /// How far ahead of its appends the journal is extended with zeros
-        /// (``JournalWriter/Options/preallocationBytes``; 0: never).
+        /// (``JournalWriter/Options/preallocationBytes``; 0: never, which tests use to
+        /// see the file's exact bytes; a journal created so does without the
+        /// closed-end rule of format 2.2).
         public var preallocationBytes: Int
         /// The fields to index, so that queries comparing them read only the
         /// records they return (``FieldIndex``). Built when the store opens

@@ -49,29 +49,30 @@ extension LocalStore {
         let orderings = query.orderings
         selected.sort { a, b in
             for field in orderings {
-                let order = (a.fields[field.name] ?? .null).queryOrder(b.fields[field.name] ?? .null)
+                let order = (a.seen[field.name] ?? .null).queryOrder(b.seen[field.name] ?? .null)
                 if order != 0 { return field.isDescending ? order > 0 : order < 0 }
             }
             return a.id < b.id
         }
         let start = min(query.offset, selected.count)
         let end = query.maximumCount.map { min(selected.count, start + $0) } ?? selected.count
-        return selected[start..<end].map { match in
-            let key = RecordKey(kind: query.kind, id: match.id)
-            return StoreRecord(kind: query.kind, id: match.id, fields: match.fields, serverUpdatedAt: state.snapshot[key]?.updatedAt,
-                               hasPendingChanges: !state.outbox.operations(on: key).isEmpty)
-        }
+        return selected[start..<end].map { state.storeRecord(RecordKey(kind: query.kind, id: $0.id), fields: $0.stored) }
     }
 
-    /// The visible records of the query's kind satisfying every filter, unordered.
-    private func matches(of query: Query) -> [(id: String, fields: [String: FieldValue])] {
+    /// The visible records of the query's kind satisfying every filter, unordered: their
+    /// fields as stored, and as the query sees them (upgraded by its model, if it has one).
+    private func matches(of query: Query) -> [(id: String, stored: [String: FieldValue], seen: [String: FieldValue])] {
         let terms = query.conditions.flatMap(\.term.conjuncts)
-        var selected: [(id: String, fields: [String: FieldValue])] = []
+        var selected: [(id: String, stored: [String: FieldValue], seen: [String: FieldValue])] = []
         var examined = 0
-        forEachCandidate(of: query.kind, terms: terms) { id in
-            guard let fields = state.visibleFields(of: RecordKey(kind: query.kind, id: id)) else { return }
+        // Indexes hold stored values; a query that sees an upgraded shape looks at every record.
+        let schema = query.schema
+        forEachCandidate(of: query.kind, terms: schema == nil ? terms : []) { id in
+            let key = RecordKey(kind: query.kind, id: id)
+            guard let stored = state.visibleFields(of: key) else { return }
             examined += 1
-            if terms.allSatisfy({ $0.matches(fields) }) { selected.append((id, fields)) }
+            let seen = schema.map { $0.queryView(stored, writtenAt: state.visibleModelVersion(of: key)) } ?? stored
+            if terms.allSatisfy({ $0.matches(seen) }) { selected.append((id, stored, seen)) }
         }
         queryWork.recordsExamined += examined
         return selected

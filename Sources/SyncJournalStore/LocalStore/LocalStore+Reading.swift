@@ -18,8 +18,7 @@ extension LocalStore {
 
     private func makeRecord(_ key: RecordKey) -> StoreRecord? {
         guard let fields = state.visibleFields(of: key) else { return nil }
-        return StoreRecord(kind: key.kind, id: key.id, fields: fields, serverUpdatedAt: state.snapshot[key]?.updatedAt,
-                           hasPendingChanges: !state.outbox.operations(on: key).isEmpty)
+        return state.storeRecord(key, fields: fields)
     }
 
     /// The outbox as the store keeps it, in queue order.

@@ -46,15 +46,20 @@ extension LocalStore {
     @discardableResult
     public func write(isolation: isolated (any Actor)? = #isolation,
                       _ body: (inout WriteTransaction) throws -> Void) async throws -> [Edit] {
-        let (makeRecordID, now) = await transactionStamps()
-        var tx = WriteTransaction(makeRecordID: makeRecordID, queuedAt: now)
+        let (makeRecordID, now, records) = try await transactionStart()
+        var tx = WriteTransaction(makeRecordID: makeRecordID, queuedAt: now, state: records)
         try body(&tx)
-        return try await commit(tx.operations)
+        // The body's copy of the records ends here, so the store's next change to them copies nothing.
+        let operations = tx.operations
+        _ = consume tx
+        return try await commit(operations)
     }
 
-    /// What a transaction stamps on its edits: how ids are made, and the time.
-    private func transactionStamps() -> (@Sendable () -> String, Int64) {
-        (options.makeRecordID, options.clock.nowMilliseconds())
+    /// What a transaction starts from: how ids are made, the time its edits are
+    /// stamped with, and the records its body reads.
+    private func transactionStart() throws(StoreError) -> (@Sendable () -> String, Int64, StoreState) {
+        try checkReadable()
+        return (options.makeRecordID, options.clock.nowMilliseconds(), state)
     }
 
     /// Journals the staged operations of a transaction as one record.

@@ -9,6 +9,11 @@ extension LocalStore {
     public func fetch<Record: SyncRecord>(_ type: Record.Type, matching query: Query) throws(SyncRecordError) -> TypedRecords<Record> {
         guard query.kind == Record.kind else { throw .kindMismatch(query: query.kind, record: Record.kind) }
         let stored: [StoreRecord]
+        var query = query
+        if query.schema == nil {
+            let schema = RecordSchema(type)
+            if !schema.isIdentity { query.schema = schema }
+        }
         do { stored = try fetch(query) } catch { throw .store(error) }
         return TypedRecords(decoding: stored)
     }

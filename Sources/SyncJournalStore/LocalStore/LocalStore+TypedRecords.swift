@@ -10,9 +10,10 @@ extension LocalStore {
     @discardableResult
     public func insert<Record: SyncRecord>(_ value: Record) async throws(SyncRecordError) -> Edit {
         let id = value.id.recordIDString
-        let fields = try Self.storedFields(of: value, id: id)
+        let schema = try Self.schema(of: Record.self)
+        let fields = schema.stored(try Self.storedFields(of: value, id: id))
         do {
-            return try await create(Record.kind, id: id, fields: fields)
+            return try await create(Record.kind, id: id, fields: fields, modelVersion: Self.writtenVersion(Record.self))
         } catch {
             throw Self.recordError(error)
         }
@@ -71,12 +72,11 @@ extension LocalStore {
         if value.id != original.id {
             throw .idChanged(kind: Record.kind, from: id, to: value.id.recordIDString)
         }
-        let before = try Self.storedFields(of: original, id: id)
-        let after = try Self.storedFields(of: value, id: id)
-        let changes = Self.changedFields(from: before, to: after)
-        if changes.isEmpty { return nil }
+        let stored: [String: FieldValue]
+        do { stored = try record(Record.kind, id: id)?.fields ?? [:] } catch { throw .store(error) }
+        guard let changes = try Self.changes(from: original, to: value, stored: stored) else { return nil }
         do {
-            return try await update(Record.kind, id: id, changes: changes)
+            return try await update(Record.kind, id: id, changes: changes, modelVersion: Self.writtenVersion(Record.self))
         } catch {
             throw Self.recordError(error)
         }
@@ -89,13 +89,49 @@ extension LocalStore {
     public func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) async throws(SyncRecordError) -> Edit {
         let recordID = id.recordIDString
         do {
-            return try await delete(Record.kind, id: recordID)
+            return try await delete(Record.kind, id: recordID, modelVersion: Self.writtenVersion(Record.self))
         } catch {
             throw Self.recordError(error)
         }
     }
 
-    /// The fields a typed record is stored as: its encoding without the id.
+    /// The update that turns `original` into `value`, in stored names, or nil when no
+    /// field changed. `stored` is the record's fields as stored: the parts of a changed
+    /// field this version only read (an unknown enum value, a member it does not declare)
+    /// keep their stored form, because the edit never meant them.
+    static func changes<Record: SyncRecord>(from original: Record, to value: Record,
+                                            stored: [String: FieldValue]) throws(SyncRecordError) -> [String: FieldValue]? {
+        let id = original.id.recordIDString
+        if value.id != original.id {
+            throw .idChanged(kind: Record.kind, from: id, to: value.id.recordIDString)
+        }
+        let schema = try Self.schema(of: Record.self)
+        let before = try Self.storedFields(of: original, id: id)
+        let after = try Self.storedFields(of: value, id: id)
+        let changed = Self.changedFields(from: before, to: after)
+        if changed.isEmpty { return nil }
+        var changes: [String: FieldValue] = [:]
+        for (name, value) in changed {
+            let storedName = schema.storedName(name)
+            changes[storedName] = FieldValue.keepingUntouchedParts(stored: stored[storedName], before: before[name], after: value)
+        }
+        return changes
+    }
+
+    /// The model version an edit through `type` carries: nil for version 1, which is what
+    /// a record no version names is read as, so an unversioned model journals as before.
+    static func writtenVersion<Record: SyncRecord>(_ type: Record.Type) -> Int? {
+        Record.schemaVersion > 1 ? Record.schemaVersion : nil
+    }
+
+    /// The schema of `type`, or the error of migrations that cannot be carried out.
+    static func schema<Record: SyncRecord>(of type: Record.Type) throws(SyncRecordError) -> RecordSchema {
+        let schema = RecordSchema(type)
+        if let problem = schema.problem { throw .invalidMigrations(kind: Record.kind, reason: problem) }
+        return schema
+    }
+
+    /// The fields of a typed record, named as its properties: its encoding without the id.
     static func storedFields<Record: SyncRecord>(of value: Record, id: String) throws(SyncRecordError) -> [String: FieldValue] {
         do {
             var fields = try FieldValueEncoder().encode(value)
@@ -116,27 +152,64 @@ extension LocalStore {
     /// `stored` decoded as a `Record`, its id given back from the record id, or the report
     /// of where it fails.
     static func decode<Record: SyncRecord>(_ type: Record.Type, from stored: StoreRecord) -> Result<Record, UndecodableRecord> {
+        decode(type, from: stored, schema: RecordSchema(type))
+    }
+
+    /// `stored` upgraded by `schema` and decoded as a `Record`.
+    ///
+    /// A record a newer version wrote may hold values this version's model cannot
+    /// express (a rating that became 4.5 where this version has an integer). Such a
+    /// field reads as its default, or as absent for an optional property, so the rest
+    /// of the record still shows; the stored value is kept, because saving sends only
+    /// the fields the app changed.
+    static func decode<Record: SyncRecord>(_ type: Record.Type, from stored: StoreRecord,
+                                           schema: RecordSchema) -> Result<Record, UndecodableRecord> {
         let key = RecordKey(kind: stored.kind, id: stored.id)
+        if let problem = schema.problem { return .failure(UndecodableRecord(key: key, path: "", reason: problem)) }
         guard let id = Record.ID(recordIDString: stored.id) else {
             return .failure(UndecodableRecord(key: key, path: "id", reason: "\"\(stored.id)\" is not a \(Record.ID.self)"))
         }
-        do {
-            var fields = stored.fields
-            fields["id"] = try FieldValueEncoder().encodeValue(id)
-            return .success(try FieldValueDecoder().decode(type, from: fields))
-        } catch let error as DecodingError {
-            let context: DecodingError.Context?
-            switch error {
-            case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
-            case .keyNotFound(let missing, let found):
-                context = DecodingError.Context(codingPath: found.codingPath + [missing], debugDescription: found.debugDescription)
-            @unknown default: context = nil
-            }
-            return .failure(UndecodableRecord(key: key, path: context.map { CodingPathText.text($0.codingPath) } ?? "",
-                                              reason: context?.debugDescription ?? "\(error)"))
-        } catch {
-            return .failure(UndecodableRecord(key: key, path: "", reason: "\(error)"))
+        let encodedID: FieldValue
+        do { encodedID = try FieldValueEncoder().encodeValue(id) } catch {
+            return .failure(UndecodableRecord(key: key, path: "id", reason: "\(error)"))
         }
+        let writtenAt = stored.modelVersion
+        var fields = schema.upgrade(stored.fields, writtenAt: writtenAt)
+        fields["id"] = encodedID
+        let newer = (writtenAt ?? 1) > schema.version
+        var setAside: Set<String> = []
+        while true {
+            let report: UndecodableRecord
+            do {
+                return .success(try FieldValueDecoder().decode(type, from: fields))
+            } catch let error as DecodingError {
+                report = Self.report(error, key: key)
+            } catch {
+                return .failure(UndecodableRecord(key: key, path: "", reason: "\(error)"))
+            }
+            // A field only a newer version can fill is set aside, once, and decoding tried again.
+            let field = report.path.prefix { $0 != "." && $0 != "[" }
+            guard newer, !field.isEmpty, field != "id", fields[String(field)] != nil,
+                  setAside.insert(String(field)).inserted else {
+                guard newer else { return .failure(report) }
+                return .failure(UndecodableRecord(key: key, path: report.path, reason: report.reason
+                    + " (written by model version \(writtenAt ?? 1), newer than this app's \(schema.version))"))
+            }
+            fields[String(field)] = schema.defaults[String(field)]
+        }
+    }
+
+    /// Where and why decoding failed, from the decoder's error.
+    private static func report(_ error: DecodingError, key: RecordKey) -> UndecodableRecord {
+        let context: DecodingError.Context?
+        switch error {
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found): context = found
+        case .keyNotFound(let missing, let found):
+            context = DecodingError.Context(codingPath: found.codingPath + [missing], debugDescription: found.debugDescription)
+        @unknown default: context = nil
+        }
+        return UndecodableRecord(key: key, path: context.map { CodingPathText.text($0.codingPath) } ?? "",
+                                 reason: context?.debugDescription ?? "\(error)")
     }
 
     /// The fields of `after` whose values differ from `before`; a field `after` no longer has is cleared (null).

@@ -18,6 +18,9 @@ import SyncJournalProtocol
 public struct Query: Sendable, Hashable {
     /// The kind asked about.
     public let kind: String
+    /// The model whose shape the query sees: records stored by an older version are
+    /// upgraded before they are filtered and ordered. Nil for an untyped query.
+    package var schema: RecordSchema?
     /// The filters, all of which a result satisfies.
     package private(set) var conditions: [QueryCondition] = []
     /// The order, before the tie-break by id.
@@ -29,6 +32,12 @@ public struct Query: Sendable, Hashable {
 
     /// Every record of `kind`, ordered by id.
     public init(_ kind: String) { self.kind = kind }
+
+    /// A query about `kind` that sees records in `schema`'s shape.
+    package init(_ kind: String, schema: RecordSchema?) {
+        self.kind = kind
+        self.schema = schema
+    }
 
     /// This query, returning only records that also satisfy `condition`.
     public func filter(_ condition: QueryCondition) -> Query {

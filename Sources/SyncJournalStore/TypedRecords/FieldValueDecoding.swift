@@ -54,7 +54,44 @@ struct FieldValueDecoding: Decoder {
             return Data(bytes) as! Value
         }
         if type == Set<String>.self, case .stringSet(let set) = value { return set as! Value }
+        if type == URL.self { return try url(value, at: path) as! Value }
+        if type == Decimal.self { return try decimal(value, at: path) as! Value }
         return try Value(from: FieldValueDecoding(value: value, codingPath: path))
+    }
+
+    /// `value` as a `URL`: its absolute text, or the keyed form Foundation's own encoding
+    /// wrote before URLs were stored as text.
+    static func url(_ value: FieldValue, at path: [any CodingKey]) throws -> URL {
+        switch value {
+        case .string(let text):
+            guard let url = URL(string: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\"\(text)\" is not a URL"))
+            }
+            return url
+        case .object: return try URL(from: FieldValueDecoding(value: value, codingPath: path))
+        default: throw mismatch(URL.self, expected: "a URL string", found: value, at: path)
+        }
+    }
+
+    /// `value` as a `Decimal`: exactly from its decimal text (as the encoder stores it) or an
+    /// int64; from a double, the decimal of its shortest text, which may differ from the
+    /// binary value; from the keyed form Foundation's own encoding wrote before.
+    static func decimal(_ value: FieldValue, at path: [any CodingKey]) throws -> Decimal {
+        switch value {
+        case .string(let text):
+            guard let decimal = DecimalText.decimal(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\"\(text)\" is not a decimal number"))
+            }
+            return decimal
+        case .int(let number): return Decimal(number)
+        case .double(let number):
+            guard number.isFinite, let decimal = DecimalText.decimal(number.description) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) is not a decimal number"))
+            }
+            return decimal
+        case .object: return try Decimal(from: FieldValueDecoding(value: value, codingPath: path))
+        default: throw mismatch(Decimal.self, expected: "a decimal string", found: value, at: path)
+        }
     }
 
     /// The error of a value of the wrong type.
@@ -88,12 +125,25 @@ struct FieldValueDecoding: Decoder {
         }
     }
 
-    /// `value` as an integer of type `Value`, if it fits.
+    /// `value` as an integer of type `Value`, if it fits: an int64, or a double that is a
+    /// whole number (a newer version of the app may store `4.0` where this one has an `Int`).
     static func integer<Value: FixedWidthInteger>(_ value: FieldValue, as type: Value.Type, at path: [any CodingKey]) throws -> Value {
-        guard case .int(let number) = value else { throw mismatch(type, expected: "an int64", found: value, at: path) }
-        guard let exact = Value(exactly: number) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) does not fit in \(Value.self)"))
+        switch value {
+        case .int(let number):
+            guard let exact = Value(exactly: number) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) does not fit in \(Value.self)"))
+            }
+            return exact
+        case .double(let number):
+            guard number.isFinite, number == number.rounded(.towardZero) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) is not a whole number"))
+            }
+            guard let exact = Value(exactly: number) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) does not fit in \(Value.self)"))
+            }
+            return exact
+        default:
+            throw mismatch(type, expected: "an int64", found: value, at: path)
         }
-        return exact
     }
 }

@@ -14,8 +14,10 @@ import SyncJournalProtocol
 /// | `Int`, `Int64` and the other integer types | ``FieldValue/int(_:)`` (a `UInt64` above `Int64.max` fails) |
 /// | `Double`, `Float` | ``FieldValue/double(_:)`` |
 /// | `String`, an enum with `String` raw values | ``FieldValue/string(_:)`` |
-/// | `Date` | ``FieldValue/timestamp(_:)-swift.enum.case``, rounded to the microsecond |
+/// | `Date` | ``FieldValue/timestamp(_:)-swift.enum.case``, rounded once to the nearest microsecond (halfway: the later) |
 /// | `UUID` | ``FieldValue/uuid(_:)`` |
+/// | `URL` | ``FieldValue/string(_:)``: its `absoluteString` |
+/// | `Decimal` | ``FieldValue/string(_:)``: its `description`, the exact value in decimal digits (`12.50` as `"12.5"`) |
 /// | `Data` | ``FieldValue/bytes(_:)`` |
 /// | `Set<String>` | ``FieldValue/stringSet(_:)`` (merged by union on conflicts) |
 /// | arrays and other sequences | ``FieldValue/array(_:)`` |

@@ -31,6 +31,10 @@ struct FieldValueEncoding: Encoder {
         case let uuid as UUID: return .uuid(uuid)
         case let data as Data: return .bytes(Array(data))
         case let set as Set<String>: return .stringSet(set)
+        // Foundation would encode these two as keyed parts (a URL's base and relative text,
+        // a decimal's mantissa words); their text is what another client or a server can read.
+        case let url as URL: return .string(url.absoluteString)
+        case let decimal as Decimal: return .string(decimal.description)
         default: break
         }
         // Each container level adds one to the path; stopping here bounds the recursion

@@ -10,6 +10,9 @@ public enum SyncRecordError: Error, Sendable, Hashable, CustomStringConvertible 
     case idChanged(kind: String, from: String, to: String)
     /// A query about one kind was asked for records of another.
     case kindMismatch(query: String, record: String)
+    /// The type's ``SyncRecord/migrations`` cannot be carried out (out of order, or a
+    /// field name given to two fields); `reason` says which step.
+    case invalidMigrations(kind: String, reason: String)
     /// The store refused the read or the edit.
     case store(StoreError)
 
@@ -22,6 +25,7 @@ public enum SyncRecordError: Error, Sendable, Hashable, CustomStringConvertible 
         case .undecodable(let report): return "record does not decode: \(report)"
         case .idChanged(let kind, let from, let to): return "the id of \(kind)/\(from) cannot change to \(to)"
         case .kindMismatch(let query, let record): return "a query about \(query) cannot return records of kind \(record)"
+        case .invalidMigrations(_, let reason): return reason
         case .store(let error): return error.description
         }
     }

@@ -1,14 +1,14 @@
 import Foundation
 
-/// Whether the server takes a mutation's `queuedAt`: assumed until it
-/// refuses the member once (a server older than it), then never sent again
-/// by this transport.
-final class QueuedAtSupport: @unchecked Sendable {
+/// Whether the server takes an optional member of a mutation (`queuedAt`,
+/// `modelVersion`): assumed until it refuses the member once (a server
+/// older than it), then never sent again by this transport.
+final class OptionalMemberSupport: @unchecked Sendable {
     // @unchecked: `refused` is read and written only under `lock`.
     private let lock = NSLock()
     private var refused = false
 
-    /// Whether pushes should carry `queuedAt`.
+    /// Whether pushes should carry the member.
     var isAssumed: Bool { lock.withLock { !refused } }
 
     /// Records that the server refused the member.
