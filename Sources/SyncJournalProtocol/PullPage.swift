@@ -12,11 +12,15 @@ public struct PullPage: Sendable, Hashable {
     public var nextCursors: [String: PullCursor]
     /// Whether more rows wait after this page.
     public var hasMore: Bool
+    /// The identity of the server's database (`nil`: a server that has
+    /// none, which keeps working as before identities).
+    public var server: ServerIdentity?
 
     /// Creates a page.
-    public init(rows: [ServerRow], nextCursors: [String: PullCursor], hasMore: Bool) {
+    public init(rows: [ServerRow], nextCursors: [String: PullCursor], hasMore: Bool, server: ServerIdentity? = nil) {
         self.rows = rows
         self.nextCursors = nextCursors
         self.hasMore = hasMore
+        self.server = server
     }
 }

@@ -10,6 +10,10 @@ public struct PullRequest: Sendable, Hashable {
     /// must not refuse such a request's cursors as expired (its later pages
     /// carry cursors older than the server's tombstone horizon).
     public var isResync: Bool
+    /// The server the device expects (`nil`: none yet, as on a first
+    /// sync): any other, or one behind it, refuses the pull with
+    /// ``TransportError/serverMismatch(_:)``.
+    public var expectation: ServerExpectation?
 
     /// Creates a request.
     ///
@@ -17,9 +21,10 @@ public struct PullRequest: Sendable, Hashable {
     /// let request = PullRequest(cursors: ["pin": cursor], limit: 500)
     /// let again = PullRequest(cursors: ["pin": nil], limit: 500, isResync: true)   // a re-pull from the start
     /// ```
-    public init(cursors: [String: PullCursor?], limit: Int, isResync: Bool = false) {
+    public init(cursors: [String: PullCursor?], limit: Int, isResync: Bool = false, expectation: ServerExpectation? = nil) {
         self.cursors = cursors
         self.limit = limit
         self.isResync = isResync
+        self.expectation = expectation
     }
 }

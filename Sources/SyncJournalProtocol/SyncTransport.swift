@@ -10,6 +10,12 @@
 public protocol SyncTransport: Sendable {
     /// Sends mutations in order and returns one result per mutation.
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult]
+    /// Sends mutations in order, to be applied only by the server
+    /// `expectation` names and only if it is not behind it (else
+    /// ``TransportError/serverMismatch(_:)``, with nothing applied). The
+    /// engine calls this one. The default ignores the expectation and calls
+    /// ``push(_:)``, as a server without identities does.
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult]
     /// Fetches one page of server changes.
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage
     /// Reads one row as this user sees it now (`nil`: none, or not visible),
@@ -28,6 +34,11 @@ public protocol SyncTransport: Sendable {
 }
 
 extension SyncTransport {
+    /// Ignores the expectation: a transport to a server without identities.
+    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations)
+    }
+
     /// Not supported: a permanent error.
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
         throw .permanent(reason: "this transport cannot read single rows")

@@ -26,6 +26,10 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// horizon: deletions since then are forgotten, so the engine re-pulls
     /// those kinds from the start (a resync).
     case cursorExpired(kinds: [String])
+    /// The server is not the one the device's ``ServerExpectation`` names,
+    /// or it went back in time: it applied nothing. Retrying will not help;
+    /// the app reconciles the device with the server it now has.
+    case serverMismatch(ServerMismatch)
 
     /// A one-line explanation.
     public var description: String {
@@ -37,6 +41,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .permanent(let reason): return "permanent: \(reason)"
         case .tooLarge(let reason): return "too large: \(reason)"
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.sorted().joined(separator: ", "))"
+        case .serverMismatch(let mismatch): return "server mismatch: \(mismatch)"
         }
     }
 }

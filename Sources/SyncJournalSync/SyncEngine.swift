@@ -383,7 +383,7 @@ public actor SyncEngine {
                     if case .stop = step { return step }
                 }
                 return .done
-            case .permanent, .cursorExpired:
+            case .permanent, .cursorExpired, .serverMismatch:
                 // The request as a whole is refused (say, a revoked token): no
                 // single operation is to blame, so none is charged for it.
                 await outbox.finishSending(ids)

@@ -28,6 +28,9 @@ public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     public static let requestTimeout = ProtocolErrorCode(rawValue: "request_timeout")
     /// 410: a pull cursor behind purged tombstones (with `kinds`).
     public static let cursorExpired = ProtocolErrorCode(rawValue: "cursor_expired")
+    /// 409: the server is not the one the request's `Sync-Server-Identity`
+    /// names, or it is behind the request's `Sync-Seen-Stamp`; nothing was applied.
+    public static let serverMismatch = ProtocolErrorCode(rawValue: "server_mismatch")
     /// 411: no `Content-Length` (a chunked body).
     public static let lengthRequired = ProtocolErrorCode(rawValue: "length_required")
     /// 413: a body or batch over the server's limit.
