@@ -32,6 +32,18 @@ public struct ConflictRecord: Sendable, Hashable {
     package var base: Int64? { operation.baseUpdatedAt }
     /// Which kind of conflict this is.
     public var shape: ConflictShape { ConflictShape(operation: operation.kind, server: server) }
+
+    /// Whether this is a merge that lost nothing rather than a conflict:
+    /// the field-merging policy kept every local change on the server's
+    /// live copy, and (as that policy always does) every change the server
+    /// had. Nothing needs the user, so a merge is listed by
+    /// ``LocalStore/merges()``, never by ``LocalStore/conflicts()``, and a
+    /// sync's outcome and status do not count it.
+    public var isMerge: Bool {
+        guard resolution.strategy == .mergeFields, resolution.lostFields.isEmpty, operation.kind != .delete,
+              let server, !server.isTombstone else { return false }
+        return true
+    }
 }
 
 /// A local edit the server refused for good, journaled by versions before

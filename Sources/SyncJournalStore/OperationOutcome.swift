@@ -7,6 +7,10 @@ public enum OperationOutcome: Sendable, Hashable {
     /// The server refused it because its copy changed; the record says what
     /// the policy did (a replacement, if any, is a new operation to await).
     case conflicted(ConflictRecord)
+    /// The server's copy had changed, and the field-merging policy merged
+    /// the operation into it losing nothing (``ConflictRecord/isMerge``);
+    /// the merged fields are a new operation to await, if any differed.
+    case merged(ConflictRecord)
     /// It failed permanently too often (or the row is gone) and waits for the
     /// app to retry or discard it.
     case quarantined(OutboxEntryStatus)
@@ -30,6 +34,9 @@ public enum StoreChange: Sendable, Hashable {
     case acknowledged(OperationID, ServerRow)
     /// A conflict was found and resolved by the kind's policy.
     case conflict(ConflictRecord)
+    /// An operation was merged into the server's changed copy, losing
+    /// nothing (``ConflictRecord/isMerge``).
+    case merged(ConflictRecord)
     /// An operation was quarantined.
     case quarantined(OutboxEntryStatus)
     /// Server rows of these kinds were pulled.

@@ -306,6 +306,8 @@ public actor SyncEngine {
 
     private func run() async -> SyncOutcome {
         statusState.serverUnreachableThisSync = false
+        // Merges found by earlier syncs whose merged fields have gone: nothing to show any more.
+        do { try await outbox.dismissSettledMerges() } catch { return .failed(.store(error)) }
         var pushed = 0
         var conflicts = 0
         // Operations tried in this sync and not finished (failed or refused):

@@ -192,7 +192,7 @@ struct ConflictPolicyTests {
         try await scene.store.close()
     }
 
-    @Test("merge fields, set union: two writers adding to a set both keep their elements; a set that adds nothing new requeues nothing")
+    @Test("merge fields, set union: two writers adding to a set both keep their elements, reported as a merge, not a conflict; a set that adds nothing new requeues nothing")
     func mergeFieldsSetUnion() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields],
@@ -204,9 +204,10 @@ struct ConflictPolicyTests {
         let op = try await scene.store.update("pin", id: "p1", changes: [
             "tags": .stringSet(["food", "late-night", "cheap"]), "labels": .stringSet(["a", "b"]),
         ]).operation
-        #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 1))
-        let conflict = try #require(try await scene.store.conflicts().first)
-        #expect(conflict.id == op)
+        #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0), "a merge that lost nothing is not a conflict")
+        #expect(try await scene.store.conflicts().isEmpty)
+        let conflict = try #require(try await scene.store.merges().first)
+        #expect(conflict.id == op && conflict.isMerge)
         #expect(conflict.resolution.strategy == .mergeFields)
         #expect(conflict.resolution.lostFields.isEmpty, "a union loses nothing")
         let replacement = try #require(conflict.resolution.replacement)
@@ -220,14 +221,63 @@ struct ConflictPolicyTests {
         try await scene.store.close()
     }
 
+    @Test("a merge that lost nothing is listed as a merge through the sync that found it, survives a reopen, and the next sync dismisses it once its merged fields reached the server; the status never counts it")
+    func mergeIsDismissedByTheNextSync() async throws {
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
+        _ = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["tags": .stringSet(["food", "spanish"])]))
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Casa Lola")]).operation
+        #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
+        #expect(try await scene.store.merges().map(\.id) == [op])
+        #expect(try await scene.store.conflicts().isEmpty)
+        #expect(await scene.device.engine.status.conflicts == 0)
+        try await scene.reopenAndCompare()
+        #expect(try await scene.store.merges().map(\.id) == [op], "a merge is journaled like a conflict")
+        #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(try await scene.store.merges().isEmpty, "its merged fields reached the server: nothing left to show")
+        try await scene.reopenAndCompare()
+        #expect(try await scene.store.merges().isEmpty)
+        try await scene.store.close()
+    }
+
+    @Test("a merge whose merged fields are still queued is not dismissed by the next sync")
+    func mergeStaysWhileItsFieldsAreQueued() async throws {
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
+        _ = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["tags": .stringSet(["food", "spanish"])]))
+        let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Casa Lola")]).operation
+        // The conflicting push is held; meanwhile the next push (the merged
+        // fields') is set to fail, so they stay queued past this sync.
+        let faulty = scene.device.faulty
+        await faulty.holdNextRequest(.push)
+        let device = scene.device
+        let first = Task { await device.sync() }
+        await faulty.waitUntilHeld()
+        await faulty.inject(.transient(reason: "busy", retryAfterMilliseconds: nil), on: .push)
+        await faulty.releaseHeld()
+        guard case .retryLater = await first.value else { Issue.record("the merged fields' push was to fail"); return }
+        let merge = try #require(try await scene.store.merges().first)
+        #expect(merge.id == op)
+        let replacement = try #require(merge.resolution.replacement)
+        #expect(try await scene.store.outboxOperations().map(\.id) == [replacement.id])
+        await faulty.inject(.transient(reason: "busy", retryAfterMilliseconds: nil), on: .push)
+        guard case .retryLater = await scene.device.sync() else { Issue.record("the push was to fail again"); return }
+        #expect(try await scene.store.merges().map(\.id) == [op], "still queued: the merge stays")
+        #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
+        #expect(try await scene.store.merges().map(\.id) == [op], "dismissed only as the next sync starts")
+        #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
+        #expect(try await scene.store.merges().isEmpty)
+        try await scene.store.close()
+    }
+
     @Test("merge fields, set union only: when the union is the server's set, nothing is requeued or pushed again")
     func mergeFieldsUnionEqualToServerRequeuesNothing() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         var scene = try await ConflictScene.make(dir, policies: ["pin": .mergeFields])
         let theirs = try #require(await scene.server.update(kind: "pin", id: "p1", changes: ["tags": .stringSet(["food", "spanish", "late-night"])]))
         let op = try await scene.store.update("pin", id: "p1", changes: ["tags": .stringSet(["food", "late-night"])]).operation
-        #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 1))
-        let conflict = try #require(await scene.store.outcome(of: op).asConflict)
+        #expect(await scene.device.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
+        guard case .merged(let conflict) = await scene.store.outcome(of: op) else { Issue.record("expected a merge"); return }
         #expect(conflict.resolution == ConflictResolution(strategy: .mergeFields, replacement: nil, lostFields: []))
         #expect(await scene.device.recorder.pushBatches.count == 1)
         #expect(await scene.server.row(kind: "pin", id: "p1") == theirs)

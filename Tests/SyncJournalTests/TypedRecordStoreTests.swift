@@ -195,7 +195,7 @@ struct TypedRecordStoreTests {
         try await store.close()
     }
 
-    @Test("merge-fields works per top-level field: a nested object the server changed and a title the device changed both survive; the same object changed on both keeps the server's and is reported lost")
+    @Test("merge-fields works per top-level field: a nested object the server changed and a title the device changed both survive as a merge; the same object changed on both keeps the server's and is reported lost, as a conflict")
     func mergeFieldsOnNestedObject() async throws {
         let directory = try TemporaryDirectory(prefix: "typed-records"); defer { directory.remove() }
         let server = ReferenceServer()
@@ -211,7 +211,7 @@ struct TypedRecordStoreTests {
         _ = await server.update(kind: "note", id: id, changes: ["address": .object(["city": .string("Sevilla"), "zip": .string("41001")])])
         let retitled = try #require(try await store.update(Note.self, id: note.id) { $0.title = "Tapas Sol" })
         _ = await engine.sync()
-        guard case .conflicted(let first) = await store.outcome(of: retitled.operation) else { Issue.record("expected a conflict"); return }
+        guard case .merged(let first) = await store.outcome(of: retitled.operation) else { Issue.record("expected a merge"); return }
         #expect(first.resolution.strategy == .mergeFields && first.resolution.lostFields.isEmpty)
         let merged = try #require(try await store.fetch(Note.self, id: note.id))
         #expect(merged.title == "Tapas Sol" && merged.address == Address(city: "Sevilla", zip: "41001"))

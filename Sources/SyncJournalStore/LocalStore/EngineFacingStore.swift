@@ -36,6 +36,9 @@ package protocol EngineFacingStore: Actor {
     /// returns the number of conflicts kept.
     func recordOutcomes(_ outcomes: [(OperationID, LocalStore.DeliveryOutcome)]) async throws(StoreError) -> Int
 
+    /// Dismisses merges that lost nothing once their merged fields are no longer queued.
+    func dismissSettledMerges() async throws(StoreError)
+
     /// Quarantined operations, in queue order.
     func quarantinedOperations() throws(StoreError) -> [OutboxEntryStatus]
 

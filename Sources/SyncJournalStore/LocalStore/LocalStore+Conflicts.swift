@@ -30,12 +30,27 @@ extension LocalStore {
         await notifyEditObserver()
     }
 
-    /// Removes a conflict from ``conflicts()`` once the app has shown it; its resolution stands.
+    /// Removes a conflict from ``conflicts()`` (or a merge from ``merges()``)
+    /// once the app has shown it; its resolution stands.
     public func dismissConflict(_ id: OperationID) async throws(StoreError) {
         try await submit { (staged) throws(StoreError) in
             guard staged.conflicts.contains(where: { $0.id == id }) else { throw .conflictNotFound(id) }
             return [.conflictDismissed(id)]
         }
+    }
+
+    /// Dismisses the merges whose merged fields are no longer queued (sent
+    /// and answered, or there were none to send), in one journal write; a
+    /// sync engine calls it as each sync starts, so a merge stays listed
+    /// through the sync that found it and its merged fields' sync.
+    package func dismissSettledMerges() async throws(StoreError) {
+        func settled(_ state: StoreState) -> [OperationID] {
+            state.conflicts.filter { conflict in
+                conflict.isMerge && (conflict.resolution.replacement.map { state.outbox[$0.id] == nil } ?? true)
+            }.map(\.id)
+        }
+        guard !settled(state).isEmpty else { return }
+        try await submit { staged in settled(staged).map { .conflictDismissed($0) } }
     }
 
     /// Resolves a conflict the app's way, later (say, the user picked "keep

@@ -108,14 +108,17 @@ extension LocalStore: EngineFacingStore {
     /// only then are they all journaled, in one write. A reply with any
     /// malformed part is refused whole.
     ///
-    /// - Returns: the number of conflicts kept.
+    /// - Returns: the number of conflicts kept (merges that lost nothing are not conflicts).
     @discardableResult
     package func recordOutcomes(_ outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> Int {
         let policies = options.conflictPolicies
         let defaultPolicy = options.defaultConflictPolicy
         let limit = options.maximumPermanentFailures
         let now = options.clock.nowMilliseconds()
+        // Conflicts for the app; merges that lost nothing are not counted.
+        var kept = 0
         try await submit(sharesState: false) { (staged) throws(StoreError) in
+            kept = 0
             var events: [StoreEvent] = []
             var acks: [Acknowledgement] = []
             // Outcomes of operations no longer queued (a late duplicate reply) are ignored.
@@ -139,6 +142,7 @@ extension LocalStore: EngineFacingStore {
                     let resolution = ConflictResolution.resolve(input, policy: policies[entry.operation.entity] ?? defaultPolicy,
                                                                 newID: .random(), now: now)
                     events.append(.conflictResolved(id, server: server, base: input.base, resolution: resolution))
+                    if !ConflictRecord(operation: entry.operation, server: server, resolution: resolution).isMerge { kept += 1 }
                 case .failure(let kind, let reason):
                     events.append(Self.failure(entry, kind: kind, reason: reason, limit: limit))
                 }
@@ -146,7 +150,7 @@ extension LocalStore: EngineFacingStore {
             if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }
             return events
         }
-        return outcomes.filter { if case .conflicted = $0.1 { return true } else { return false } }.count
+        return kept
     }
 
     /// The failure event for `entry`: quarantined once its permanent failures

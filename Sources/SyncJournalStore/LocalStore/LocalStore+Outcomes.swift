@@ -18,6 +18,7 @@ extension LocalStore {
     /// switch await store.outcome(of: edit.operation, timeout: .seconds(30)) {
     /// case .acknowledged(let row): print("saved at", row.updatedAt)
     /// case .conflicted(let conflict): print("lost fields", conflict.resolution.lostFields)
+    /// case .merged: print("merged with the server's changes")
     /// case .quarantined(let entry): print("needs attention:", entry.lastError ?? "")
     /// case .pending: print("not synced yet")
     /// case .cancelled, .unknown: break
@@ -118,8 +119,8 @@ extension LocalStore {
                 }
             case .conflicted(let id, _), .conflictResolved(let id, _, _, _):
                 if let conflict = state.conflicts.last(where: { $0.id == id }) {
-                    board.settle(id, .final(.conflicted(conflict)))
-                    changes.append(.conflict(conflict))
+                    board.settle(id, .final(conflict.isMerge ? .merged(conflict) : .conflicted(conflict)))
+                    changes.append(conflict.isMerge ? .merged(conflict) : .conflict(conflict))
                 }
             case .attemptFailed(let id, _, _, let quarantine):
                 if quarantine, let entry = state.outbox[id] {

@@ -38,10 +38,35 @@ extension LocalStore {
     /// Whether `id` is handed to a transport right now (memory only).
     package func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
 
-    /// Conflicts waiting for the app.
+    /// The outcome the store remembers for `id` (memory only, the last few
+    /// thousand), without waiting: for checks that run after several syncs.
+    package func rememberedOutcome(of id: OperationID) -> OperationOutcome? {
+        if case .final(let outcome)? = board.recentOutcome(of: id) { return outcome }
+        return nil
+    }
+
+    /// Conflicts waiting for the app: local changes a policy let the
+    /// server's copy override, or edits of a record the server deleted.
+    /// Merges that lost nothing are not among them (``merges()``).
     public func conflicts() throws(StoreError) -> [ConflictRecord] {
         try checkReadable()
-        return state.conflicts
+        return state.conflicts.filter { !$0.isMerge }
+    }
+
+    /// Edits the field-merging policy merged into a server copy that had
+    /// changed meanwhile, losing nothing (``ConflictRecord/isMerge``), for
+    /// an app that wants to say so. A merge needs no action: the sync after
+    /// the one that sent its merged fields dismisses it (or
+    /// ``dismissConflict(_:)`` does earlier).
+    ///
+    /// ```swift
+    /// let store = try await LocalStore.open(path: "journals/merges.journal")
+    /// for merge in try await store.merges() { print("merged", merge.operation.recordID) }
+    /// try await store.close()
+    /// ```
+    public func merges() throws(StoreError) -> [ConflictRecord] {
+        try checkReadable()
+        return state.conflicts.filter(\.isMerge)
     }
 
     /// Quarantined operations, in queue order: each waits for
