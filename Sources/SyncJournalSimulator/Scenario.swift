@@ -27,6 +27,7 @@ import SyncJournalStore
 /// expect server lacks KIND ID
 /// expect A outbox N
 /// expect A conflicts N
+/// expect A merges N
 /// expect A outcome ok|skipped|error
 /// expect A status ok|unreadable|retired
 /// ```
@@ -179,6 +180,8 @@ public enum ScenarioExpectation: Sendable, Hashable {
     case outbox(device: String, Int)
     /// `expect A conflicts N`.
     case conflicts(device: String, Int)
+    /// `expect A merges N`: merges that lost nothing, not yet dismissed.
+    case merges(device: String, Int)
     /// `expect A quarantined N`.
     case quarantined(device: String, Int)
     /// `expect A requests N`: pushes, pulls and reads A's transport has seen (waits not counted).
@@ -520,12 +523,13 @@ struct ScenarioParser {
             try expectEnd(tokens, count: 5, usage: "expect \(device) lacks KIND ID")
             let (kind, id) = try kindAndID(tokens, at: 3, usage: "expect \(device) lacks KIND ID")
             return .deviceLacks(device: device, kind: kind, id: id)
-        case "outbox", "conflicts", "quarantined", "requests":
+        case "outbox", "conflicts", "merges", "quarantined", "requests":
             try expectEnd(tokens, count: 4, usage: "expect \(device) \(tokens[2]) N")
             let value = try count(tokens[3], what: tokens[2])
             switch tokens[2] {
             case "outbox": return .outbox(device: device, value)
             case "conflicts": return .conflicts(device: device, value)
+            case "merges": return .merges(device: device, value)
             case "requests": return .requests(device: device, value)
             default: return .quarantined(device: device, value)
             }

@@ -207,6 +207,14 @@ public enum ScenarioRunner {
             return "\(name) has \(conflicts.count) conflict(s)" + (conflicts.isEmpty ? "" : ": " + conflicts.map {
                 "\($0.shape) on \($0.operation.entity) \($0.operation.recordID) (\($0.resolution.strategy))"
             }.joined(separator: ", "))
+        case .merges(let name, let expected):
+            let store = try device(name, in: devices).liveStore()
+            let merges: [ConflictRecord]
+            do { merges = try await store.merges() } catch { return "\(name) cannot read: \(error)" }
+            if merges.count == expected { return nil }
+            return "\(name) has \(merges.count) merge(s)" + (merges.isEmpty ? "" : ": " + merges.map {
+                "\($0.operation.entity) \($0.operation.recordID)"
+            }.joined(separator: ", "))
         case .quarantined(let name, let expected):
             let store = try device(name, in: devices).liveStore()
             let quarantined: [OutboxEntryStatus]
