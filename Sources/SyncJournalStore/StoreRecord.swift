@@ -32,6 +32,10 @@ public enum StoreStatus: Sendable, Hashable {
     /// Writing failed in a way that needs the journal reopened (a failed
     /// `fdatasync`); edits are refused until then.
     case failed(reason: String)
+    /// Suspended by ``LocalStore/suspend()``: the journal is closed and its
+    /// lock released; reads answer from memory, writes fail with
+    /// ``StoreError/suspended(path:)`` until ``LocalStore/resume()``.
+    case suspended
     /// Retired: every call is refused and nothing more is written.
     case retired
     /// Closed by the app.

@@ -66,6 +66,10 @@ public actor LocalStore {
     /// How often a query read every record of its kind (no index answered
     /// it), and how many records queries examined: for tests of the indexes.
     package var queryWork = QueryWork()
+    /// The damaged tail a read-only opening left unread (``unreadTail``).
+    var unreadTailFound: UnreadTail?
+    /// A suspension under way, and the hand-overs one abandoned (`LocalStore+Suspension.swift`).
+    var suspension = SuspensionState()
 
     init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
                  journalRecords: Int, recovery: JournalRecovery?) {
@@ -84,12 +88,12 @@ public actor LocalStore {
         executor.shutdown()
     }
 
-    /// Ready, unreadable, failed, retired or closed.
+    /// Ready, unreadable, failed, suspended, retired or closed.
     public var status: StoreStatus { currentStatus }
 
     func checkReadable() throws(StoreError) {
         switch currentStatus {
-        case .ready, .failed: return
+        case .ready, .failed, .suspended: return
         case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
         case .retired: throw .retired
         case .closed: throw .closed
@@ -98,7 +102,10 @@ public actor LocalStore {
 
     func checkWritable() throws(StoreError) {
         switch currentStatus {
-        case .ready: return
+        case .ready:
+            if options.readOnly { throw .readOnly(path: path) }
+            if suspension.suspending { throw .suspended(path: path) }
+        case .suspended: throw options.readOnly ? .readOnly(path: path) : .suspended(path: path)
         case .failed: throw .journal(writerFailure ?? .closed(path: path))
         case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
         case .retired: throw .retired
@@ -109,7 +116,7 @@ public actor LocalStore {
     /// Whether waiters and observers can still hear of changes.
     var isOpen: Bool {
         switch currentStatus {
-        case .ready, .failed: return true
+        case .ready, .failed, .suspended: return true
         case .unreadable, .retired, .closed: return false
         }
     }
