@@ -137,8 +137,10 @@ extension LocalStore {
         for key in keys.sorted(by: { ($0.kind, $0.id) < ($1.kind, $1.id) })
         where before.visibleFields(of: key) != reopened.visibleFields(of: key) {
             touchedKinds.insert(key.kind)
-            let queuedBefore = Set(before.outbox.operations(on: key).map(\.id))
-            if reopened.outbox.operations(on: key).contains(where: { !queuedBefore.contains($0.id) }) {
+            // A queue that changed for the record is a local edit (in the other
+            // process); anything else is what the other process pulled.
+            let queued = reopened.outbox.operations(on: key)
+            if !queued.isEmpty && queued != before.outbox.operations(on: key) {
                 changes.append(.edited(key))
             } else {
                 pulledKinds.insert(key.kind)
