@@ -62,4 +62,33 @@ struct ReadOnlyAcrossProcessesTests {
         let writable = try await StoreCrash.verify(path: path, log: log)
         #expect(writable.passed, "\(writable.lost + writable.torn)")
     }
+
+    @Test("a suspended store releases the journal to another process, and on resume sees its edits and tells its observer")
+    func anotherProcessWritesWhileSuspended() async throws {
+        let directory = try TemporaryDirectory(prefix: "syncjournal-suspend"); defer { directory.remove() }
+        let path = directory.file("store.journal")
+        let app = try await LocalStore.open(path: path)
+        try await app.create("pin", id: "cafe", fields: [:])
+        var observed = app.observe(Query(StoreCrash.kind)).makeAsyncIterator()
+        #expect(await observed.next()?.isEmpty == true)
+        await app.suspend()
+
+        // The other process (an extension, here the crash tool's writer) runs to its end while the app sleeps.
+        let run = try ToolRunner.run("journal-crash", ["store", path, "--seed", "5", "--edits", "60"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("acked "))
+
+        try await app.resume()
+        var options = LocalStore.Options()
+        options.readOnly = true
+        let written = try await LocalStore.open(path: path, options: options)
+        let expected = try await written.records(StoreCrash.kind)
+        try await written.close()
+        #expect(!expected.isEmpty)
+        #expect(try await app.records(StoreCrash.kind) == expected)
+        #expect(await observed.next() == expected, "the observer hears of the other process's records")
+        #expect(try await app.record("pin", id: "cafe") != nil)
+        try await app.create("pin", id: "museum", fields: [:])
+        try await app.close()
+    }
 }
