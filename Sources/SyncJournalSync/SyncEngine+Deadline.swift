@@ -36,6 +36,12 @@ extension SyncEngine {
         timer.cancel()
         return outcome
     }
+
+    /// Returns once no sync runs: a sync cut by its deadline may still be
+    /// finishing the request it had out (for tests).
+    package func untilSyncEnded() async {
+        while let running { _ = await running.value }
+    }
 }
 
 /// The first of two answers (a sync's outcome or its deadline): one caller

@@ -60,10 +60,15 @@ extension SyncEngine {
         return nil
     }
 
-    /// One sync; a store suspended under it ends it as skipped, not failed.
+    /// One sync. A sync that a suspension cut short ends as skipped: what
+    /// failed then (the store refusing to write, a reply that came too late)
+    /// is the suspension, not the server's or the data's fault.
     func runUnlessSuspended() async -> SyncOutcome {
         let outcome = await run()
-        if case .failed(.store(.suspended)) = outcome { return .skipped(.suspended) }
-        return outcome
+        switch outcome {
+        case .ok: return outcome
+        case .failed(.store(.suspended)): return .skipped(.suspended)
+        default: return suspended ? .skipped(.suspended) : outcome
+        }
     }
 }

@@ -100,7 +100,7 @@ public actor SyncEngine {
     let transport: any SyncTransport
     var options: Options
     let clock: any SyncClock
-    private var running: Task<SyncOutcome, Never>?
+    var running: Task<SyncOutcome, Never>?
     var generator: SeededGenerator
     /// The scheduler's state (meaningful once started).
     var schedule: SyncSchedule
