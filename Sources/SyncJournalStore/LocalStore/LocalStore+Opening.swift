@@ -45,7 +45,7 @@ extension LocalStore {
         // Replay folds the records the writer's recovery scan reads: one pass over the file.
         let replay = ReplayDuringOpen()
         let writer: JournalWriter
-        var writerOptions = JournalWriter.Options(mode: .groupCommit, system: options.system, visitRecord: { replay.fold($0) },
+        var writerOptions = JournalWriter.Options(mode: .groupCommit, system: options.creatingSystem, visitRecord: { replay.fold($0) },
                                                   preallocationBytes: options.preallocationBytes, understands: StoreEvent.isUnderstood)
         // A 1.x journal moves to format 2 only once replay accepts it: a
         // journal the store refuses is left as it was.
@@ -84,6 +84,7 @@ extension LocalStore {
 
     /// Salvages this store's journal into `destination` (the store stays as it is).
     public func salvage(to destination: String, includeRecordsAfterDamage: Bool = false) async throws -> SalvageReport {
-        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage, fileSystem: options.fileSystem)
+        try await Self.salvage(path: path, to: destination, includeRecordsAfterDamage: includeRecordsAfterDamage,
+                               fileSystem: FileSystem(options.creatingSystem))
     }
 }

@@ -52,6 +52,22 @@ extension LocalStore {
         /// let pins = try await widget.records("pin")
         /// ```
         public var readOnly = false
+        /// The data protection class of every file the store creates (the
+        /// journal, its lock file, checkpoints, side files), on iOS, tvOS,
+        /// watchOS and visionOS; `nil` (the default) leaves them the
+        /// container's default class. No effect on other platforms.
+        ///
+        /// ```swift
+        /// var options = LocalStore.Options()
+        /// options.fileProtection = .completeUntilFirstUserAuthentication
+        /// ```
+        public var fileProtection: FileProtection?
+
+        /// ``system``, giving the files it creates ``fileProtection``.
+        var creatingSystem: any SystemCalls {
+            guard let fileProtection else { return system }
+            return FileProtectingSystemCalls(system, protection: fileProtection)
+        }
 
         /// Default options: the machine's file system and clock, checkpoint past
         /// 10,000 dead records, server wins, quarantine after 3 permanent
