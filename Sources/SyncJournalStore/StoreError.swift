@@ -78,8 +78,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         switch cause {
         case .io(let error) where error.code == .noSuchFile && error.path == path:
-            // Only a read-only open looks for the journal without creating it.
-            return "there is no journal file, and a read-only store never creates one (\(error.code))"
+            // Only read-only opening and resuming look for the journal without creating it.
+            return "there is no journal file, and a read-only or resuming store never creates one (\(error.code))"
         case .io(let error) where error.code == .readOnlyFileSystem:
             return "\(directory) is on a read-only file system; open the store with `readOnly` to read the journal (\(error.code))"
         case .io(let error) where error.code == .accessDenied && error.call == .open && error.path != path:

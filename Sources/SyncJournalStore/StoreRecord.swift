@@ -22,7 +22,8 @@ public struct StoreRecord: Sendable, Hashable {
 
 /// The store's condition, as the app shows it.
 public enum StoreStatus: Sendable, Hashable {
-    /// Reads, edits and sync work.
+    /// Reads, edits and sync work (a store opened with
+    /// ``LocalStore/Options/readOnly``: reads only).
     case ready
     /// The journal could not be read; reads say so, edits and sync are refused,
     /// and the file is never overwritten. The reason says whether it is corrupt

@@ -30,6 +30,8 @@ import SyncJournalStore
 ///   operation and pause scheduling until ``resumeAfterAuthentication()``.
 /// - ``statusUpdates()`` tells a UI what the engine does and whether the
 ///   server can be reached.
+/// - On iOS, ``suspend()`` and ``resume()`` pause it while the app is
+///   suspended, and ``sync(before:)`` answers by a background task's deadline.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))

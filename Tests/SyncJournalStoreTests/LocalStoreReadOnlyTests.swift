@@ -95,7 +95,7 @@ struct LocalStoreReadOnlyTests {
             let namesBefore = Self.listing(directory)
             let error = await Kit.storeError { _ = try await LocalStore.open(path: scratch.journal, options: Self.readOnly()) }
             #expect(error?.caseName == "cannotOpen.io")
-            #expect(error?.description == "cannot open the journal at \(scratch.journal): there is no journal file, and a read-only store never creates one (ENOENT)")
+            #expect(error?.description == "cannot open the journal at \(scratch.journal): there is no journal file, and a read-only or resuming store never creates one (ENOENT)")
             #expect(Self.listing(directory) == namesBefore)
         }
     }

@@ -182,4 +182,20 @@ struct LocalStoreSuspensionTests {
             #expect(await store.status == .closed)
         }
     }
+
+    @Test("resume: a journal removed while suspended is not replaced by an empty one; the store stays suspended with its state")
+    func vanishedJournalIsNotRecreated() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            try await store.create("pin", id: "cafe", fields: [:])
+            await store.suspend()
+            try FileManager.default.removeItem(atPath: scratch.journal)
+            let error = await Kit.storeError { try await store.resume() }
+            #expect(error?.caseName == "cannotOpen.io")
+            #expect(await store.status == .suspended)
+            #expect(try await store.records("pin").map(\.id) == ["cafe"])
+            #expect(!FileManager.default.fileExists(atPath: scratch.journal))
+            try await store.close()
+        }
+    }
 }

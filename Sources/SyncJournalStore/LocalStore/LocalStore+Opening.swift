@@ -41,7 +41,8 @@ extension LocalStore {
 
     /// Opens the writer on the journal at `path` (taking its lock) and
     /// replays it: what ``open(path:options:)`` and ``resume()`` share.
-    static func openJournal(path: String, options: Options) async -> JournalOpening {
+    /// `creating: false` refuses a missing journal instead of creating one.
+    static func openJournal(path: String, options: Options, creating: Bool = true) async -> JournalOpening {
         // Replay folds the records the writer's recovery scan reads: one pass over the file.
         let replay = ReplayDuringOpen()
         let writer: JournalWriter
@@ -50,6 +51,7 @@ extension LocalStore {
         // A 1.x journal moves to format 2 only once replay accepts it: a
         // journal the store refuses is left as it was.
         writerOptions.defersFormatMove = true
+        writerOptions.createIfMissing = creating
         do {
             writer = try await JournalWriter.open(path: path, options: writerOptions)
         } catch {

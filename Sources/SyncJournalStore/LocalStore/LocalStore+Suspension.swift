@@ -60,9 +60,9 @@ extension LocalStore {
     /// state includes it; observed queries and ``changes()`` streams hear of
     /// every record that changed. A read-only store reads its journal again.
     ///
-    /// If the journal cannot be opened now (another process holds it, or the
-    /// device is locked and the file is protected), the store stays
-    /// suspended and the call throws; call it again later. A journal found
+    /// If the journal cannot be opened now (another process holds it, the
+    /// device is locked and the file is protected, or it is gone), the store
+    /// stays suspended and the call throws; call it again later. A journal found
     /// unreadable leaves the store ``StoreStatus/unreadable(_:)``.
     /// Resuming a store that is not suspended does nothing.
     ///
@@ -91,7 +91,9 @@ extension LocalStore {
             }
             return
         }
-        let opening = await Self.openJournal(path: path, options: options)
+        // A journal that vanished meanwhile is not replaced by an empty one:
+        // this store's state came from it, and its queued edits with it.
+        let opening = await Self.openJournal(path: path, options: options, creating: false)
         guard case .suspended = currentStatus else {
             if case .opened(let writer, _, _) = opening { try? await writer.close() }
             return

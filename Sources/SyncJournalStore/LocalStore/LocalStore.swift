@@ -23,6 +23,10 @@ import SyncJournalCore
 ///
 /// The store runs on a thread of its own (it blocks there on the journal's
 /// writes), which ends when the store is released.
+///
+/// It holds the journal's file lock while it is open. ``Options/readOnly``
+/// opens a journal without it, to read one another process writes;
+/// ``suspend()`` releases it while an iOS app is suspended.
 public actor LocalStore {
     /// The store's own thread, where it decides and writes the journal's batches.
     nonisolated let executor = DedicatedThreadExecutor()
