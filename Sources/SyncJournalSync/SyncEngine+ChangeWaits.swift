@@ -5,8 +5,8 @@ extension SyncEngine {
     /// The app came to the foreground: pull at once (after the running sync,
     /// or when a backoff ends), and make sure a wait for changes is open.
     /// Returns the outcome of the sync it ran, or `nil` when none could run
-    /// now (offline, backing off, paused for sign-in, or a sync was running:
-    /// another one follows it).
+    /// now (offline, backing off, paused for sign-in, suspended, or a sync was
+    /// running: another one follows it).
     ///
     /// ```swift
     /// // from the scene's "became active" callback:
