@@ -90,11 +90,14 @@ extension StoreCrash {
         }
     }
 
-    /// Reopens the store at `path` and checks it against the writer's output `log`.
-    package static func verify(path: String, log: String) async throws(CheckError) -> Verification {
+    /// Reopens the store at `path` (read-only with `readOnly`, which leaves
+    /// the file as it is) and checks it against the writer's output `log`.
+    package static func verify(path: String, log: String, readOnly: Bool = false) async throws(CheckError) -> Verification {
         let expected = try expectations(from: log)
         let store: LocalStore
-        do { store = try await LocalStore.open(path: path) } catch { throw .cannotOpen(path: path, cause: error) }
+        var options = LocalStore.Options()
+        options.readOnly = readOnly
+        do { store = try await LocalStore.open(path: path, options: options) } catch { throw .cannotOpen(path: path, cause: error) }
         guard case .ready = await store.status else {
             let status = "\(await store.status)"
             try? await store.close()

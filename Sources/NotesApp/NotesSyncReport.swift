@@ -15,6 +15,8 @@ enum NotesSyncReport {
             throw .serverUnreachable(server: name, reason: "\(reason); changes stay queued in the journal")
         case .failed(let failure):
             throw .syncFailed(server: name, reason: failure.description)
+        case .skipped(.suspended), .deadlineReached:
+            throw .syncFailed(server: name, reason: "\(outcome); changes stay queued in the journal")
         }
     }
 }

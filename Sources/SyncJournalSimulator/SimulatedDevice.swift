@@ -410,6 +410,7 @@ public final class SimulatedDevice {
         case .retired: return "retired"
         case .failed: return "failed"
         case .closed: return "closed"
+        case .suspended: return "suspended"
         }
     }
 }

@@ -30,6 +30,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case retired
     /// The store was closed.
     case closed
+    /// The store was opened with ``LocalStore/Options/readOnly``: it reads,
+    /// queries and observes the journal at `path` but never writes it, so
+    /// edits, checkpoints and sync work are refused.
+    case readOnly(path: String)
+    /// The store is suspended (``LocalStore/suspend()``): its journal at
+    /// `path` is closed and unlocked, so nothing is written until
+    /// ``LocalStore/resume()``. Reads still answer from memory.
+    case suspended(path: String)
     /// The journal refused the write; nothing changed in the store.
     case journal(JournalError)
     /// The journal at `path` could not be opened (its directory is missing,
@@ -56,6 +64,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreadable(let path, let reason): return "\(path): stored data could not be read (\(reason)); it was kept as it is"
         case .retired: return "the store was retired"
         case .closed: return "the store is closed"
+        case .readOnly(let path): return "\(path) is open read-only: nothing can be written to it"
+        case .suspended(let path): return "the store of \(path) is suspended: nothing is written until it resumes"
         case .journal(let error): return "could not save: \(error)"
         case .cannotOpen(let path, let cause): return "cannot open the journal at \(path): \(Self.openFailure(path: path, cause))"
         case .notQuarantined(let id): return "operation \(id) is not quarantined"
@@ -67,6 +77,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     private static func openFailure(path: String, _ cause: JournalError) -> String {
         let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         switch cause {
+        case .io(let error) where error.code == .noSuchFile && error.path == path:
+            // Only read-only opening and resuming look for the journal without creating it.
+            return "there is no journal file, and a read-only or resuming store never creates one (\(error.code))"
+        case .io(let error) where error.code == .readOnlyFileSystem:
+            return "\(directory) is on a read-only file system; open the store with `readOnly` to read the journal (\(error.code))"
+        case .io(let error) where error.code == .accessDenied && error.call == .open && error.path != path:
+            return "\(directory) is read-only for this process (the writer's lock file cannot be created there); "
+                + "open the store with `readOnly` to read the journal (\(error.code))"
         case .io(let error) where error.code == .noSuchFile:
             return "the directory \(directory) does not exist (\(error.code))"
         case .io(let error) where error.code == .accessDenied:

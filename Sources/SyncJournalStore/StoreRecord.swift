@@ -22,7 +22,8 @@ public struct StoreRecord: Sendable, Hashable {
 
 /// The store's condition, as the app shows it.
 public enum StoreStatus: Sendable, Hashable {
-    /// Reads, edits and sync work.
+    /// Reads, edits and sync work (a store opened with
+    /// ``LocalStore/Options/readOnly``: reads only).
     case ready
     /// The journal could not be read; reads say so, edits and sync are refused,
     /// and the file is never overwritten. The reason says whether it is corrupt
@@ -32,6 +33,10 @@ public enum StoreStatus: Sendable, Hashable {
     /// Writing failed in a way that needs the journal reopened (a failed
     /// `fdatasync`); edits are refused until then.
     case failed(reason: String)
+    /// Suspended by ``LocalStore/suspend()``: the journal is closed and its
+    /// lock released; reads answer from memory, writes fail with
+    /// ``StoreError/suspended(path:)`` until ``LocalStore/resume()``.
+    case suspended
     /// Retired: every call is refused and nothing more is written.
     case retired
     /// Closed by the app.

@@ -5,8 +5,8 @@ extension SyncEngine {
     /// The app came to the foreground: pull at once (after the running sync,
     /// or when a backoff ends), and make sure a wait for changes is open.
     /// Returns the outcome of the sync it ran, or `nil` when none could run
-    /// now (offline, backing off, paused for sign-in, or a sync was running:
-    /// another one follows it).
+    /// now (offline, backing off, paused for sign-in, suspended, or a sync was
+    /// running: another one follows it).
     ///
     /// ```swift
     /// // from the scene's "became active" callback:
@@ -14,7 +14,7 @@ extension SyncEngine {
     /// ```
     @discardableResult
     public func appDidBecomeActive() async -> SyncOutcome? {
-        guard started else { return nil }
+        guard started, !suspended else { return nil }
         schedule.handle(.pullRequested, at: clock.now(), using: &generator)
         await openChangeWait()
         guard schedule.isDue(at: clock.now()) else {
@@ -54,7 +54,7 @@ extension SyncEngine {
     /// unsupported, the engine is stopped, offline or paused, a reconnect is
     /// pending, or the store is retired.
     func openChangeWait() async {
-        guard started, let timeout = options.changeWaitTimeout, changeWait.isSupported, !changeWait.isActive,
+        guard started, !suspended, let timeout = options.changeWaitTimeout, changeWait.isSupported, !changeWait.isActive,
               changeWait.reconnectTimer == nil, schedule.isOnline, !schedule.isPausedForAuthentication,
               !options.kinds.isEmpty else { return }
         changeWait.isOpening = true

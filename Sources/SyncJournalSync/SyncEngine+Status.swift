@@ -97,7 +97,7 @@ extension SyncEngine {
     private func connectivity() -> SyncStatus.Connectivity {
         if started, !schedule.isOnline { return .offline }
         switch statusState.lastOutcome {
-        case nil, .ok?: return .online
+        case nil, .ok?, .deadlineReached?, .skipped(.suspended)?: return .online
         case .skipped(.offline)?: return .noConnection
         case .retryLater(let reason, _)?:
             return statusState.serverUnreachable ? .serverUnreachable(reason: reason) : .serverBusy(reason: reason)

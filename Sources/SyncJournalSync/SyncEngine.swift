@@ -30,6 +30,8 @@ import SyncJournalStore
 ///   operation and pause scheduling until ``resumeAfterAuthentication()``.
 /// - ``statusUpdates()`` tells a UI what the engine does and whether the
 ///   server can be reached.
+/// - On iOS, ``suspend()`` and ``resume()`` pause it while the app is
+///   suspended, and ``sync(before:)`` answers by a background task's deadline.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
@@ -100,7 +102,7 @@ public actor SyncEngine {
     let transport: any SyncTransport
     var options: Options
     let clock: any SyncClock
-    private var running: Task<SyncOutcome, Never>?
+    var running: Task<SyncOutcome, Never>?
     var generator: SeededGenerator
     /// The scheduler's state (meaningful once started).
     var schedule: SyncSchedule
@@ -109,7 +111,7 @@ public actor SyncEngine {
     var changeWait = ChangeWaitState()
     /// What the status reports (see SyncEngine+Status).
     var statusState = StatusState()
-    private var timer: SyncTimer?
+    var timer: SyncTimer?
     /// Per-operation backoff after a failure, in clock milliseconds. Memory
     /// only, like in-flight marks: after a restart everything may be tried.
     private var retryAt: [OperationID: Int64] = [:]
@@ -119,6 +121,11 @@ public actor SyncEngine {
     /// starts from the base delay.
     private var failuresInARow: [OperationID: Int] = [:]
     private var attemptCount = 0
+    /// Set by ``suspend()``: nothing starts until ``resume()`` (SyncEngine+Suspension).
+    var suspended = false
+    /// When the running sync must stop starting requests (clock
+    /// milliseconds): the earliest deadline of ``sync(before:)`` callers.
+    var runDeadline: Int64?
 
     /// An engine for `store` over `transport`, timing retries with `clock`.
     public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {
@@ -233,7 +240,7 @@ public actor SyncEngine {
     func arm() {
         timer?.cancel()
         timer = nil
-        guard started, let at = schedule.nextAttemptAt else { return }
+        guard started, !suspended, let at = schedule.nextAttemptAt else { return }
         timer = clock.schedule(at: at) { [weak self] in await self?.timerFired() }
     }
 
@@ -250,8 +257,16 @@ public actor SyncEngine {
     // MARK: Syncing
 
     /// Runs one sync, or waits for the one running and returns its outcome.
+    /// A suspended engine (``suspend()``) returns ``SyncOutcome/skipped(_:)``
+    /// at once.
     public func sync() async -> SyncOutcome {
-        if let running { return await running.value }
+        if suspended { return .skipped(.suspended) }
+        return await runningSync().value
+    }
+
+    /// The sync running, or a new one.
+    func runningSync() -> Task<SyncOutcome, Never> {
+        if let running { return running }
         attemptCount += 1
         if started {
             timer?.cancel()
@@ -259,17 +274,18 @@ public actor SyncEngine {
             schedule.handle(.syncStarted, at: clock.now(), using: &generator)
         }
         let task = Task {
-            let outcome = await self.run()
+            let outcome = await self.runUnlessSuspended()
             // Cleared by the sync itself, so a call after it ended starts a new one.
             await self.finishRun(outcome)
             return outcome
         }
         running = task
-        return await task.value
+        return task
     }
 
     private func finishRun(_ outcome: SyncOutcome) async {
         running = nil
+        runDeadline = nil
         recordForStatus(outcome)
         guard started else {
             await refreshStatus()
@@ -277,7 +293,8 @@ public actor SyncEngine {
         }
         let result: SyncSchedule.Result
         switch outcome {
-        case .ok: result = .succeeded
+        // The server answered what was asked before the deadline.
+        case .ok, .deadlineReached: result = .succeeded
         case .skipped: result = .offline
         case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
         case .failed(.authentication): result = .authenticationNeeded
@@ -304,7 +321,7 @@ public actor SyncEngine {
         case stop(SyncOutcome)
     }
 
-    private func run() async -> SyncOutcome {
+    func run() async -> SyncOutcome {
         statusState.serverUnreachableThisSync = false
         // Merges found by earlier syncs whose merged fields have gone: nothing to show any more.
         do { try await outbox.dismissSettledMerges() } catch { return .failed(.store(error)) }
@@ -321,6 +338,7 @@ public actor SyncEngine {
         // ends the hand-over. Only what the store handed over goes out: an
         // operation the user cancelled meanwhile is never picked.
         while true {
+            if let stop = stopBeforeNextRequest() { return stop }
             let batch: SendingBatch
             do { batch = try await outbox.beginSending(limit: options.batchSize, excluding: attempted.union(waiting)) } catch {
                 return .failed(.store(error))
@@ -520,6 +538,7 @@ public actor SyncEngine {
             let group = kinds[start..<min(kinds.count, start + ProtocolLimits.maximumKindsPerPull)]
             var cursors = Dictionary(uniqueKeysWithValues: group.map { ($0, allCursors[$0] ?? nil) })
             while true {
+                if let stop = stopBeforeNextRequest() { return stop }
                 if pages == options.maximumPages {
                     return .failed(.pullNotFinished(.pageLimit(pages: pages)))
                 }
@@ -580,6 +599,7 @@ public actor SyncEngine {
         var rows: [String: ServerRow] = [:]
         var pages = 0
         while true {
+            if let stop = stopBeforeNextRequest() { return .failure(ResyncStop(outcome: stop)) }
             if pages == options.maximumResyncPages {
                 return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
             }

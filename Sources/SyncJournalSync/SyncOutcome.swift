@@ -12,27 +12,36 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     case retryLater(reason: String, retryAfterMilliseconds: Int64?)
     /// The sync stopped; what was journaled before the failure stays.
     case failed(SyncFailure)
+    /// The deadline of ``SyncEngine/sync(before:)`` came first. Nothing is
+    /// half-done: what was journaled stays, operations whose reply did not
+    /// come stay queued and go again with their own ids, and a pull goes on
+    /// from its last journaled cursor. Sync again when there is time.
+    case deadlineReached
 
     /// Why a sync was skipped.
     public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
         /// No connection.
         case offline
+        /// The engine is suspended (``SyncEngine/suspend()``).
+        case suspended
 
-        /// `offline`.
+        /// `offline` or `suspended`.
         public var description: String {
             switch self {
             case .offline: return "offline"
+            case .suspended: return "suspended"
             }
         }
     }
 
-    /// `ok`, `skipped`, `retry` or `error`, as the scenario files name them.
+    /// `ok`, `skipped`, `retry`, `error` or `deadline`, as the scenario files name them.
     package var name: String {
         switch self {
         case .ok: return "ok"
         case .skipped: return "skipped"
         case .retryLater: return "retry"
         case .failed: return "error"
+        case .deadlineReached: return "deadline"
         }
     }
 
@@ -43,6 +52,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         case .skipped(let reason): return "skipped (\(reason))"
         case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0) ms)" } ?? "")
         case .failed(let failure): return "error: \(failure)"
+        case .deadlineReached: return "stopped at the deadline; the rest is still queued"
         }
     }
 }

@@ -118,6 +118,8 @@ extension StoreError {
         case .unreadable: return "unreadable"
         case .retired: return "retired"
         case .closed: return "closed"
+        case .readOnly: return "readOnly"
+        case .suspended: return "suspended"
         case .notQuarantined: return "notQuarantined"
         case .conflictNotFound: return "conflictNotFound"
         case .cannotOpen(_, let cause): return "cannotOpen." + StoreError.journal(cause).caseName.dropFirst("journal.".count)

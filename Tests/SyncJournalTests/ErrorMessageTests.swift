@@ -68,4 +68,24 @@ struct ErrorMessageTests {
         #expect(failure.localizedDescription == failure.description)
         #expect(StoreError.journal(journal).localizedDescription == "could not save: /data/notes.journal: another writer has this journal open")
     }
+
+    @Test("a read-only or suspended store's refusal says read-only or suspended and names the journal once")
+    func readOnlyAndSuspendedRefusals() async throws {
+        let scratch = try TemporaryDirectory(prefix: "error-messages"); defer { scratch.remove() }
+        let path = scratch.url.path + "/notes.journal"
+        let writer = try await LocalStore.open(path: path)
+        var message = ""
+        await writer.suspend()
+        do { try await writer.create("note", id: "n1", fields: [:]) } catch { message = error.localizedDescription }
+        #expect(message == "the store of \(path) is suspended: nothing is written until it resumes")
+        try await writer.close()
+
+        var options = LocalStore.Options()
+        options.readOnly = true
+        let reader = try await LocalStore.open(path: path, options: options)
+        do { try await reader.create("note", id: "n1", fields: [:]) } catch { message = error.localizedDescription }
+        #expect(message == "\(path) is open read-only: nothing can be written to it")
+        #expect(Self.occurrences(of: "notes.journal", in: message) == 1)
+        try await reader.close()
+    }
 }

@@ -1,4 +1,7 @@
 import SyncJournalPlatform
+#if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+import Foundation
+#endif
 
 /// The real system calls, through the platform layer.
 package struct PosixSystemCalls: SystemCalls {
@@ -55,5 +58,27 @@ package struct PosixSystemCalls: SystemCalls {
 
     package func directoryEntries(_ path: String) throws(SystemError) -> [String]? {
         do { return try SystemPath.entries(of: path) } catch { throw SystemError(call: .open, code: error, path: path) }
+    }
+
+    /// On iOS, tvOS, watchOS and visionOS, sets the file's protection class
+    /// through Foundation (`FileProtectionType`); a no-op elsewhere (macOS
+    /// and Linux have no per-file classes).
+    package func protect(_ path: String, as protection: FileProtection) throws(SystemError) {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        let type: FileProtectionType
+        switch protection {
+        case .none: type = .none
+        case .complete: type = .complete
+        case .completeUnlessOpen: type = .completeUnlessOpen
+        case .completeUntilFirstUserAuthentication: type = .completeUntilFirstUserAuthentication
+        }
+        do {
+            try FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
+        } catch {
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let code = underlying?.domain == NSPOSIXErrorDomain ? Int32(truncatingIfNeeded: underlying?.code ?? 0) : 0
+            throw SystemError(call: .fileProtection, errno: code != 0 ? code : Errno.ioError.rawValue, path: path)
+        }
+        #endif
     }
 }

@@ -37,6 +37,9 @@ package protocol SystemCalls: Sendable {
     /// `nil` when this layer cannot list directories (callers then skip
     /// what needs a listing, such as removing old side files).
     func directoryEntries(_ path: String) throws(SystemError) -> [String]?
+    /// Gives the file at `path` the data protection class `protection`
+    /// (iOS and its siblings); elsewhere, and in simulated file systems, nothing.
+    func protect(_ path: String, as protection: FileProtection) throws(SystemError)
 }
 
 extension SystemCalls {
@@ -45,4 +48,7 @@ extension SystemCalls {
 
     /// No listing unless a layer provides one.
     package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { nil }
+
+    /// No protection classes unless a layer provides them.
+    package func protect(_ path: String, as protection: FileProtection) throws(SystemError) {}
 }

@@ -26,6 +26,8 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case flock
     /// Reserving space ahead of the writer (preallocation).
     case fallocate
+    /// Setting a new file's data protection class (``FileProtection``; Apple platforms).
+    case fileProtection
 }
 
 /// A failed system call: which call, the `errno` it left, and the path it was

@@ -55,6 +55,7 @@ extension LocalStore: EngineFacingStore {
             return unsent.isEmpty ? [] : [.sent(unsent)]
         }
         for entry in draft.batch.operations { inFlight.insert(entry.id) }
+        if !suspension.abandoned.isEmpty { suspension.abandoned.subtract(draft.batch.operations.map(\.id)) }
         return draft.batch
     }
 
@@ -68,6 +69,7 @@ extension LocalStore: EngineFacingStore {
     package func endSending(_ ids: [OperationID], outcomes: [(OperationID, DeliveryOutcome)]) async throws(StoreError) -> SendingEnd {
         defer { inFlight.subtract(ids) }
         try checkWritable()
+        let outcomes = keepingUnabandoned(ids, outcomes)
         let conflicts = outcomes.isEmpty ? 0 : try await recordOutcomes(outcomes)
         var quarantined = Set<OperationID>()
         for case (let id, .failure) in outcomes where state.outbox[id]?.quarantined == true { quarantined.insert(id) }
@@ -88,6 +90,7 @@ extension LocalStore: EngineFacingStore {
         // removed earlier in the batch is gone, every other one is now sent.
         let accepted = ids.compactMap { id in state.outbox[id].flatMap { $0.sent ? $0 : nil } }
         inFlight.formUnion(accepted.map(\.id))
+        if !suspension.abandoned.isEmpty { suspension.abandoned.subtract(accepted.map(\.id)) }
         return accepted
     }
 
@@ -96,7 +99,10 @@ extension LocalStore: EngineFacingStore {
     /// sent are unsent again, so the state is as it was before the attempt.
     package func withdrawSending(_ ids: [OperationID], newlyMarked: Set<OperationID>) async throws(StoreError) {
         inFlight.subtract(ids)
-        let revert = ids.filter { newlyMarked.contains($0) }
+        // One abandoned by a suspension may have been sent by another
+        // process meanwhile: it stays marked sent.
+        let revert = ids.filter { newlyMarked.contains($0) && !suspension.abandoned.contains($0) }
+        if !suspension.abandoned.isEmpty { suspension.abandoned.subtract(ids) }
         try await submit(sharesState: false) { (staged) throws(StoreError) in
             let sent = revert.filter { staged.outbox[$0]?.sent == true }
             return sent.isEmpty ? [] : [.withdrawn(sent)]
@@ -184,6 +190,17 @@ extension LocalStore: EngineFacingStore {
     /// The transport answered (or failed) for `ids`: they are no longer in flight.
     package func finishSending(_ ids: [OperationID]) {
         inFlight.subtract(ids)
+        if !suspension.abandoned.isEmpty { suspension.abandoned.subtract(ids) }
+    }
+
+    /// `outcomes` without those of operations a suspension abandoned (see
+    /// ``suspend()``): they stay queued and go again. Ends the abandonment of `ids`.
+    private func keepingUnabandoned(_ ids: [OperationID], _ outcomes: [(OperationID, DeliveryOutcome)]) -> [(OperationID, DeliveryOutcome)] {
+        guard !suspension.abandoned.isEmpty else { return outcomes }
+        let kept = outcomes.filter { !suspension.abandoned.contains($0.0) }
+        suspension.abandoned.subtract(ids)
+        suspension.abandoned.subtract(outcomes.map(\.0))
+        return kept
     }
 
     /// Keeps a page of pulled rows of `kind` and the cursor after it, together.

@@ -35,6 +35,39 @@ extension LocalStore {
         /// records they return (``FieldIndex``). Built when the store opens
         /// and kept up to date with every change; none by default.
         public var indexes: [FieldIndex] = []
+        /// Open the journal for reading only (off by default): the store
+        /// reads, queries and observes it, and never writes. It takes no
+        /// writer's lock, so it opens a journal another process (the app, or
+        /// an extension) has open for writing, or a copy in a directory it
+        /// cannot write. It creates nothing: a missing journal is an error.
+        /// A torn tail is read up to the damage and left in place
+        /// (``LocalStore/unreadTail``). Edits, checkpoints and sync work fail
+        /// with ``StoreError/readOnly(path:)``; ``LocalStore/resume()`` after
+        /// ``LocalStore/suspend()`` reads the journal again.
+        ///
+        /// ```swift
+        /// var options = LocalStore.Options()
+        /// options.readOnly = true
+        /// let widget = try await LocalStore.open(path: "group/pins.journal", options: options)
+        /// let pins = try await widget.records("pin")
+        /// ```
+        public var readOnly = false
+        /// The data protection class of every file the store creates (the
+        /// journal, its lock file, checkpoints, side files), on iOS, tvOS,
+        /// watchOS and visionOS; `nil` (the default) leaves them the
+        /// container's default class. No effect on other platforms.
+        ///
+        /// ```swift
+        /// var options = LocalStore.Options()
+        /// options.fileProtection = .completeUntilFirstUserAuthentication
+        /// ```
+        public var fileProtection: FileProtection?
+
+        /// ``system``, giving the files it creates ``fileProtection``.
+        var creatingSystem: any SystemCalls {
+            guard let fileProtection else { return system }
+            return FileProtectingSystemCalls(system, protection: fileProtection)
+        }
 
         /// Default options: the machine's file system and clock, checkpoint past
         /// 10,000 dead records, server wins, quarantine after 3 permanent

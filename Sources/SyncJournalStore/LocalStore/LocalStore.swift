@@ -23,6 +23,10 @@ import SyncJournalCore
 ///
 /// The store runs on a thread of its own (it blocks there on the journal's
 /// writes), which ends when the store is released.
+///
+/// It holds the journal's file lock while it is open. ``Options/readOnly``
+/// opens a journal without it, to read one another process writes;
+/// ``suspend()`` releases it while an iOS app is suspended.
 public actor LocalStore {
     /// The store's own thread, where it decides and writes the journal's batches.
     nonisolated let executor = DedicatedThreadExecutor()
@@ -66,6 +70,10 @@ public actor LocalStore {
     /// How often a query read every record of its kind (no index answered
     /// it), and how many records queries examined: for tests of the indexes.
     package var queryWork = QueryWork()
+    /// The damaged tail a read-only opening left unread (``unreadTail``).
+    var unreadTailFound: UnreadTail?
+    /// A suspension under way, and the hand-overs one abandoned (`LocalStore+Suspension.swift`).
+    var suspension = SuspensionState()
 
     init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
                  journalRecords: Int, recovery: JournalRecovery?) {
@@ -84,12 +92,12 @@ public actor LocalStore {
         executor.shutdown()
     }
 
-    /// Ready, unreadable, failed, retired or closed.
+    /// Ready, unreadable, failed, suspended, retired or closed.
     public var status: StoreStatus { currentStatus }
 
     func checkReadable() throws(StoreError) {
         switch currentStatus {
-        case .ready, .failed: return
+        case .ready, .failed, .suspended: return
         case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
         case .retired: throw .retired
         case .closed: throw .closed
@@ -98,7 +106,10 @@ public actor LocalStore {
 
     func checkWritable() throws(StoreError) {
         switch currentStatus {
-        case .ready: return
+        case .ready:
+            if options.readOnly { throw .readOnly(path: path) }
+            if suspension.suspending { throw .suspended(path: path) }
+        case .suspended: throw options.readOnly ? .readOnly(path: path) : .suspended(path: path)
         case .failed: throw .journal(writerFailure ?? .closed(path: path))
         case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
         case .retired: throw .retired
@@ -109,7 +120,7 @@ public actor LocalStore {
     /// Whether waiters and observers can still hear of changes.
     var isOpen: Bool {
         switch currentStatus {
-        case .ready, .failed: return true
+        case .ready, .failed, .suspended: return true
         case .unreadable, .retired, .closed: return false
         }
     }
