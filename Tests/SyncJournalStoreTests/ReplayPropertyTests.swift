@@ -198,7 +198,7 @@ private struct HistoryRun {
         let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
         // A conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
         let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields, .custom(replayCustomResolver)]
-        let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
+        let options = LocalStore.Options(system: archive, clock: TickingClock(), upkeep: threshold > 0 ? .records(beyond: threshold) : .off,
                                          makeRecordID: { "generated" },
                                          conflictPolicies: ["pin": policies[Int.random(in: 0..<4, using: &rng)],
                                                             "note": policies[Int.random(in: 0..<4, using: &rng)]],
