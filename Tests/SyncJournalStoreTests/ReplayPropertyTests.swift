@@ -246,11 +246,13 @@ private struct HistoryRun {
 
     // MARK: Observing
 
-    /// Waits until the store has journaled everything queued, including an
-    /// automatic checkpoint a call started (a call returns before it ends):
-    /// an empty acknowledgement is journaled in order behind it and writes nothing.
+    /// Waits until the store has journaled everything queued (an empty
+    /// acknowledgement is journaled in order behind it and writes nothing),
+    /// and until an automatic checkpoint a call started, written beside the
+    /// journal while the call returned, has replaced it.
     func settle() async throws {
         try await store.deliverAcknowledgements([])
+        await store.waitForUpkeep()
     }
 
     /// Records the file and the live state after a call that may have written.
