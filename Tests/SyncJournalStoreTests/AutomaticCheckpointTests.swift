@@ -28,6 +28,7 @@ private final class CheckpointHoldingCalls: SystemCalls, Sendable {
     private struct State {
         var checkpointFDs: Set<FileDescriptor> = []
         var holding = true
+        var failing = false
         var recording = false
         var images: [(label: String, disk: SimulatedDisk)] = []
     }
@@ -36,8 +37,9 @@ private final class CheckpointHoldingCalls: SystemCalls, Sendable {
     private let held: AsyncStream<Void>
     private let heldContinuation: AsyncStream<Void>.Continuation
 
-    init(disk: SimulatedDisk) {
+    init(disk: SimulatedDisk, holding: Bool = true) {
         self.disk = disk
+        state.withLock { $0.holding = holding }
         base = disk.process()
         (held, heldContinuation) = AsyncStream.makeStream(of: Void.self)
     }
@@ -51,6 +53,9 @@ private final class CheckpointHoldingCalls: SystemCalls, Sendable {
 
     /// Lets the held write go on (and every later one).
     func release() { gate.signal() }
+
+    /// Makes every write of the checkpoint file fail with `ENOSPC` (or not).
+    func failCheckpointWrites(_ on: Bool) { state.withLock { $0.failing = on } }
 
     /// Starts or stops copying the disk before every call.
     func record(_ on: Bool) { state.withLock { $0.recording = on } }
@@ -79,11 +84,12 @@ private final class CheckpointHoldingCalls: SystemCalls, Sendable {
         try base.pread(fd, into: buffer, at: offset)
     }
     func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        let hold = state.withLock { state -> Bool in
-            guard state.holding, state.checkpointFDs.contains(fd) else { return false }
-            state.holding = false
-            return true
+        let (hold, fail) = state.withLock { state -> (Bool, Bool) in
+            guard state.checkpointFDs.contains(fd) else { return (false, false) }
+            defer { state.holding = false }
+            return (state.holding, state.failing)
         }
+        if fail { throw SystemError(call: .pwrite, code: .noSpace, path: temporary) }
         if hold {
             heldContinuation.yield()
             gate.wait()
@@ -331,6 +337,52 @@ struct AutomaticCheckpointTests {
         let reopened = try await LocalStore.open(path: upkeepJournal, options: options)
         #expect(try await reopened.currentState() == state)
         #expect(try await reopened.record("pin", id: "p2")?.fields["n"] == .int(200))
+        try await reopened.close()
+    }
+
+    @Test("a failed automatic checkpoint (a full disk) removes its file and leaves the journal in use and the store ready; the next is tried only once the journal has grown by half, and then replaces it")
+    func failedCheckpoint() async throws {
+        let disk = SimulatedDisk()
+        disk.createDirectory(upkeepDirectory)
+        let calls = CheckpointHoldingCalls(disk: disk, holding: false)
+        calls.failCheckpointWrites(true)
+        var options = LocalStore.Options(system: calls, clock: UpkeepClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
+        let store = try await LocalStore.open(path: upkeepJournal, options: options)
+        for id in 0..<5 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(0)]) }
+        let firstGeneration = try #require(generation(on: disk))
+        var round = 0
+        func edit() async throws {
+            round += 1
+            try await store.update("pin", id: "p\(round % 5)", changes: ["n": .int(Int64(round))])
+        }
+        while await !store.isCheckpointing, round < 100 { try await edit() }
+        await store.waitForUpkeep()
+        let failedAt = await store.journalBytes
+        #expect(generation(on: disk) == firstGeneration)
+        #expect(!disk.files(in: upkeepDirectory).contains { $0.hasSuffix(".checkpoint") }, "\(disk.files(in: upkeepDirectory))")
+        #expect(await store.status == .ready)
+        // Still due by its records, but not tried again until the journal is half as large again.
+        var tried = false
+        while !tried, round < 400 {
+            try await edit()
+            tried = await store.isCheckpointing
+            if tried { #expect(await store.journalBytes >= failedAt + failedAt / 2) }
+        }
+        #expect(tried)
+        calls.failCheckpointWrites(false)
+        await store.waitForUpkeep()
+        while await store.automaticCheckpoints == 0, round < 800 {
+            try await edit()
+            await store.waitForUpkeep()
+        }
+        #expect(await store.automaticCheckpoints == 1)
+        #expect(generation(on: disk) != firstGeneration)
+        let state = try await store.currentState()
+        try await store.close()
+        disk.crash(.loseUnsynced)
+        options.fileSystem = FileSystem(disk.process())
+        let reopened = try await LocalStore.open(path: upkeepJournal, options: options)
+        #expect(try await reopened.currentState() == state)
         try await reopened.close()
     }
 }

@@ -31,7 +31,7 @@ extension LocalStore {
         guard options.upkeep.isEnabled, case .ready = currentStatus, let writer else { return }
         let liveItems = state.liveItemCount
         let journalBytes = writer.endOffset
-        guard options.upkeep.isDue(journalBytes: journalBytes, journalRecords: journalRecords,
+        guard journalBytes >= upkeepRetryBytes, options.upkeep.isDue(journalBytes: journalBytes, journalRecords: journalRecords,
                                    liveBytes: estimatedLiveBytes(journalBytes: journalBytes, liveItems: liveItems),
                                    liveItems: liveItems) else { return }
         startCheckpointBesideJournal(writer: writer)
@@ -104,7 +104,9 @@ extension LocalStore {
                 if let failure { throw failure }
             }
         } catch {
-            // The journal is as it was: the next sync tries again if it is still due.
+            // The journal is as it was (the file beside it is removed): tried
+            // again once the journal has grown by half, if still due then.
+            if case .closed = error {} else { upkeepRetryBytes = writer.endOffset + writer.endOffset / 2 }
             endCheckpoint(checkpoint)
             return
         }
@@ -127,7 +129,9 @@ extension LocalStore {
             journalRecords = try writer.switchToBackgroundCheckpoint(progress.checkpoint, appending: progress.tail)
             automaticCheckpoints += 1
             measureCheckpoint(bytes: progress.checkpoint.partBytes, liveItems: progress.liveItems)
+            upkeepRetryBytes = 0
         } catch {
+            if case .closed = error {} else { upkeepRetryBytes = writer.endOffset + writer.endOffset / 2 }
             // Before the rename the old journal stays in use; after it the failure is final.
             if case .writerFailed = error, case .ready = currentStatus {
                 currentStatus = .failed(reason: error.description)

@@ -31,7 +31,9 @@ extension LocalStore {
     /// it and it replaces the journal (two syncs and a rename). Edits wait
     /// only for that last step and for the sync of the batches written just
     /// before it. A crash at any point leaves the old journal or the new
-    /// one, each with every acknowledged edit.
+    /// one, each with every acknowledged edit. A checkpoint that fails (a
+    /// full disk) removes its file and leaves the journal in use; the next
+    /// is tried once the journal has grown by half.
     ///
     /// ```swift
     /// var options = LocalStore.Options()

@@ -57,6 +57,10 @@ public actor LocalStore {
     var upkeepWaiters: [CheckedContinuation<Void, Never>] = []
     /// Automatic checkpoints that replaced the journal since the store opened.
     package var automaticCheckpoints = 0
+    /// After an automatic checkpoint failed (a full disk, say): the journal
+    /// size from which the next one is tried, so a failing disk is not
+    /// rewritten after every sync.
+    var upkeepRetryBytes: Int64 = 0
     /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
     /// Whether a sync is running (or queued), outside the actor while the
