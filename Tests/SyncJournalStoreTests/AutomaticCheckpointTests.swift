@@ -139,28 +139,30 @@ struct AutomaticCheckpointTests {
 
     @Test("upkeep policy: due exactly past max(floor, ratio × live) in bytes or in records; never when off")
     func policyRule() {
-        let policy = LocalStore.UpkeepPolicy(minimumJournalBytes: 1000, minimumJournalRecords: 50, journalToLiveRatio: 3)
+        let policy = LocalStore.UpkeepPolicy(minimumJournalBytes: 1000, minimumJournalRecords: 50, journalToLiveRatio: 2.5)
         for live in stride(from: Int64(0), through: 800, by: 40) {
             for journal in stride(from: Int64(0), through: 3000, by: 50) {
                 let byBytes = policy.isDue(journalBytes: journal, journalRecords: 0, liveBytes: live, liveItems: 0)
-                #expect(byBytes == (journal > max(1000, 3 * live)), "journal \(journal), live \(live)")
+                #expect(byBytes == (journal * 2 > max(2000, 5 * live)), "journal \(journal), live \(live)")
                 #expect(!LocalStore.UpkeepPolicy.off.isDue(journalBytes: journal, journalRecords: Int(journal), liveBytes: live, liveItems: 0))
             }
         }
         for items in 0..<40 {
             for records in 0..<200 {
                 let byRecords = policy.isDue(journalBytes: 0, journalRecords: records, liveBytes: 0, liveItems: items)
-                #expect(byRecords == (records > max(50, 3 * items)), "records \(records), items \(items)")
+                #expect(byRecords == (records * 2 > max(100, 5 * items)), "records \(records), items \(items)")
             }
         }
-        // The default: 1 MiB and 1,000 records, twice the live state.
+        // The default: 1 MiB and 1,000 records, 1.5× the live state.
         let standard = LocalStore.UpkeepPolicy.standard
-        #expect(standard.isEnabled && standard.minimumJournalBytes == 1 << 20 && standard.journalToLiveRatio == 2)
+        #expect(standard.isEnabled && standard.minimumJournalBytes == 1 << 20 && standard.journalToLiveRatio == 1.5)
         #expect(LocalStore.Options().upkeep == .standard)
         #expect(!standard.isDue(journalBytes: 1 << 20, journalRecords: 10, liveBytes: 100, liveItems: 1))
         #expect(standard.isDue(journalBytes: (1 << 20) + 1, journalRecords: 10, liveBytes: 100, liveItems: 1))
         #expect(!standard.isDue(journalBytes: 3 << 20, journalRecords: 10, liveBytes: 2 << 20, liveItems: 1))
-        // Overflowing products never make a journal due.
+        #expect(standard.isDue(journalBytes: (3 << 20) + 1, journalRecords: 10, liveBytes: 2 << 20, liveItems: 1))
+        // A ratio too close to 1 is raised to 1.1; huge products are never exceeded.
+        #expect(LocalStore.UpkeepPolicy(journalToLiveRatio: 0.5).journalToLiveRatio == 1.1)
         #expect(!LocalStore.UpkeepPolicy.records(beyond: 5).isDue(journalBytes: .max, journalRecords: 5, liveBytes: .max, liveItems: 5))
     }
 

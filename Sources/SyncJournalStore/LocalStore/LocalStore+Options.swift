@@ -15,7 +15,7 @@ extension LocalStore {
         /// The clock for `queuedAt` stamps.
         public var clock: any TimeSource
         /// When the store checkpoints its journal by itself, off the edit
-        /// path (``UpkeepPolicy``): past twice the live bytes or items, never
+        /// path (``UpkeepPolicy``): past 1.5× the live bytes or items, never
         /// under 1 MiB and 1,000 records, by default. `.off` leaves it to
         /// ``LocalStore/checkpoint()``.
         public var upkeep: UpkeepPolicy
@@ -39,7 +39,7 @@ extension LocalStore {
         public var indexes: [FieldIndex] = []
 
         /// Default options: the machine's file system and clock, the standard
-        /// upkeep (checkpoint past twice the live bytes), server wins, quarantine after 3 permanent
+        /// upkeep (checkpoint past 1.5× the live bytes), server wins, quarantine after 3 permanent
         /// failures, the journal preallocated 1 MiB at a time.
         public init(fileSystem: FileSystem = .system, clock: any TimeSource = SystemTimeSource(),
                     upkeep: UpkeepPolicy = .standard,

@@ -14,15 +14,18 @@ extension LocalStore {
     ///   `max(minimumJournalRecords, journalToLiveRatio × live items)` records
     ///   (replay costs per record, however small).
     ///
-    /// With the default ratio of 2 a journal stays between about 1× and 2×
-    /// its live bytes, plus what is appended while a checkpoint is being
-    /// written (the goal: never past 3×), and a small journal (under 1 MiB
-    /// and 1,000 records) is never rewritten.
+    /// With the default ratio of 1.5 a journal stays between about 1× and
+    /// 1.5× its live bytes, plus what is appended while a checkpoint is being
+    /// written (the goal: never past 3×), so opening it replays at most about
+    /// half as much again as a fresh checkpoint would; each byte edited costs
+    /// about two bytes of checkpoint written. A small journal (under 1 MiB and
+    /// 1,000 records) is never rewritten.
     ///
     /// Live bytes are estimated, never measured by encoding the state on an
     /// edit: each checkpoint's size per live item, times the live items
     /// (counts the state keeps anyway); before the store's first checkpoint,
-    /// the journal's bytes per record or per live item, whichever is less.
+    /// half the journal's bytes per record or per live item, whichever is
+    /// less (a record carries more than its share of a checkpoint).
     ///
     /// The checkpoint runs beside the journal, off the edit path: the state
     /// at one point is written to `<journal>.checkpoint` on the writer's
@@ -49,19 +52,20 @@ extension LocalStore {
         /// record count (1,000 by default).
         public var minimumJournalRecords: Int
         /// How many times its live bytes (and live items, in records) a
-        /// journal may grow to before it is checkpointed (2 by default; at
-        /// least 1).
-        public var journalToLiveRatio: Int
+        /// journal may grow to before it is checkpointed (1.5 by default; the
+        /// initializer takes at least 1.1: closer to 1, a checkpoint would
+        /// follow nearly every write).
+        public var journalToLiveRatio: Double
 
         /// A policy that checkpoints past these limits.
-        public init(minimumJournalBytes: Int = 1 << 20, minimumJournalRecords: Int = 1_000, journalToLiveRatio: Int = 2) {
+        public init(minimumJournalBytes: Int = 1 << 20, minimumJournalRecords: Int = 1_000, journalToLiveRatio: Double = 1.5) {
             isEnabled = true
             self.minimumJournalBytes = max(0, minimumJournalBytes)
             self.minimumJournalRecords = max(0, minimumJournalRecords)
-            self.journalToLiveRatio = max(1, journalToLiveRatio)
+            self.journalToLiveRatio = journalToLiveRatio.isFinite ? max(1.1, journalToLiveRatio) : 1.5
         }
 
-        /// The default: checkpoint past 2× the live bytes or items, never under 1 MiB and 1,000 records.
+        /// The default: checkpoint past 1.5× the live bytes or items, never under 1 MiB and 1,000 records.
         public static let standard = UpkeepPolicy()
 
         /// No automatic checkpoint: the journal grows until the app calls ``LocalStore/checkpoint()``.
@@ -74,18 +78,20 @@ extension LocalStore {
         /// Checkpoints by record count only: past `max(records, live items)`
         /// records, whatever the bytes (tests use it to checkpoint often).
         package static func records(beyond records: Int) -> UpkeepPolicy {
-            UpkeepPolicy(minimumJournalBytes: .max, minimumJournalRecords: records, journalToLiveRatio: 1)
+            var policy = UpkeepPolicy(minimumJournalBytes: .max, minimumJournalRecords: records)
+            // A checkpoint is a few records whatever the state: 1× the live items is never met right after one.
+            policy.journalToLiveRatio = 1
+            return policy
         }
 
         /// Whether a journal of `journalBytes` and `journalRecords` is due
         /// for a checkpoint of a state of `liveBytes` and `liveItems`.
         package func isDue(journalBytes: Int64, journalRecords: Int, liveBytes: Int64, liveItems: Int) -> Bool {
             guard isEnabled else { return false }
-            let ratio = Int64(journalToLiveRatio)
-            let (scaledBytes, bytesOverflow) = liveBytes.multipliedReportingOverflow(by: ratio)
-            if !bytesOverflow, journalBytes > max(Int64(minimumJournalBytes), scaledBytes) { return true }
-            let (scaledItems, itemsOverflow) = liveItems.multipliedReportingOverflow(by: journalToLiveRatio)
-            return !itemsOverflow && journalRecords > max(minimumJournalRecords, scaledItems)
+            // In floating point: no product overflows, and a huge one is simply never exceeded.
+            let scaledBytes = Double(liveBytes) * journalToLiveRatio
+            if Double(journalBytes) > max(Double(minimumJournalBytes), scaledBytes) { return true }
+            return Double(journalRecords) > max(Double(minimumJournalRecords), Double(liveItems) * journalToLiveRatio)
         }
     }
 }
