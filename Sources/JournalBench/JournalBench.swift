@@ -25,7 +25,7 @@ public enum JournalBench {
             .value("--only", "NAMES", help: """
                 run only these workloads: durable, group, crash,
                 replay, checkpoint, push, open,
-                memory, query
+                memory, query, upkeep
                 """),
         ])
 
@@ -62,6 +62,12 @@ public enum JournalBench {
         public var queryRecords = 100_000
         /// Records each query of that workload returns.
         public var queryMatches = 100
+        /// Updates made through a store with the default upkeep policy (and no checkpoint call).
+        public var upkeepEdits = 1_000_000
+        /// Live records those updates go to.
+        public var upkeepLiveRecords = 10_000
+        /// Concurrent editors making them.
+        public var upkeepEditors = 16
         /// Print JSON instead of the table.
         public var json = false
         /// Where the files go; nil for a temporary directory, removed afterwards.
@@ -87,12 +93,13 @@ public enum JournalBench {
             configuration.pushOperations = 5_000
             configuration.memoryOperations = 5_000
             configuration.queryRecords = 10_000
+            configuration.upkeepEdits = 100_000
             return configuration
         }
     }
 
     /// The workload names, in the order they run.
-    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory", "query"]
+    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory", "query", "upkeep"]
 
     /// A bad command line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -283,6 +290,15 @@ public enum JournalBench {
                 note("query", round, samples.last(["query.indexed", "query.scan", "query.open-indexed", "query.open-plain"]))
             }
             Files.remove(journal)
+        }
+        if selected.contains("upkeep") {
+            // One long run per round: the full size is a million durable edits.
+            for round in 0..<(c.upkeepEdits >= 1_000_000 ? 1 : rounds) {
+                samples.add(try await Workloads.upkeep(directory: directory, edits: c.upkeepEdits, liveRecords: c.upkeepLiveRecords,
+                                                       editors: c.upkeepEditors))
+                note("upkeep", round, samples.last(["upkeep.size", "upkeep.largest", "upkeep.open", "upkeep.fresh-open",
+                                                    "upkeep.p99-during", "upkeep.p99-without", "upkeep.checkpoints"]))
+            }
         }
         return Report.entries(samples, configuration: configuration, selected: selected)
     }

@@ -2,7 +2,7 @@ import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
-    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`, `indexed-query`).
+    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`, `indexed-query`, `upkeep`).
     public var name: String
     /// What is measured (`edits/s`, `p99 latency`, …).
     public var figure: String
@@ -120,6 +120,23 @@ enum Report {
                 [("device-only-server-keeps-nothing", "push-device.cpu")], goal: nil)
             add("push", "device heap growth, 10 % → 100 % sent", "MiB", "push-device.growth", [],
                 goal: "flat: ≤ 8 MiB") { v, _ in v <= 8 }
+        }
+        if selected.contains("upkeep") {
+            let what = "\(c.upkeepEdits) updates of \(c.upkeepLiveRecords) records, default upkeep"
+            add("upkeep", "journal bytes ÷ live bytes at the end (\(what))", "×", "upkeep.size", [],
+                goal: "≤ 3×") { v, _ in v <= 3 }
+            add("upkeep", "largest journal seen while editing ÷ live bytes", "×", "upkeep.largest", [], goal: "≤ 3×") { v, _ in v <= 3 }
+            add("upkeep", "seconds to open the journal left", "s", "upkeep.open",
+                [("a-fresh-checkpoint-of-the-same-state", "upkeep.fresh-open")], goal: "≤ 1.5× a-fresh-checkpoint-of-the-same-state") { v, b in
+                b.count == 1 && ratio(v, b[0]) <= 1.5
+            }
+            add("upkeep", "p99 edit latency while an automatic checkpoint is written", "µs", "upkeep.p99-during",
+                [("no-checkpoint-running", "upkeep.p99-without")], goal: "≤ 2× no-checkpoint-running") { v, b in
+                b.count == 1 && ratio(v, b[0]) <= 2
+            }
+            add("upkeep", "automatic checkpoints", "count", "upkeep.checkpoints", [], goal: nil)
+            add("upkeep", "edits begun while one was written", "count", "upkeep.edits-during", [], goal: nil)
+            add("upkeep", "live bytes (a fresh checkpoint's size)", "bytes", "upkeep.live", [], goal: nil)
         }
         if selected.contains("open") {
             add("open", "seconds to open (\(c.openOperations) ops, half dead, no checkpoint)", "s", "open.seconds",

@@ -12,7 +12,7 @@ enum Workloads {
     typealias Figures = [String: Double]
 
     static func storeOptions(_ system: any SystemCalls) -> LocalStore.Options {
-        LocalStore.Options(system: system, checkpointThreshold: 0)
+        LocalStore.Options(system: system, upkeep: .off)
     }
 
     static func storeError(_ what: String, _ error: any Error) -> BenchError { BenchError("\(what): \(error)") }

@@ -344,7 +344,7 @@ package enum FuzzJournalReader {
         let disk = disk(holding: bytes)
         let report = try? JournalReader(path: path, system: disk).scan()
         let replayed = try? Replayer.replay(path: path, system: disk)
-        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0, preallocationBytes: 4096)
+        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), upkeep: .off, preallocationBytes: 4096)
         let store: LocalStore
         do { store = try await LocalStore.open(path: path, options: options) } catch {
             throw finding("a store opens on any file it can lock", "\(error)")

@@ -68,7 +68,7 @@ package enum FuzzServerReply {
         let settings = Int(input.byte())
         let disk = SimulatedDisk()
         disk.createDirectory("/fuzz")
-        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), checkpointThreshold: 0,
+        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), upkeep: .off,
                                          conflictPolicies: ["pin": policies[policyByte % 3], "note": policies[policyByte / 3 % 3]],
                                          maximumPermanentFailures: 1 + settings / 16 % 3, preallocationBytes: 4096)
         let store: LocalStore

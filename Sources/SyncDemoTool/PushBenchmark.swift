@@ -50,7 +50,7 @@ enum PushBenchmark {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try await LocalStore.open(path: directory + "/push-benchmark.journal",
-                                              options: .init(checkpointThreshold: 0))
+                                              options: .init(upkeep: .off))
         let startRSS = residentMiB()
         // The device first knows N server rows, then edits each once: the
         // snapshot keeps its size while the outbox drains, so memory that

@@ -159,7 +159,10 @@ public final class SimulatedDevice {
     func open() async throws(DeviceError) {
         // Preallocation in 4 KiB steps: crashes land in extensions often,
         // and each crash copies little of the simulated disk.
-        let options = LocalStore.Options(system: disk, clock: VirtualTimeSource(clock: clock), checkpointThreshold: checkpointThreshold,
+        // The device's threshold is a record count: automatic checkpoints
+        // past that many records (or the live items), whatever their bytes.
+        let upkeep: LocalStore.UpkeepPolicy = checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off
+        let options = LocalStore.Options(system: disk, clock: VirtualTimeSource(clock: clock), upkeep: upkeep,
                                          conflictPolicies: policies, preallocationBytes: 4096)
         let opened: LocalStore
         do { opened = try await LocalStore.open(path: path, options: options) } catch {

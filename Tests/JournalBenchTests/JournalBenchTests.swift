@@ -6,12 +6,13 @@ import Testing
 /// timed assertion: the figures themselves are not checked.
 @Suite("journal-bench")
 struct JournalBenchTests {
-    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query"]
+    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query", "upkeep"]
     static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
                             "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",
                             "sqlite-wal-normal-1-row-per-txn", "raw-buffered-write", "page-cached-read",
                             "journal-a-quarter-as-long", "sequential-write-fsync", "device-only-server-keeps-nothing",
-                            "the-same-state-checkpointed", "full-scan", "the-same-store-without-indexes"]
+                            "the-same-state-checkpointed", "full-scan", "the-same-store-without-indexes",
+                            "a-fresh-checkpoint-of-the-same-state", "no-checkpoint-running"]
 
     @Test("--quick --only query runs the indexed-query workload: the indexed lookup and the full scan, in the same run")
     func quickIndexedQuery() async throws {
@@ -42,6 +43,9 @@ struct JournalBenchTests {
         configuration.memoryOperations = 200
         configuration.queryRecords = 1_000
         configuration.queryMatches = 10
+        configuration.upkeepEdits = 400
+        configuration.upkeepLiveRecords = 50
+        configuration.upkeepEditors = 4
         let entries = try await JournalBench.run(configuration)
         let json = JournalBench.json(entries)
 

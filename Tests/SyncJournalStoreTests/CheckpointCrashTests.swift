@@ -141,7 +141,7 @@ private final class CheckpointScratch {
 @Suite("Checkpoints and crashes")
 struct CheckpointCrashTests {
     static func options(_ system: any SystemCalls, threshold: Int = 0) -> LocalStore.Options {
-        LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: threshold)
+        LocalStore.Options(system: system, clock: FixedClock(), upkeep: threshold > 0 ? .records(beyond: threshold) : .off)
     }
 
     /// A state with something in every part of a checkpoint: server rows, an
@@ -382,7 +382,7 @@ struct CheckpointCrashTests {
 
     // MARK: Automatic checkpoints
 
-    @Test("checkpoints: past checkpointThreshold dead records the store checkpoints by itself: the file stays small and the state the same")
+    @Test("checkpoints: past its record limit the store checkpoints by itself: the file stays small and the state the same")
     func automaticCheckpoint() async throws {
         let small = try CheckpointScratch()
         let large = try CheckpointScratch()

@@ -35,9 +35,9 @@ enum StoreRulesKit {
     static func options(system: any SystemCalls = PosixSystemCalls(),
                         makeRecordID: (@Sendable () -> String)? = nil) -> LocalStore.Options {
         if let makeRecordID {
-            return LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: 0, makeRecordID: makeRecordID)
+            return LocalStore.Options(system: system, clock: FixedClock(), upkeep: .off, makeRecordID: makeRecordID)
         }
-        return LocalStore.Options(system: system, clock: FixedClock(), checkpointThreshold: 0)
+        return LocalStore.Options(system: system, clock: FixedClock(), upkeep: .off)
     }
 
     static func open(_ path: String, system: any SystemCalls = PosixSystemCalls()) async throws -> LocalStore {

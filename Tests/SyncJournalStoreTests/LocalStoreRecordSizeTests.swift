@@ -48,7 +48,7 @@ struct LocalStoreRecordSizeTests {
         try await Kit.withScratch { scratch in
             let held = SyncHoldingSystemCalls()
             let clock = StoreRulesSignallingClock()
-            let options = LocalStore.Options(system: held, clock: clock, checkpointThreshold: 0)
+            let options = LocalStore.Options(system: held, clock: clock, upkeep: .off)
             let store = try await LocalStore.open(path: scratch.journal, options: options)
             try await store.create("pin", id: "big", fields: ["photo": Self.large])       // clock reading 1
 

@@ -37,7 +37,8 @@ private let powerLossPreallocation = 4096
 /// Options for a store on `disk`, as a process of its current boot (so
 /// nothing the store does after a crash reaches the disk).
 private func storeOptions(_ disk: SimulatedDisk, checkpointThreshold: Int) -> LocalStore.Options {
-    LocalStore.Options(system: disk.process(), clock: PowerLossClock(), checkpointThreshold: checkpointThreshold,
+    LocalStore.Options(system: disk.process(), clock: PowerLossClock(),
+                       upkeep: checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off,
                        conflictPolicies: ["note": .clientWins, "tag": .mergeFields], preallocationBytes: powerLossPreallocation)
 }
 
@@ -368,6 +369,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
         }
         pictures.append(lanePictures)
     }
+    await store.waitForUpkeep()
     try await store.close()
     let sequentialCalls = disk.callCount
     let before = disk.callCount
@@ -380,6 +382,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     let store2 = try await LocalStore.open(path: journalPath, options: storeOptions(concurrent, checkpointThreshold: checkpointThreshold))
     let done = await run(lanes, on: store2)
     let state = try await store2.currentState()
+    await store2.waitForUpkeep()
     try await store2.close()
     for (number, lane) in lanes.enumerated() {
         #expect(done[number].acknowledged == lane.steps.count)
@@ -459,11 +462,18 @@ private func crashTest(name: String, test: String, seedCount: Int, checkpointThr
             var done = Array(repeating: (acknowledged: 0, attempted: 0), count: lanes.count)
             if let store = try? await LocalStore.open(path: journalPath, options: options) {
                 done = await run(lanes, on: store)
-                // Lets a checkpoint started after the last step finish (or fail) before the power goes.
+                // Lets a checkpoint started after the last step finish (or
+                // fail) before the power goes, also one written beside the journal.
+                await store.waitForUpkeep()
                 try? await store.close()
             }
-            if lanes.count == 1 {
-                // One caller makes the same calls as the reference, so the freeze point is always reached.
+            if lanes.count == 1 && checkpointThreshold == 0 {
+                // One caller makes the same calls as the reference, so the
+                // freeze point is always reached. (An automatic checkpoint is
+                // written beside the journal on a thread of its own: where
+                // its calls fall among the edits', and so whether the
+                // journal's preallocation steps fall in the old file or the
+                // new one, varies from run to run.)
                 #expect(disk.isFrozen, "\(context): the freeze point was never reached")
             }
             // Where a checkpoint was when the machine stopped.

@@ -198,7 +198,7 @@ private struct HistoryRun {
         let threshold = [0, 3, 5, 8, 13][Int.random(in: 0..<5, using: &rng)]
         // A conflict policy per kind (the default for the rest) and a budget of 1 to 3 permanent failures.
         let policies: [ConflictPolicy] = [.serverWins, .clientWins, .mergeFields, .custom(replayCustomResolver)]
-        let options = LocalStore.Options(system: archive, clock: TickingClock(), checkpointThreshold: threshold,
+        let options = LocalStore.Options(system: archive, clock: TickingClock(), upkeep: threshold > 0 ? .records(beyond: threshold) : .off,
                                          makeRecordID: { "generated" },
                                          conflictPolicies: ["pin": policies[Int.random(in: 0..<4, using: &rng)],
                                                             "note": policies[Int.random(in: 0..<4, using: &rng)]],
@@ -246,11 +246,13 @@ private struct HistoryRun {
 
     // MARK: Observing
 
-    /// Waits until the store has journaled everything queued, including an
-    /// automatic checkpoint a call started (a call returns before it ends):
-    /// an empty acknowledgement is journaled in order behind it and writes nothing.
+    /// Waits until the store has journaled everything queued (an empty
+    /// acknowledgement is journaled in order behind it and writes nothing),
+    /// and until an automatic checkpoint a call started, written beside the
+    /// journal while the call returned, has replaced it.
     func settle() async throws {
         try await store.deliverAcknowledgements([])
+        await store.waitForUpkeep()
     }
 
     /// Records the file and the live state after a call that may have written.

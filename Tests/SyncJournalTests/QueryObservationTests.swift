@@ -15,7 +15,7 @@ struct QueryObservationTests {
                           _ body: (LocalStore, ReferenceServer, FaultInjectingTransport, String) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "query-observation")
         defer { directory.remove() }
-        var options = LocalStore.Options(checkpointThreshold: 0, maximumPermanentFailures: maximumPermanentFailures)
+        var options = LocalStore.Options(upkeep: .off, maximumPermanentFailures: maximumPermanentFailures)
         options.indexes = [FieldIndex(kind: "note", field: "list")]
         let path = directory.file("notes.journal")
         let store = try await LocalStore.open(path: path, options: options)
@@ -114,7 +114,7 @@ struct QueryObservationTests {
         let directory = try TemporaryDirectory(prefix: "query-observation-reopen")
         defer { directory.remove() }
         let path = directory.file("notes.journal")
-        var options = LocalStore.Options(checkpointThreshold: 0)
+        var options = LocalStore.Options(upkeep: .off)
         options.indexes = [FieldIndex(kind: "note", field: "list")]
         let first = try await LocalStore.open(path: path, options: options)
         try await first.create("note", id: "n1", fields: ["list": "inbox", "title": "Kept"])

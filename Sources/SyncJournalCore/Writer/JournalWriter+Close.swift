@@ -29,6 +29,14 @@ extension JournalWriter {
             // A closed journal carries no preallocated zeros. The cut need not
             // be durable: if a crash undoes it, readers take the zeros for
             // the clean end all the same.
+            // A checkpoint still being written beside the journal ends
+            // here, before the lock that keeps its name ours is released.
+            if let unfinished = self.state.withLock({ state in
+                defer { state.backgroundCheckpoint = nil }
+                return state.backgroundCheckpoint
+            }) {
+                unfinished.discard(io: self.io)
+            }
             let (end, allocated, failed) = self.state.withLock { ($0.endOffset, $0.allocatedEnd, $0.failure != nil) }
             if !failed && syncError == nil && allocated > end { try? self.io.system.ftruncate(self.fd, end) }
             try? self.io.system.close(self.fd)

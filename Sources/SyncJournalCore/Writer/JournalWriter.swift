@@ -81,6 +81,9 @@ package final class JournalWriter: Sendable {
         var buffer: [UInt8] = []
         var flushScheduled = false
         var syncCount = 0
+        /// The checkpoint being written beside the journal, if any
+        /// (``BackgroundCheckpoint``): whoever takes it from here ends it.
+        var backgroundCheckpoint: BackgroundCheckpoint?
     }
 
     /// A writer over a journal that opening has locked, verified and repaired

@@ -14,9 +14,11 @@ extension LocalStore {
         }
         /// The clock for `queuedAt` stamps.
         public var clock: any TimeSource
-        /// Checkpoint once the journal holds this many records more than the
-        /// live state needs (0 turns automatic checkpoints off).
-        public var checkpointThreshold: Int
+        /// When the store checkpoints its journal by itself, off the edit
+        /// path (``UpkeepPolicy``): past 1.5× the live bytes or items, never
+        /// under 1 MiB and 1,000 records, by default. `.off` leaves it to
+        /// ``LocalStore/checkpoint()``.
+        public var upkeep: UpkeepPolicy
         /// Makes ids for records created without one.
         public var makeRecordID: @Sendable () -> String
         /// The conflict policy of each kind; kinds not named use ``defaultConflictPolicy``.
@@ -69,17 +71,17 @@ extension LocalStore {
             return FileProtectingSystemCalls(system, protection: fileProtection)
         }
 
-        /// Default options: the machine's file system and clock, checkpoint past
-        /// 10,000 dead records, server wins, quarantine after 3 permanent
+        /// Default options: the machine's file system and clock, the standard
+        /// upkeep (checkpoint past 1.5× the live bytes), server wins, quarantine after 3 permanent
         /// failures, the journal preallocated 1 MiB at a time.
         public init(fileSystem: FileSystem = .system, clock: any TimeSource = SystemTimeSource(),
-                    checkpointThreshold: Int = 10_000,
+                    upkeep: UpkeepPolicy = .standard,
                     makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                     conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
                     maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
             self.fileSystem = fileSystem
             self.clock = clock
-            self.checkpointThreshold = checkpointThreshold
+            self.upkeep = upkeep
             self.makeRecordID = makeRecordID
             self.conflictPolicies = conflictPolicies
             self.defaultConflictPolicy = defaultConflictPolicy
@@ -89,11 +91,11 @@ extension LocalStore {
 
         /// Options over these system calls (a fault injector in the package's own tests).
         package init(system: any SystemCalls, clock: any TimeSource = SystemTimeSource(),
-                     checkpointThreshold: Int = 10_000,
+                     upkeep: UpkeepPolicy = .standard,
                      makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                      conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
                      maximumPermanentFailures: Int = 3, preallocationBytes: Int = 1 << 20) {
-            self.init(fileSystem: FileSystem(system), clock: clock, checkpointThreshold: checkpointThreshold,
+            self.init(fileSystem: FileSystem(system), clock: clock, upkeep: upkeep,
                       makeRecordID: makeRecordID, conflictPolicies: conflictPolicies,
                       defaultConflictPolicy: defaultConflictPolicy,
                       maximumPermanentFailures: maximumPermanentFailures, preallocationBytes: preallocationBytes)

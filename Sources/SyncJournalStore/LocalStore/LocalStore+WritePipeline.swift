@@ -39,26 +39,18 @@ extension LocalStore {
         for request in batcher.takeAll() { request.continuation.resume(returning: .failure(error)) }
     }
 
-    /// Whether enough records are superseded that rewriting the journal pays off.
-    private var checkpointDue: Bool {
-        options.checkpointThreshold > 0 && journalRecords - state.liveItemCount > options.checkpointThreshold
-    }
-
     /// Forms batches from the queued requests and writes them, one at a time.
     private func flush() async {
         defer { batcher.flushEnded() }
-        var checkpointTried = false
-        while case .ready = currentStatus, let writer {
-            if !batcher.hasPending {
-                // A checkpoint rewrites the durable state: only once every batch is synced.
-                guard !checkpointTried, batcher.written.isEmpty, !syncScheduled, checkpointDue else { return }
-                checkpointTried = true
-                await runCheckpoint(nil, writer: writer)
-                continue
-            }
+        while case .ready = currentStatus, let writer, batcher.hasPending {
+            // An automatic checkpoint ready to replace the journal waits only
+            // for the batches being synced: new ones wait for it (resumed
+            // by the switch).
+            if checkpointInProgress?.readyToSwitch == true { return }
             if batcher.nextIsCheckpoint {
-                // Resumed by the sync that makes the written batches durable.
-                guard batcher.written.isEmpty, !syncScheduled else { return }
+                // Resumed by the sync that makes the written batches durable,
+                // or by the end of an automatic checkpoint.
+                guard batcher.written.isEmpty, !syncScheduled, checkpointInProgress == nil else { return }
                 await runCheckpoint(batcher.nextBatch()[0], writer: writer)
                 continue
             }
@@ -97,6 +89,8 @@ extension LocalStore {
             return
         }
         batcher.wrote(WriteBatcher.Written(end: end, requests: batch, decision: decision))
+        // Journaled after the state an automatic checkpoint took: copied after it.
+        checkpointInProgress?.tail += decision.records
         scheduleSync(writer: writer)
     }
 
@@ -134,7 +128,8 @@ extension LocalStore {
         for waiter in syncIdleWaiters { waiter.resume() }
         syncIdleWaiters = []
         if !batcher.written.isEmpty, case .ready = currentStatus, let writer { scheduleSync(writer: writer) }
-        if batcher.hasPending || checkpointDue { startFlushIfIdle() }
+        keepJournalSmall()
+        if batcher.hasPending { startFlushIfIdle() }
     }
 
     /// Returns once no sync is running (before the file is closed under it).
@@ -222,7 +217,8 @@ extension LocalStore {
         }
     }
 
-    /// Rewrites the journal as a checkpoint of the current state.
+    /// Rewrites the journal as a checkpoint of the current state, on the
+    /// write path (``checkpoint()``): edits queued meanwhile wait for it.
     private func runCheckpoint(_ request: WriteBatcher.Request?, writer: JournalWriter) async {
         // The parts are made, encoded and written on the writer's queue, a
         // chunk at a time, from this copy of the state (the store goes on with its own).
@@ -241,6 +237,7 @@ extension LocalStore {
                 if let failure { throw failure }
             }
             journalRecords = written.records
+            measureCheckpoint(bytes: writer.endOffset, liveItems: checkpointed.liveItemCount)
             request?.continuation.resume(returning: .success(()))
         } catch {
             if case .writerFailed = error {

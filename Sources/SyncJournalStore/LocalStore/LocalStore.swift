@@ -52,6 +52,19 @@ public actor LocalStore {
     var writerFailure: JournalError?
     /// Records in the journal file, to decide when a checkpoint pays off.
     var journalRecords: Int
+    /// The automatic checkpoint being written beside the journal, if any.
+    var checkpointInProgress: CheckpointInProgress?
+    /// Bytes a checkpoint took per live item, measured at the last one
+    /// (`nil` before this store made one): how live bytes are estimated.
+    var checkpointBytesPerLiveItem: Double?
+    /// Callers waiting for the automatic checkpoint to end.
+    var upkeepWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Automatic checkpoints that replaced the journal since the store opened.
+    package var automaticCheckpoints = 0
+    /// After an automatic checkpoint failed (a full disk, say): the journal
+    /// size from which the next one is tried, so a failing disk is not
+    /// rewritten after every sync.
+    var upkeepRetryBytes: Int64 = 0
     /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
     /// Whether a sync is running (or queued), outside the actor while the
