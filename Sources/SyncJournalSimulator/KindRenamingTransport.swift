@@ -29,12 +29,16 @@ struct KindRenamingTransport: SyncTransport {
     }
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         let renamed = mutations.map { mutation in
             var mutation = mutation
             mutation.kind = outward(mutation.kind)
             return mutation
         }
-        return try await base.push(renamed).map { MutationResult(operationID: $0.operationID, outcome: inward($0.outcome)) }
+        return try await base.push(renamed, expecting: expectation).map { MutationResult(operationID: $0.operationID, outcome: inward($0.outcome)) }
     }
 
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
@@ -49,7 +53,7 @@ struct KindRenamingTransport: SyncTransport {
         }
         return PullPage(rows: page.rows.map(inward),
                         nextCursors: Dictionary(uniqueKeysWithValues: page.nextCursors.map { (inward($0.key), $0.value) }),
-                        hasMore: page.hasMore)
+                        hasMore: page.hasMore, server: page.server)
     }
 
     func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {

@@ -109,8 +109,12 @@ struct LoggingTransport: SyncTransport {
     let sequence: @Sendable () -> Int
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         let before = await appliedMutations()
-        let results = try await base.push(mutations)
+        let results = try await base.push(mutations, expecting: expectation)
         let after = await appliedMutations()
         let delta = before.flatMap { before in after.map { $0 - before } }
         await log.record(device: device, mutations: mutations, results: results, appliedDelta: delta, sequence: sequence())

@@ -100,7 +100,7 @@ public actor SyncEngine {
     let transport: any SyncTransport
     var options: Options
     let clock: any SyncClock
-    private var running: Task<SyncOutcome, Never>?
+    var running: Task<SyncOutcome, Never>?
     var generator: SeededGenerator
     /// The scheduler's state (meaningful once started).
     var schedule: SyncSchedule
@@ -268,7 +268,7 @@ public actor SyncEngine {
         return await task.value
     }
 
-    private func finishRun(_ outcome: SyncOutcome) async {
+    func finishRun(_ outcome: SyncOutcome) async {
         running = nil
         recordForStatus(outcome)
         guard started else {
@@ -280,7 +280,9 @@ public actor SyncEngine {
         case .ok: result = .succeeded
         case .skipped: result = .offline
         case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
-        case .failed(.authentication): result = .authenticationNeeded
+        // A changed server, like refused credentials, pauses scheduling until
+        // the app acts (a reconciliation): retrying cannot help.
+        case .failed(.authentication), .failed(.serverMismatch): result = .authenticationNeeded
         case .failed: result = .failed
         }
         let readyAt = await pendingWorkReadyAt()
@@ -288,7 +290,7 @@ public actor SyncEngine {
         schedule.handle(.syncEnded(result, pendingWorkReadyAt: readyAt), at: clock.now(), using: &generator)
         arm()
         switch outcome {
-        case .failed(.authentication), .failed(.store(.retired)):
+        case .failed(.authentication), .failed(.store(.retired)), .failed(.serverMismatch):
             closeChangeWait()
         default:
             await openChangeWait()
@@ -304,8 +306,15 @@ public actor SyncEngine {
         case stop(SyncOutcome)
     }
 
-    private func run() async -> SyncOutcome {
+    func run() async -> SyncOutcome {
         statusState.serverUnreachableThisSync = false
+        // A journaled mismatch stops every sync before it sends anything,
+        // across restarts, until a reconciliation clears it.
+        do {
+            if let mismatch = try await outbox.knownServer().mismatch { return .failed(.serverMismatch(mismatch)) }
+        } catch {
+            return .failed(.store(error))
+        }
         var pushed = 0
         var conflicts = 0
         // Operations tried in this sync and not finished (failed or refused):
@@ -342,7 +351,8 @@ public actor SyncEngine {
         let ids = batch.map(\.id)
         let results: [MutationResult]
         do {
-            results = try await transport.push(batch.map { Mutation($0.operation) })
+            let expectation = try? await outbox.knownServer().expectation
+            results = try await transport.push(batch.map { Mutation($0.operation) }, expecting: expectation)
         } catch {
             switch error {
             case .offline:
@@ -383,7 +393,11 @@ public actor SyncEngine {
                     if case .stop = step { return step }
                 }
                 return .done
-            case .permanent, .cursorExpired, .serverMismatch:
+            case .serverMismatch(let mismatch):
+                // Nothing was applied: no operation is charged, and none leaves the queue.
+                await outbox.finishSending(ids)
+                return .stop(await stopForMismatch(mismatch))
+            case .permanent, .cursorExpired:
                 // The request as a whole is refused (say, a revoked token): no
                 // single operation is to blame, so none is charged for it.
                 await outbox.finishSending(ids)
@@ -521,11 +535,14 @@ public actor SyncEngine {
                 if pages == options.maximumPages {
                     return .failed(.pullNotFinished(.pageLimit(pages: pages)))
                 }
+                let expectation: ServerExpectation?
+                do { expectation = try await outbox.knownServer().expectation } catch { return .failed(.store(error)) }
                 let page: PullPage
                 do {
-                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit))
+                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit, expectation: expectation))
                 } catch {
                     switch error {
+                    case .serverMismatch(let mismatch): return await stopForMismatch(mismatch)
                     case .offline: return .skipped(.offline)
                     case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
                     case .serverUnreachable:
@@ -556,6 +573,7 @@ public actor SyncEngine {
                 do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
                     return .failed(.malformedReply(.pullPage(reason: error.reason)))
                 }
+                if let stop = await checkServer(of: page) { return stop }
                 do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
                 for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
                 pulled += page.rows.count
@@ -582,8 +600,16 @@ public actor SyncEngine {
                 return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
             }
             let page: PullPage
-            do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true)) } catch {
+            let expectation: ServerExpectation?
+            do { expectation = try await outbox.knownServer().expectation } catch {
+                return .failure(ResyncStop(outcome: .failed(.store(error))))
+            }
+            do {
+                page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
+                                                            expectation: expectation))
+            } catch {
                 switch error {
+                case .serverMismatch(let mismatch): return .failure(ResyncStop(outcome: await stopForMismatch(mismatch)))
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
                 case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
                 case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfterMilliseconds: nil)))
@@ -595,6 +621,7 @@ public actor SyncEngine {
             do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
                 return .failure(ResyncStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
             }
+            if let stop = await checkServer(of: page) { return .failure(ResyncStop(outcome: stop)) }
             for kindPage in grouped {
                 // A row changed during the re-pull appears again later: the later copy wins.
                 for row in kindPage.rows { rows[row.id] = row }

@@ -183,8 +183,15 @@ public actor FaultInjectingTransport: SyncTransport {
     }
 
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    /// Pushes through the wrapped transport with the device's expectation, faults first.
+    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         let base = self.base
-        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in try await base.push(mutations) }
+        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in
+            try await base.push(mutations, expecting: expectation)
+        }
     }
 
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {

@@ -87,9 +87,11 @@ private struct StorePicture: Hashable, CustomStringConvertible {
     var cursors: [String: PullCursor] = [:]
     var baseRows: [RecordKey: ServerRow] = [:]
     var rejections = 0
+    /// What the device knows of its server (identity, seen stamp, mismatch).
+    var server = KnownServer()
 
     /// The picture of `state`, limited to records of `kinds` (all when `nil`).
-    init(_ state: StoreState, kinds: Set<String>? = nil) {
+    init(_ state: StoreState, kinds: Set<String>? = nil, server watchesServer: Bool = false) {
         func mine(_ kind: String) -> Bool { kinds?.contains(kind) ?? true }
         snapshot = state.snapshot.filter { mine($0.key.kind) }
         baseRows = state.baseRows.filter { mine($0.key.kind) }
@@ -104,6 +106,8 @@ private struct StorePicture: Hashable, CustomStringConvertible {
                                       lostFields: conflict.resolution.lostFields))
         }
         rejections = state.rejections.filter { mine($0.operation.entity) }.count
+        // The server is the whole store's: only a lane that owns it compares it.
+        if kinds == nil || watchesServer { server = state.server }
         var keys = Set(snapshot.keys)
         for key in state.outbox.keys where mine(key.kind) { keys.insert(key) }
         for key in keys { visible[key] = state.visibleFields(of: key) }
@@ -116,6 +120,7 @@ private struct StorePicture: Hashable, CustomStringConvertible {
         let queued = outbox.map { "\($0.edit.kind) \($0.edit.key.kind)/\($0.edit.key.id)\($0.sent ? " sent" : "")\($0.quarantined ? " quarantined" : "") attempts \($0.attempts)" }
         return "records [\(records.joined(separator: ", "))]; outbox [\(queued.joined(separator: ", "))]; "
             + "\(conflicts.count) conflicts; cursors \(cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }); \(baseRows.count) base rows"
+            + "; server \(server.identity?.text ?? "-") seen \(server.seenStamp.map { String($0) } ?? "-")\(server.mismatch == nil ? "" : " stopped")"
     }
 }
 
@@ -133,6 +138,8 @@ private struct Step: Sendable {
 private struct Lane: Sendable {
     var kinds: Set<String>
     var steps: [Step]
+    /// Whether the lane's steps change what the device knows of its server (compared then).
+    var watchesServer = false
 }
 
 /// Record fields for step `index`: small usually, sometimes a few hundred
@@ -358,13 +365,13 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: checkpointThreshold))
     var pictures: [[StorePicture]] = []
     for lane in lanes {
-        var lanePictures = [StorePicture(try await store.currentState(), kinds: lane.kinds)]
+        var lanePictures = [StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer)]
         for step in lane.steps {
             do { try await step.run(store) } catch {
                 Issue.record("the reference run failed at \(step.label): \(error)")
                 throw error
             }
-            lanePictures.append(StorePicture(try await store.currentState(), kinds: lane.kinds))
+            lanePictures.append(StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer))
         }
         pictures.append(lanePictures)
     }
@@ -383,7 +390,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     try await store2.close()
     for (number, lane) in lanes.enumerated() {
         #expect(done[number].acknowledged == lane.steps.count)
-        #expect(StorePicture(state, kinds: lane.kinds) == pictures[number].last!, "a concurrent fault-free run ends where the reference does")
+        #expect(StorePicture(state, kinds: lane.kinds, server: lane.watchesServer) == pictures[number].last!, "a concurrent fault-free run ends where the reference does")
     }
     return Reference(pictures: pictures, calls: concurrent.callCount, reopenCalls: reopenCalls, sequentialCalls: sequentialCalls)
 }
@@ -522,7 +529,7 @@ private func crashTest(name: String, test: String, seedCount: Int, checkpointThr
             for (number, lane) in lanes.enumerated() {
                 let (acknowledged, attempted) = done[number]
                 tally.acknowledgedChecked += acknowledged
-                let picture = StorePicture(state, kinds: lane.kinds)
+                let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                 let pictures = expected.pictures[number]
                 // Some prefix n with acknowledged <= n <= attempted.
                 guard let prefix = (acknowledged...attempted).first(where: { pictures[$0] == picture }) else {
@@ -1276,7 +1283,7 @@ private func storeStatesTest(name: String, seedCount: Int, checkpointThreshold: 
                 for (number, lane) in lanes.enumerated() {
                     let (acknowledged, attempted) = done[number]
                     tally.acknowledgedChecked += acknowledged
-                    let picture = StorePicture(state, kinds: lane.kinds)
+                    let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                     if !(acknowledged...attempted).contains(where: { expected.pictures[number][$0] == picture }) {
                         tally.fail("\(context)\(lanes.count > 1 ? ", lane \(number)" : ""): \(acknowledged) steps acknowledged, \(attempted) attempted; "
                                    + "the state matches no prefix between them: \(picture)")
@@ -1360,7 +1367,7 @@ private func storeStatesAtHeldSyncs(name: String, lanes: [Lane], seed: UInt64, e
             try await reopened.close()
             for (number, lane) in lanes.enumerated() {
                 tally.acknowledgedChecked += acknowledged[number]
-                let picture = StorePicture(state, kinds: lane.kinds)
+                let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                 if !(acknowledged[number]...lane.steps.count).contains(where: { expected.pictures[number][$0] == picture }) {
                     tally.fail("\(context), lane \(number): \(acknowledged[number]) steps acknowledged; the state matches no prefix from there: \(picture)")
                 }

@@ -132,7 +132,9 @@ extension LocalStore {
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
             case .forgotten(let kind, _):
                 changes.append(.pulled(kinds: [kind]))
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint:
+            case .reuploads(let plan):
+                for upload in plan.uploads { changes.append(.edited(upload.key)) }
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint, .server:
                 break
             }
         }
