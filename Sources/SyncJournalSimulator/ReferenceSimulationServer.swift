@@ -5,7 +5,21 @@ import SyncJournalTesting
 
 /// The simulator's default server: the in-memory ``ReferenceServer``, user u1.
 struct ReferenceSimulationServer: SimulationServer {
-    let server = ReferenceServer()
+    /// A fixed identity, so a run repeats byte for byte from its seed.
+    let server = ReferenceServer(identity: ServerIdentity("simulation-server-1"))
+
+    /// The identity of the server's database now.
+    func identity() async -> ServerIdentity? { await server.identity }
+    /// The largest stamp the server issued or handed out.
+    func latestStamp() async -> Int64 { await server.latestStamp }
+    /// A backup of the server's database as it is now.
+    func snapshot() async -> ReferenceServerSnapshot { await server.snapshot() }
+    /// Puts the server back to `snapshot` (a backup restored: same identity, earlier stamps).
+    func restore(_ snapshot: ReferenceServerSnapshot) async { await server.restore(snapshot) }
+    /// Replaces the database with an empty one with `identity` (a reset).
+    func reset(identity: ServerIdentity?) async { await server.reset(identity: identity) }
+    /// Keeps the data under a new identity (an operator's `--new-identity`).
+    func setIdentity(_ identity: ServerIdentity?) async { await server.setIdentity(identity) }
 
     var summary: String { "" }
     var isDeterministic: Bool { true }

@@ -194,6 +194,15 @@ public actor FaultInjectingTransport: SyncTransport {
         }
     }
 
+    /// Pushes through the wrapped transport with the device's expectation;
+    /// faults queued for ``RequestKind/push`` or ``RequestKind/any`` apply.
+    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
+        let base = self.base
+        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in
+            try await base.push(mutations, expecting: expectation)
+        }
+    }
+
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         let base = self.base
         return try await perform(.pull) { () async throws(TransportError) -> PullPage in try await base.pull(request) }

@@ -34,6 +34,26 @@ final class InMemoryStorage: StorageQueries {
         self.clock = clock
     }
 
+    /// A copy of `tables` whose clock stands at `clock`.
+    init(_ tables: InMemoryTables, clock: Int64) {
+        self.clock = clock
+        table = tables.table
+        lastIssued = tables.lastIssued
+        sealed = tables.sealed
+        horizons = tables.horizons
+    }
+
+    /// The rows, stamp counter and horizons as a value (what a backup copies).
+    var tables: InMemoryTables {
+        InMemoryTables(table: table, lastIssued: lastIssued, sealed: sealed, horizons: horizons)
+    }
+
+    /// The largest stamp this storage ever issued or handed out (as a row,
+    /// a cursor or a horizon), 0 when none: never less than a stamp any
+    /// client pulled from it, and it never goes down (purged tombstones
+    /// included).
+    var latestStamp: Int64 { max(0, lastIssued, sealed) }
+
     /// Advances the clock; until then, writes to different rows share a stamp.
     func advanceClock(by milliseconds: Int64) { clock += max(0, milliseconds) }
 

@@ -31,6 +31,13 @@ import SyncJournalSync
 /// - Clients may wait for changes (``waitForChanges(user:after:)``): a wait
 ///   returns as soon as the user has rows after its cursors, whoever wrote
 ///   them (another device's push, or ``write(user:kind:id:fields:)``).
+/// - The database has an identity (``identity``), made when the server is
+///   and carried by every page: a push or pull that expects another
+///   server, or a stamp beyond the server's latest (``latestStamp``), is
+///   refused with ``TransportError/serverMismatch(_:)`` before anything is
+///   applied. For tests the database can be reset (``reset(identity:)``),
+///   copied (``snapshot()``) and restored or swapped for another server's
+///   (``restore(_:)``).
 /// - For tests, a push may be refused as too large
 ///   (``maximumBatchSize``), and single records can be made to fail
 ///   (``rejectPermanently(kind:id:reason:)``, ``failTransiently(kind:id:reason:times:retryAfterMilliseconds:)``).
@@ -42,7 +49,7 @@ import SyncJournalSync
 /// ```
 public actor ReferenceServer {
     /// Rows, stamps and horizons, which the shared push and pull rules query.
-    private let storage: InMemoryStorage
+    private var storage: InMemoryStorage
     /// Per user, the first result of each operation id applied: looked up
     /// once per push by user, then by id alone.
     private var remembered: [String: [OperationID: MutationResult]] = [:]
@@ -119,16 +126,30 @@ public actor ReferenceServer {
     /// ```
     public private(set) var operationRetention: OperationRetention?
 
-    /// A server whose clock starts at `startMilliseconds`.
+    /// The identity of the server's database, carried by every page
+    /// (``PullPage/server``); `nil` for a server from before identities,
+    /// which ignores what devices expect.
+    ///
+    /// ```swift
+    /// let server = ReferenceServer(identity: ServerIdentity("server-a"))
+    /// #expect(await server.identity == ServerIdentity("server-a"))
+    /// ```
+    public private(set) var identity: ServerIdentity?
+
+    /// A server whose clock starts at `startMilliseconds`, with a new random
+    /// identity unless one is given (`nil`: a server without one).
     ///
     /// ```swift
     /// let server = ReferenceServer()                                   // exactly-once, no limits
     /// let plain = ReferenceServer(remembersOperationIDs: false)        // PostgREST-like
     /// let small = ReferenceServer(maximumBatchSize: 4)                 // 413 above 4 mutations
+    /// let old = ReferenceServer(identity: nil)                         // from before identities
     /// ```
     public init(startMilliseconds: Int64 = 1_764_000_000_000, remembersOperationIDs: Bool = true,
-                maximumBatchSize: Int? = nil, tombstoneRetentionMilliseconds: Int64? = nil) {
+                maximumBatchSize: Int? = nil, tombstoneRetentionMilliseconds: Int64? = nil,
+                identity: ServerIdentity? = ServerIdentity.random()) {
         storage = InMemoryStorage(clock: startMilliseconds)
+        self.identity = identity
         self.remembersOperationIDs = remembersOperationIDs
         self.maximumBatchSize = maximumBatchSize.map { max(1, $0) }
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
@@ -322,10 +343,14 @@ public actor ReferenceServer {
     /// storage; ``ReferenceTransport`` refuses such a push as `sync-server`'s
     /// HTTP layer does.
     ///
-    /// - Throws: ``TransportError/tooLarge(reason:)`` when more than
+    /// - Throws: ``TransportError/serverMismatch(_:)`` when `expectation`
+    ///   names another server or a stamp beyond ``latestStamp``;
+    ///   ``TransportError/tooLarge(reason:)`` when more than
     ///   ``maximumBatchSize`` mutations come at once; nothing is applied then.
-    public func push(user: String, _ mutations: [Mutation]) throws(TransportError) -> [MutationResult] {
+    public func push(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation? = nil)
+        throws(TransportError) -> [MutationResult] {
         pushCount += 1
+        try refuseUnexpected(expectation)
         if let maximumBatchSize, mutations.count > maximumBatchSize {
             refusedTooLargeCount += 1
             throw .tooLarge(reason: "413: \(mutations.count) mutations, at most \(maximumBatchSize) per request")
@@ -400,13 +425,17 @@ public actor ReferenceServer {
     ///
     /// - Throws: ``TransportError/permanent(reason:)`` for a malformed cursor
     ///   or a bad limit; ``TransportError/cursorExpired(kinds:)`` naming every
-    ///   kind whose cursor is behind a purged tombstone (a `nil` cursor never is).
+    ///   kind whose cursor is behind a purged tombstone (a `nil` cursor never is);
+    ///   ``TransportError/serverMismatch(_:)`` when `expectation` names
+    ///   another server or a stamp beyond ``latestStamp``.
     ///
     /// With `resync` (a full re-pull, ``PullRequest/isResync``) no cursor is
     /// refused as expired. On the last page, a kind whose cursor would stay
     /// behind its tombstone horizon gets the horizon as its cursor: nothing of
     /// this user lies between, and a client left behind it would be refused again.
-    public func pull(user: String, cursors: [String: String?], limit: Int, resync: Bool = false) throws(TransportError) -> PullPage {
+    public func pull(user: String, cursors: [String: String?], limit: Int, resync: Bool = false,
+                     expecting expectation: ServerExpectation? = nil) throws(TransportError) -> PullPage {
+        try refuseUnexpected(expectation)
         guard limit > 0 else { throw .permanent(reason: "limit must be positive") }
         var parsed: [String: PullCursor?] = [:]
         for (kind, text) in cursors {
@@ -424,9 +453,88 @@ public actor ReferenceServer {
         let request = PullRequest(cursors: parsed, limit: limit, isResync: resync)
         // No largest limit: that is the wire's (HTTP clients clamp to it), and this transport has no wire.
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: .max) } catch { throw InMemoryStorage.failure(error) }
-        let page = try StorageRules.page(user: user, request, storage)
+        var page = try StorageRules.page(user: user, request, storage)
         storage.seal(page)
+        page.server = identity
         return page
+    }
+
+    // MARK: The server's identity and history
+
+    /// The largest stamp the server ever issued or handed out (a row's, a
+    /// cursor's or a horizon's; 0 before any): a device that pulled a
+    /// larger one finds the server behind it. Purging tombstones never
+    /// lowers it; only a ``restore(_:)`` does.
+    ///
+    /// ```swift
+    /// let seen = await server.latestStamp
+    /// ```
+    public var latestStamp: Int64 { storage.latestStamp }
+
+    /// Refuses a request that expects another server, or one further along.
+    private func refuseUnexpected(_ expectation: ServerExpectation?) throws(TransportError) {
+        if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: storage.latestStamp) {
+            throw .serverMismatch(mismatch)
+        }
+    }
+
+    /// Replaces the database with a new, empty one with a new identity (by
+    /// default a random one; `nil`: none), as an operator who wiped the
+    /// server or pointed it at a fresh database would. The clock goes on;
+    /// remembered operations are forgotten; open waits are answered
+    /// ``ChangeWaitResult/changed`` so their devices pull and learn of it.
+    ///
+    /// ```swift
+    /// await server.reset()                                      // empty, new identity
+    /// await server.reset(identity: ServerIdentity("fresh-db"))  // a chosen one
+    /// ```
+    public func reset(identity: ServerIdentity? = ServerIdentity.random()) {
+        replace(with: ReferenceServerSnapshot(identity: identity, tables: InMemoryTables(), remembered: [:], rememberedAt: [:]))
+    }
+
+    /// A copy of the database as it is now (rows, stamp counter, tombstone
+    /// horizons, remembered operations, identity), to ``restore(_:)`` later
+    /// or into another server.
+    ///
+    /// ```swift
+    /// let backup = await server.snapshot()
+    /// ```
+    public func snapshot() -> ReferenceServerSnapshot {
+        ReferenceServerSnapshot(identity: identity, tables: storage.tables, remembered: remembered, rememberedAt: rememberedAt)
+    }
+
+    /// Replaces the database with `snapshot`, identity included: this
+    /// server's own earlier snapshot puts it back in time (a backup
+    /// restored; ``latestStamp`` goes back with it), another server's swaps
+    /// that server's database in. The clock goes on (time never goes back);
+    /// open waits are answered ``ChangeWaitResult/changed``.
+    ///
+    /// ```swift
+    /// let backup = await server.snapshot()
+    /// await server.restore(backup)                        // back in time
+    /// await server.restore(await other.snapshot())        // another server's data and identity
+    /// ```
+    public func restore(_ snapshot: ReferenceServerSnapshot) {
+        replace(with: snapshot)
+    }
+
+    /// Gives the database a new identity and keeps its data, as an operator
+    /// does after restoring a backup (`sync-server --new-identity`): every
+    /// device then meets a different server and reconciles.
+    ///
+    /// ```swift
+    /// await server.setIdentity(.random())
+    /// ```
+    public func setIdentity(_ identity: ServerIdentity?) { self.identity = identity }
+
+    private func replace(with snapshot: ReferenceServerSnapshot) {
+        storage = InMemoryStorage(snapshot.tables, clock: storage.clock)
+        identity = snapshot.identity
+        remembered = snapshot.remembered
+        rememberedAt = operationRetention == nil ? [:] : snapshot.rememberedAt
+        let waiters = changeWaiters
+        changeWaiters = [:]
+        for waiter in waiters.values { waiter.continuation.resume(returning: .changed) }
     }
 
     // MARK: The tombstone horizon
@@ -618,12 +726,19 @@ public struct ReferenceTransport: SyncTransport {
     /// The user the requests come from.
     public let user: String
 
-    /// Pushes to the server as ``user`` (see ``ReferenceServer/push(user:_:)``).
+    /// Pushes to the server as ``user`` with no expectation (see ``ReferenceServer/push(user:_:expecting:)``).
     ///
     /// - Throws: ``TransportError/permanent(reason:)`` when one operation id
     ///   comes twice in `mutations`, as `sync-server` answers 400; nothing
     ///   is applied then.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    /// Pushes to the server as ``user``, to be applied only if it is the
+    /// server `expectation` names and not behind it (see
+    /// ``ReferenceServer/push(user:_:expecting:)``).
+    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         var positions: [OperationID: Int] = [:]
         positions.reserveCapacity(mutations.count)
         for (index, mutation) in mutations.enumerated() {
@@ -631,13 +746,15 @@ public struct ReferenceTransport: SyncTransport {
                 throw .permanent(reason: "400: operation id \(mutation.operationID) appears twice in one push (at \(first) and \(index))")
             }
         }
-        return try await server.push(user: user, mutations)
+        return try await server.push(user: user, mutations, expecting: expectation)
     }
 
-    /// Pulls from the server as ``user`` (see ``ReferenceServer/pull(user:cursors:limit:)``).
+    /// Pulls from the server as ``user`` (see ``ReferenceServer/pull(user:cursors:limit:resync:expecting:)``);
+    /// the page carries the server's identity.
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         let wire = request.cursors.mapValues { $0?.wire }
-        return try await server.pull(user: user, cursors: wire, limit: request.limit, resync: request.isResync)
+        return try await server.pull(user: user, cursors: wire, limit: request.limit, resync: request.isResync,
+                                     expecting: request.expectation)
     }
 
     /// Reads one row as ``user`` sees it (see ``ReferenceServer/read(user:kind:id:)``).

@@ -1,5 +1,8 @@
+import SyncJournalProtocol
+
 /// The body of every error reply: `{"error": CODE, "message": TEXT}`, plus
-/// `kinds` for `cursor_expired`.
+/// `kinds` for `cursor_expired`, and `expected`, `found`, `seenStamp`,
+/// `latestStamp` for `server_mismatch` (see ``init(mismatch:)``).
 ///
 /// ```swift
 /// let body = ErrorBodyCodec.encode(ErrorBody(code: .cursorExpired, message: "pull again from the start", kinds: ["pin"]))
@@ -11,12 +14,25 @@ public struct ErrorBody: Sendable, Hashable {
     public var message: String
     /// The kinds whose cursors expired (`cursor_expired` only), else `nil`.
     public var kinds: [String]?
+    /// The identity the request expected (`server_mismatch` with another server), else `nil`.
+    public var expected: ServerIdentity?
+    /// The identity the server has (`server_mismatch`), else `nil`.
+    public var found: ServerIdentity?
+    /// The stamp the request said the device had seen (`server_mismatch` behind it), else `nil`.
+    public var seenStamp: Int64?
+    /// The server's latest stamp for the user (`server_mismatch` behind the device), else `nil`.
+    public var latestStamp: Int64?
 
     /// Creates an error body.
-    public init(code: ProtocolErrorCode, message: String, kinds: [String]? = nil) {
+    public init(code: ProtocolErrorCode, message: String, kinds: [String]? = nil, expected: ServerIdentity? = nil,
+                found: ServerIdentity? = nil, seenStamp: Int64? = nil, latestStamp: Int64? = nil) {
         self.code = code
         self.message = message
         self.kinds = kinds
+        self.expected = expected
+        self.found = found
+        self.seenStamp = seenStamp
+        self.latestStamp = latestStamp
     }
 
     /// The body a server answers a request that does not decode with

@@ -108,8 +108,8 @@ struct ModelVersionStorageTests {
         let upgraded = try fixture.reopen()
         defer { upgraded.closeConnections() }
         switch backend {
-        case .sqlite: #expect(try fixture.query("pragma user_version") == 4)
-        case .postgres: #expect(try fixture.query("select version from storage_schema") == 5)
+        case .sqlite: #expect(try fixture.query("pragma user_version") == StorageSchema.version)
+        case .postgres: #expect(try fixture.query("select version from storage_schema") == PostgreSQLSchema.version)
         }
         #expect(try fixture.query("select count(*) from rows where model_version is null") == 1)
         #expect(try fixture.query("select count(*) from operations where model_version is null") == 1)
@@ -124,8 +124,8 @@ struct ModelVersionStorageTests {
         let fixture = try StorageUnderTest(backend)
         fixture.storage.closeConnections()
         switch backend {
-        case .sqlite: try fixture.query("pragma user_version = 5")
-        case .postgres: try fixture.query("update storage_schema set version = 6 where \"only\" = 1")
+        case .sqlite: try fixture.query("pragma user_version = \(StorageSchema.version + 1)")
+        case .postgres: try fixture.query("update storage_schema set version = \(PostgreSQLSchema.version + 1) where \"only\" = 1")
         }
         #expect(throws: StorageError.self) { try fixture.reopen() }
     }

@@ -22,9 +22,20 @@ do throws(SyncServerError) {
 } catch {
     fail(error)
 }
-guard case .run(let options) = invocation else {
+let options: SyncServerOptions
+switch invocation {
+case .help:
     FileHandle.standardOutput.write(Data(SyncServerCommandLine.usage.utf8))
     exit(0)
+case .newIdentity(let given):
+    do throws(SyncServerError) {
+        FileHandle.standardOutput.write(Data((try SyncServer.replaceIdentity(options: given) + "\n").utf8))
+        exit(0)
+    } catch {
+        fail(error)
+    }
+case .run(let given):
+    options = given
 }
 
 // Block the stop signals in every thread (threads inherit the mask) and take

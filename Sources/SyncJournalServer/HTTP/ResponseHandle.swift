@@ -14,9 +14,24 @@ package struct ResponseHandle: Sendable {
     let connection: UInt64
     /// Whether the request asked to close the connection after its answer.
     let requestWantsClose: Bool
+    /// Headers every response sent through this handle carries (say, the server's identity).
+    var addedHeaders: [HTTPHeader] = []
+
+    /// This handle, adding `headers` to every response it sends.
+    ///
+    /// ```swift
+    /// let identified = handle.adding([HTTPHeader(name: "Sync-Server-Identity", value: identity.text)])
+    /// ```
+    package func adding(_ headers: [HTTPHeader]) -> ResponseHandle {
+        var handle = self
+        handle.addedHeaders += headers
+        return handle
+    }
 
     /// Hands `response` to the event loop, which writes it on the connection.
     package func send(_ response: HTTPResponse) {
+        var response = response
+        response.headers += addedHeaders
         loop.deliver(response, to: connection, closing: requestWantsClose || response.closesConnection)
     }
 
@@ -30,6 +45,8 @@ package struct ResponseHandle: Sendable {
     /// handle.park(answerOnStop: timedOut) { registry.drop(waiter) }
     /// ```
     package func park(answerOnStop: HTTPResponse, onClose: @escaping @Sendable () -> Void) {
-        loop.park(connection, answerOnStop: answerOnStop, onClose: onClose)
+        var answer = answerOnStop
+        answer.headers += addedHeaders
+        loop.park(connection, answerOnStop: answer, onClose: onClose)
     }
 }

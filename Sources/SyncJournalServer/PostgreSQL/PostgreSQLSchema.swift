@@ -14,6 +14,9 @@
 ///   above every stamp version 1 issued.
 /// - Tombstone horizons are kept per user and kind (`user_horizons`); the
 ///   per-kind `horizons` of version 1 still count for every user.
+/// - `server_identity` holds the database's identity; the server inserts it
+///   (made from the platform's random source) when it creates or upgrades
+///   the schema, as no statement here takes parameters.
 ///
 /// ```swift
 /// for statement in PostgreSQLSchema.statements { try connection.execute(statement) }
@@ -22,7 +25,7 @@ public enum PostgreSQLSchema {
     /// The DDL, idempotent (`if not exists`, `on conflict do nothing`).
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.statements.count == 15)
+    /// #expect(PostgreSQLSchema.statements.count == 16)
     /// ```
     public static let statements = [
         """
@@ -101,7 +104,22 @@ public enum PostgreSQLSchema {
           primary key (owner, kind)
         )
         """,
+        // Version 6: the database's identity (journals/PROTOCOL.md, "Server identity").
+        """
+        create table if not exists server_identity (
+          "only"   integer primary key check ("only" = 1),
+          identity text collate "C" not null
+        )
+        """,
     ]
+
+    /// Gives a database without an identity (a new one, or one of version 5
+    /// or before being upgraded) the identity `$1`; one that has an identity keeps it.
+    ///
+    /// ```swift
+    /// try connection.execute(PostgreSQLSchema.insertIdentity, [.text(ServerIdentity.random().text)])
+    /// ```
+    public static let insertIdentity = "insert into server_identity (\"only\", identity) values (1, $1) on conflict (\"only\") do nothing"
 
     /// The PostgreSQL schema's version: 2 counts stamps and horizons per
     /// user. A database of version 1 (one stamp row for everyone) is moved
@@ -119,13 +137,16 @@ public enum PostgreSQLSchema {
     /// (`rows.model_version`) and the one of each remembered result
     /// (`operations.model_version`); those stored before have none.
     ///
+    /// Version 6 keeps the database's identity (`server_identity`); a
+    /// database of version 5 or before gets a new random one when opened.
+    ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 5)
+    /// #expect(PostgreSQLSchema.version == 6)
     /// ```
-    public static let version: Int64 = 5
+    public static let version: Int64 = 6
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...5
+    static let openableVersions: ClosedRange<Int64> = 1...6
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

@@ -19,6 +19,11 @@ import SyncJournalProtocol
 ///   ``PostgreSQLConnection/pipeline(_:)``). Its change notification is
 ///   sent apart, with those of other pushes (``PostgreSQLChangeAnnouncer``).
 /// - A pull is one `repeatable read, read only` transaction: one snapshot.
+/// - The database's ``identity`` is made with its schema and read when the
+///   storage opens (`sync-server --new-identity` runs with the servers
+///   stopped). A push whose expectation names another, or a stamp past the
+///   user's counter, is refused under the user's stamp lock, before
+///   anything is applied; a pull, inside its snapshot.
 /// - Connections come from a ``PostgreSQLConnectionPool``; a broken one is
 ///   dropped and the call runs again on a new one.
 /// - Failures worth retrying (a lost connection, a serialization failure or
@@ -53,6 +58,8 @@ public final class PostgreSQLStorage: SyncStorage {
     let changeNotifications: PostgreSQLChangeNotifications
     /// Sends the notifications of committed pushes, gathered in rounds.
     let announcer: PostgreSQLChangeAnnouncer
+    /// The database's identity, read when the storage opens.
+    private let identityHolder = Mutex<ServerIdentity?>(nil)
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -104,9 +111,40 @@ public final class PostgreSQLStorage: SyncStorage {
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
         retentionSchedule = tombstoneRetentionMilliseconds.map { TombstoneRetentionSchedule(retentionMilliseconds: $0) }
         try migrate()
+        let identity = try storedIdentity()
+        identityHolder.withLock { $0 = identity }
     }
 
     deinit { announcer.stop() }
+
+    /// The database's identity (journals/PROTOCOL.md, "Server identity"),
+    /// made with its schema and carried by every reply.
+    ///
+    /// ```swift
+    /// print(storage.identity?.description ?? "none")
+    /// ```
+    public var identity: ServerIdentity? { identityHolder.withLock { $0 } }
+
+    /// Gives the database a new random identity (or `identity`) and returns
+    /// it: the operator's step after restoring a backup, with every server
+    /// on the database stopped (each reads the identity when it starts), so
+    /// every device finds a different server and reconciles
+    /// (`sync-server --new-identity`).
+    ///
+    /// ```swift
+    /// let fresh = try storage.replaceIdentity()
+    /// ```
+    @discardableResult
+    public func replaceIdentity(with identity: ServerIdentity = .random()) throws(StorageError) -> ServerIdentity {
+        try transaction("begin") { queries throws(StorageError) in try queries.setIdentity(identity) }
+        identityHolder.withLock { $0 = identity }
+        return identity
+    }
+
+    /// The identity the database keeps.
+    private func storedIdentity() throws(StorageError) -> ServerIdentity {
+        try transaction("begin isolation level read committed read only") { queries throws(StorageError) in try queries.identity() }
+    }
 
     /// The schema version the database records, or `nil` before its tables exist.
     private func storedSchemaVersion() throws(StorageError) -> Int64? {
@@ -136,6 +174,8 @@ public final class PostgreSQLStorage: SyncStorage {
             do throws(PostgreSQLError) {
                 try queries.connection.execute("select pg_advisory_xact_lock($1)", [.int64(PostgreSQLSchema.migrationLockKey)])
                 for statement in PostgreSQLSchema.statements { try queries.connection.execute(statement) }
+                // A new database, or one from before identities, gets one now.
+                try queries.connection.execute(PostgreSQLSchema.insertIdentity, [.text(ServerIdentity.random().text)])
                 let rows = try queries.connection.execute("select version from storage_schema where \"only\" = 1")
                 let version = rows.count == 1 ? try rows.int64(0, 0) : 0
                 guard PostgreSQLSchema.openableVersions.contains(version) else {
@@ -229,6 +269,19 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let results = try storage.push(user: "u1", [mutation])
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
+        try push(user: user, mutations, expecting: nil)
+    }
+
+    /// Applies `mutations` in order in one transaction, if this is the
+    /// server `expectation` names and the user's counter is not behind it
+    /// (see ``SyncStorage/push(user:_:expecting:)``), judged under the
+    /// user's stamp lock, so no push of the user slips in between.
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", [mutation], expecting: ServerExpectation(identity: known, seenStamp: seen))
+    /// ```
+    public func push(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation?) throws(StorageError) -> [MutationResult] {
+        let identity = self.identity
         let operationIDs = mutations.map(\.operationID.description)
         let distinctOperationIDs = Array(Set(operationIDs))
         // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
@@ -258,6 +311,9 @@ public final class PostgreSQLStorage: SyncStorage {
                 let unremembered = keys.filter { unrememberedKeys.contains($0) }
                 opening = PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered,
                                                 rows: try queries.rows(keys: unremembered))
+            }
+            if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: opening.lastStamp) {
+                throw .serverMismatch(mismatch)
             }
             var remembered = opening.remembered
             let databaseNow = opening.databaseNow
@@ -321,8 +377,15 @@ public final class PostgreSQLStorage: SyncStorage {
         // The shared rules also refuse U+0000 in kinds and cursor ids, which PostgreSQL text cannot hold.
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: SQLiteStorage.maximumPullLimit) } catch { throw StorageError(error) }
         applyRetention()
+        let identity = self.identity
         return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
-            try StorageRules.page(user: user, request, PostgreSQLUserSnapshot(transaction: queries, owner: user))
+            if let expectation = request.expectation,
+               let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: try queries.latestStamp(owner: user)) {
+                throw .serverMismatch(mismatch)
+            }
+            var page = try StorageRules.page(user: user, request, PostgreSQLUserSnapshot(transaction: queries, owner: user))
+            page.server = identity
+            return page
         }
     }
 

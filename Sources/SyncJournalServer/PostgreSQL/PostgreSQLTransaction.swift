@@ -75,6 +75,39 @@ struct PostgreSQLTransaction {
         return stamps
     }
 
+    /// The last stamp issued to `owner` (the floor of schema version 1 for
+    /// a user who never pushed): at or above every stamp and cursor the
+    /// user was handed, and never lowered, tombstone purges included.
+    func latestStamp(owner: String) throws(StorageError) -> Int64 {
+        let rows = try run("""
+            select coalesce((select last from user_stamps where owner = $1), (select last from stamp where "only" = 1))
+            """, [.text(owner)])
+        guard rows.count > 0, let last = try decode({ () throws(PostgreSQLError) in try rows.optionalInt64(0, 0) }, table: "user_stamps", key: owner) else {
+            throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing")
+        }
+        return last
+    }
+
+    // MARK: Identity
+
+    /// The database's identity.
+    func identity() throws(StorageError) -> ServerIdentity {
+        let rows = try run("select identity from server_identity where \"only\" = 1")
+        guard rows.count > 0 else { throw .corrupt(table: "server_identity", key: "1", reason: "the identity row is missing") }
+        let text = try decode({ () throws(PostgreSQLError) in try rows.text(0, 0) }, table: "server_identity", key: "1")
+        guard let identity = ServerIdentity(text) else {
+            throw .corrupt(table: "server_identity", key: "1", reason: "\"\(text.prefix(80))\" is not an identity (1 to 64 of A-Z a-z 0-9 - _)")
+        }
+        return identity
+    }
+
+    /// Replaces the database's identity.
+    func setIdentity(_ identity: ServerIdentity) throws(StorageError) {
+        _ = try run("""
+            insert into server_identity ("only", identity) values (1, $1) on conflict ("only") do update set identity = excluded.identity
+            """, [.text(identity.text)])
+    }
+
     /// Begins a push's transaction with `begin` and reads what it needs,
     /// all in one round trip: takes `owner`'s stamp lock (as
     /// ``lockStamps(owner:)``), then reads the remembered results of

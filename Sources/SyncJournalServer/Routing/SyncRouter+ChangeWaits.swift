@@ -14,6 +14,12 @@ extension SyncRouter: ParkingResponder {
               let user = authenticatedUser(request) else {
             return respond(to: request)
         }
+        // The answer given now, and the one sent later through the handle, both carry the identity.
+        let identity = identityHeaders
+        return respondToWait(request, user: user, handle: handle.adding(identity)).map { Self.adding(identity, to: $0) }
+    }
+
+    private func respondToWait(_ request: HTTPRequest, user: String, handle: ResponseHandle) -> HTTPResponse? {
         let wait: ChangeWaitRequest
         do throws(RouteFailure) {
             wait = try decode { () throws(WireError) in try ChangeWaitRequestCodec.decode(request.body) }

@@ -4,7 +4,10 @@ import SyncJournalWire
 /// The protocol's routes (journals/PROTOCOL.md): `POST /v1/sync/push`,
 /// `/v1/sync/pull`, `/v1/sync/read` with a bearer token, `GET /v1/health`
 /// without one. Bodies are decoded and replies encoded by `SyncJournalWire`;
-/// every error is a JSON `{"error", "message"}` reply.
+/// every error is a JSON `{"error", "message"}` reply. Every reply carries
+/// the storage's identity in ``serverIdentityHeader``; a push or pull whose
+/// ``serverIdentityHeader`` / ``seenStampHeader`` the storage refuses is
+/// answered 409 `server_mismatch`.
 ///
 /// ```swift
 /// let router = SyncRouter(storage: storage, users: users, maximumBatchSize: 1_000)
@@ -53,6 +56,10 @@ public struct SyncRouter: HTTPResponder {
     /// let response = router.respond(to: HTTPRequest(method: "GET", target: "/v1/health"))
     /// ```
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        Self.adding(identityHeaders, to: route(request))
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
         guard let endpoint = SyncEndpoint(rawValue: request.path) else {
             return Self.error(404, .notFound, "no such path: \(request.path.prefix(200))")
         }
@@ -66,8 +73,10 @@ public struct SyncRouter: HTTPResponder {
         guard let user = authenticatedUser(request) else { return Self.unauthorized() }
         do throws(RouteFailure) {
             switch endpoint {
-            case .push: return try push(request.body, user: user, modelVersions: Self.readsModelVersions(request))
-            case .pull: return try pull(request.body, user: user, modelVersions: Self.readsModelVersions(request))
+            case .push:
+                return try push(request.body, user: user, modelVersions: Self.readsModelVersions(request), expecting: try Self.expectation(of: request))
+            case .pull:
+                return try pull(request.body, user: user, modelVersions: Self.readsModelVersions(request), expecting: try Self.expectation(of: request))
             case .read: return try read(request.body, user: user, modelVersions: Self.readsModelVersions(request))
             case .wait: return try waitWithoutParking(request.body, user: user)
             case .health: return .json(status: 200, body: HealthReplyCodec.encode())
@@ -91,7 +100,7 @@ public struct SyncRouter: HTTPResponder {
             return .proceed(owner: nil)
         }
         guard let user = authenticatedUser(head) else {
-            var response = Self.unauthorized()
+            var response = Self.adding(identityHeaders, to: Self.unauthorized())
             response.closesConnection = true
             return .answer(response)
         }
@@ -105,7 +114,7 @@ public struct SyncRouter: HTTPResponder {
     /// ```
     public func respond(to failure: HTTPRequestFailure) -> HTTPResponse {
         // The HTTP layer adds Retry-After to its 503 and 429 answers.
-        var response = Self.error(failure.status, ProtocolErrorCode(rawValue: failure.code), failure.message)
+        var response = Self.adding(identityHeaders, to: Self.error(failure.status, ProtocolErrorCode(rawValue: failure.code), failure.message))
         response.closesConnection = true
         return response
     }
@@ -127,17 +136,18 @@ public struct SyncRouter: HTTPResponder {
         }
     }
 
-    private func push(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
+    private func push(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
             throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
         }
-        let results = try store { () throws(StorageError) in try storage.push(user: user, mutations) }
+        let results = try store { () throws(StorageError) in try storage.push(user: user, mutations, expecting: expectation) }
         return .json(status: 200, body: PushReplyCodec.encode(results, includingModelVersions: modelVersions))
     }
 
-    private func pull(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
-        let request = try decode { () throws(WireError) in try PullRequestCodec.decode(body) }
+    private func pull(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+        var request = try decode { () throws(WireError) in try PullRequestCodec.decode(body) }
+        request.expectation = expectation
         let page = try store { () throws(StorageError) in try storage.pull(user: user, request) }
         return .json(status: 200, body: PullPageCodec.encode(page, includingModelVersions: modelVersions))
     }
@@ -154,6 +164,8 @@ public struct SyncRouter: HTTPResponder {
         case wire(WireError)
         case storage(StorageError)
         case tooManyMutations(count: Int, limit: Int)
+        /// A request header that does not parse: 400 `bad_request` naming it.
+        case badHeader(String)
     }
 
     func decode<T>(_ work: () throws(WireError) -> T) throws(RouteFailure) -> T {
@@ -170,6 +182,8 @@ public struct SyncRouter: HTTPResponder {
             return Self.error(error.errorCode == .tooLarge ? 413 : 400, error.errorCode, error.description)
         case .tooManyMutations(let count, let limit):
             return Self.error(413, .tooLarge, "\(count) mutations, at most \(limit) per push")
+        case .badHeader(let reason):
+            return Self.error(400, .badRequest, reason)
         case .storage(let error):
             switch error {
             case .badCursor:
@@ -179,6 +193,8 @@ public struct SyncRouter: HTTPResponder {
             case .cursorExpired(let kinds):
                 return .json(status: 410, body: ErrorBodyCodec.encode(ErrorBody(
                     code: .cursorExpired, message: "deletions were purged after these cursors; re-pull with resync", kinds: kinds)))
+            case .serverMismatch(let mismatch):
+                return .json(status: 409, body: ErrorBodyCodec.encode(ErrorBody(mismatch: mismatch)))
             case .unavailable(let reason):
                 log("sync-server: \(endpoint.path) for \(user): \(reason)")
                 return Self.error(503, .unavailable, "the database is busy; retry", headers: [HTTPHeader(name: "Retry-After", value: "1")])

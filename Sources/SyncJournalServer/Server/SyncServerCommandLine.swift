@@ -21,6 +21,12 @@ public enum SyncServerCommandLine {
 
             """,
         options: [
+            .flag("--new-identity", help: """
+                give the database (--db or --postgres) a new identity, print
+                it and exit, without serving: after restoring a backup, with
+                every server on it stopped, so devices that synced with it
+                reconcile instead of trusting its older history
+                """),
             .value("--host", "HOST", help: "address to listen on (default 127.0.0.1)"),
             .value("--port", "PORT", help: "port, 0 for any free one (default 8787)"),
             .value("--db", "PATH", help: "SQLite database file (default ./sync-server.sqlite)"),
@@ -69,6 +75,7 @@ public enum SyncServerCommandLine {
             Prints "sync-server listening on http://HOST:PORT (sqlite PATH)" when ready
             ("(postgres CONNINFO)" with --postgres, the password left out).
             SIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.
+            Every reply carries the database's identity (Sync-Server-Identity).
             Exit status: 64 bad arguments, 66 unreadable users file, 69 cannot listen,
             73 cannot open the database.
             """)
@@ -166,6 +173,6 @@ public enum SyncServerCommandLine {
             }
             options.developmentMode = true
         }
-        return .run(options)
+        return parsed.has("--new-identity") ? .newIdentity(options) : .run(options)
     }
 }

@@ -8,4 +8,7 @@ public enum SyncServerInvocation: Sendable {
     case help
     /// Serve with these options.
     case run(SyncServerOptions)
+    /// `--new-identity`: give the database these options name a new
+    /// identity (``SyncServer/replaceIdentity(options:)``), print it and exit 0.
+    case newIdentity(SyncServerOptions)
 }

@@ -12,6 +12,10 @@ import SyncJournalProtocol
 ///   prefix of them, and any later write sorts after everything it saw.
 /// - Connections come from a ``SQLiteConnectionPool`` (readers in parallel,
 ///   one writer at a time; see there for why).
+/// - The database's ``identity`` is made with its schema; a push or pull
+///   whose expectation names another, or a stamp past the `stamp` counter
+///   (which only grows, purges included), is refused inside the
+///   transaction that would apply or read it.
 ///
 /// ```swift
 /// let storage = try SQLiteStorage(path: "./sync-server.sqlite")
@@ -33,6 +37,9 @@ public final class SQLiteStorage: SyncStorage {
     /// Who hears of committed pushes (``observeChanges(_:)``); one process
     /// writes the file, so telling it after the commit is enough.
     private let changeObserver = Mutex<(@Sendable (StorageChange) -> Void)?>(nil)
+    /// The database's identity, read when it is opened (one process writes
+    /// the file: nothing else changes it while this storage is open).
+    private let identityHolder = Mutex<ServerIdentity?>(nil)
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -60,7 +67,7 @@ public final class SQLiteStorage: SyncStorage {
     ///   Remembered operations are dated and pruned by it too.
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
-    ///   another version.
+    ///   another version or a stored identity that is not one.
     public init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
@@ -74,7 +81,30 @@ public final class SQLiteStorage: SyncStorage {
             // FULL: a commit is synced before push returns, so an acknowledged mutation survives a power cut.
             try database.execute("pragma synchronous = FULL")
         }
-        try migrate()
+        let identity = try migrate()
+        identityHolder.withLock { $0 = identity }
+    }
+
+    /// The database's identity (journals/PROTOCOL.md, "Server identity"),
+    /// made with its schema and carried by every reply.
+    ///
+    /// ```swift
+    /// print(storage.identity?.description ?? "none")
+    /// ```
+    public var identity: ServerIdentity? { identityHolder.withLock { $0 } }
+
+    /// Gives the database a new random identity (or `identity`) and returns
+    /// it: the operator's step after restoring a backup, so every device
+    /// finds a different server and reconciles (`sync-server --new-identity`).
+    ///
+    /// ```swift
+    /// let fresh = try storage.replaceIdentity()
+    /// ```
+    @discardableResult
+    public func replaceIdentity(with identity: ServerIdentity = .random()) throws(StorageError) -> ServerIdentity {
+        try transaction(immediate: true) { (_, queries) throws(StorageError) in try queries.setIdentity(identity) }
+        identityHolder.withLock { $0 = identity }
+        return identity
     }
 
     /// Milliseconds since 1970 from the system's real-time clock.
@@ -84,8 +114,8 @@ public final class SQLiteStorage: SyncStorage {
     /// ```
     @Sendable public static func wallClockMilliseconds() -> Int64 { SystemClock.wallClockMilliseconds() }
 
-    private func migrate() throws(StorageError) {
-        try transaction(immediate: true) { (database, _) throws(StorageError) in
+    private func migrate() throws(StorageError) -> ServerIdentity {
+        try transaction(immediate: true) { (database, queries) throws(StorageError) in
             let version: Int64
             do throws(SQLiteError) {
                 version = try database.withStatement("pragma user_version") { statement throws(SQLiteError) in
@@ -109,10 +139,16 @@ public final class SQLiteStorage: SyncStorage {
                 if version == 1 || version == 2 { try database.execute(StorageSchema.sqliteFromVersion2) }
                 if (1...3).contains(version) { try database.execute(StorageSchema.sqliteFromVersion3) }
                 try database.execute(StorageSchema.sqlite)
+                // A new database, or one from before identities, gets one now.
+                try database.withStatement(StorageSchema.sqliteIdentity) { statement throws(SQLiteError) in
+                    statement.bind(1, ServerIdentity.random().text)
+                    _ = try statement.step()
+                }
                 try database.execute("pragma user_version = \(StorageSchema.version)")
             } catch {
                 throw StorageError(sqlite: error)
             }
+            return try queries.identity()
         }
     }
 
@@ -168,7 +204,18 @@ public final class SQLiteStorage: SyncStorage {
     /// let results = try storage.push(user: "u1", [mutation])
     /// ```
     public func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
-        let results = try apply(user: user, mutations)
+        try push(user: user, mutations, expecting: nil)
+    }
+
+    /// Applies `mutations` in order in one transaction, if this is the
+    /// server `expectation` names and it is not behind it (see
+    /// ``SyncStorage/push(user:_:expecting:)``).
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", [mutation], expecting: ServerExpectation(identity: known, seenStamp: seen))
+    /// ```
+    public func push(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation?) throws(StorageError) -> [MutationResult] {
+        let results = try apply(user: user, mutations, expecting: expectation)
         // Committed: waits for this user's changes may end now.
         if let change = StorageChange(user: user, results: results), let observer = changeObserver.withLock({ $0 }) {
             observer(change)
@@ -194,9 +241,12 @@ public final class SQLiteStorage: SyncStorage {
         changeObserver.withLock { $0 = nil }
     }
 
-    private func apply(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] {
+    private func apply(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation?) throws(StorageError) -> [MutationResult] {
         let retention = operationRetention
+        let identity = self.identity
         return try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            // Under the write lock: no push can move the counter between this look and the writes.
+            try Self.refuseUnexpected(expectation, identity: identity, queries)
             // One server time per push: it dates what the push remembers and judges what it does not.
             let pushedAt = now()
             var results: [MutationResult] = []
@@ -245,9 +295,24 @@ public final class SQLiteStorage: SyncStorage {
     public func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage {
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: Self.maximumPullLimit) } catch { throw StorageError(error) }
         applyRetention()
-        // A deferred transaction: one snapshot for the horizons and every kind's rows.
+        let identity = self.identity
+        // A deferred transaction: one snapshot for the counter, the horizons and every kind's rows.
         return try transaction(immediate: false) { (_, queries) throws(StorageError) in
-            try StorageRules.page(user: user, request, queries)
+            try Self.refuseUnexpected(request.expectation, identity: identity, queries)
+            var page = try StorageRules.page(user: user, request, queries)
+            page.server = identity
+            return page
+        }
+    }
+
+    /// Refuses a request that expects another server or one further along:
+    /// the stamp counter is every user's latest stamp (one counter orders
+    /// them all), at or above every stamp and cursor ever handed out.
+    private static func refuseUnexpected(_ expectation: ServerExpectation?, identity: ServerIdentity?,
+                                         _ queries: StorageTransaction) throws(StorageError) {
+        guard let expectation else { return }
+        if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: try queries.lastStamp()) {
+            throw .serverMismatch(mismatch)
         }
     }
 

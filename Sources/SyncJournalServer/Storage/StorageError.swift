@@ -13,6 +13,9 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case badRequest(String)
     /// Cursors behind a purged tombstone, kinds sorted: 410 `cursor_expired`.
     case cursorExpired(kinds: [String])
+    /// The request expects another server, or one further along (a
+    /// restored database); nothing was applied: 409 `server_mismatch`.
+    case serverMismatch(ServerMismatch)
     /// The database is locked past the busy timeout (SQLite `SQLITE_BUSY`; in
     /// PostgreSQL a lock timeout or serialization failure): 503
     /// `unavailable`, worth retrying. Backend-neutral, so every backend maps its own.
@@ -93,6 +96,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badCursor(let kind, let reason): return "bad cursor for \(kind): \(reason)"
         case .badRequest(let reason): return "bad request: \(reason)"
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.joined(separator: ", "))"
+        case .serverMismatch(let mismatch): return "server mismatch: \(mismatch)"
         case .unavailable(let reason): return "unavailable: \(reason)"
         case .sqlite(let error): return error.description
         case .postgres(let error): return error.description

@@ -15,6 +15,10 @@
 ///   milliseconds; the index serves pruning past the retention).
 /// - `stamp`: one row, the last stamp issued.
 /// - `horizons`: per kind, the position of the last tombstone purged.
+/// - `server_identity`: one row, the database's identity (journals/PROTOCOL.md,
+///   "Server identity"), made with the schema or when a database of version
+///   4 or before is upgraded, and replaced only by the operator
+///   (`sync-server --new-identity`).
 ///
 /// ```swift
 /// try database.execute(StorageSchema.sqlite)
@@ -23,13 +27,13 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 4)
+    /// #expect(StorageSchema.version == 5)
     /// ```
     ///
     /// Version 2 added `operations.remembered_at` and its index; version 3
     /// `rows.created_by`; version 4 `rows.model_version` and
-    /// `operations.model_version`.
-    public static let version: Int64 = 4
+    /// `operations.model_version`; version 5 `server_identity`.
+    public static let version: Int64 = 5
 
     /// Moves a version 1 database to version 2, run in the migration's
     /// transaction before ``sqlite``: adds the column (see
@@ -72,6 +76,15 @@ public enum StorageSchema {
         alter table operations add column model_version integer;
         """
 
+    /// Gives a database without an identity (a new one, or one of version
+    /// 4 or before being upgraded) the identity `?1`, run in the migration's
+    /// transaction after ``sqlite``; one that has an identity keeps it.
+    ///
+    /// ```swift
+    /// try database.withStatement(StorageSchema.sqliteIdentity) { $0.bind(1, ServerIdentity.random().text); _ = try $0.step() }
+    /// ```
+    public static let sqliteIdentity = "insert or ignore into server_identity (only, identity) values (1, ?1)"
+
     /// The DDL, idempotent (`if not exists`).
     ///
     /// ```swift
@@ -113,5 +126,9 @@ public enum StorageSchema {
           updated_at integer not null,
           id         text not null
         ) without rowid;
+        create table if not exists server_identity (
+          only     integer primary key check (only = 1),
+          identity text not null
+        );
         """
 }

@@ -174,6 +174,43 @@ struct StorageTransaction {
         return stamp
     }
 
+    /// The last stamp issued (the counter, which purges never lower).
+    func lastStamp() throws(StorageError) -> Int64 {
+        let last: Int64? = try sql { () throws(SQLiteError) in
+            try database.withStatement("select last from stamp where only = 1") { statement throws(SQLiteError) in
+                try statement.step() ? statement.int64(0) : nil
+            }
+        }
+        guard let last else { throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing") }
+        return last
+    }
+
+    // MARK: Identity
+
+    /// The database's identity.
+    func identity() throws(StorageError) -> ServerIdentity {
+        let text: String? = try sql { () throws(SQLiteError) in
+            try database.withStatement("select identity from server_identity where only = 1") { statement throws(SQLiteError) in
+                try statement.step() ? statement.text(0) : nil
+            }
+        }
+        guard let text else { throw .corrupt(table: "server_identity", key: "1", reason: "the identity row is missing") }
+        guard let identity = ServerIdentity(text) else {
+            throw .corrupt(table: "server_identity", key: "1", reason: "\"\(text.prefix(80))\" is not an identity (1 to 64 of A-Z a-z 0-9 - _)")
+        }
+        return identity
+    }
+
+    /// Replaces the database's identity.
+    func setIdentity(_ identity: ServerIdentity) throws(StorageError) {
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("insert or replace into server_identity (only, identity) values (1, ?1)") { statement throws(SQLiteError) in
+                statement.bind(1, identity.text)
+                _ = try statement.step()
+            }
+        }
+    }
+
     // MARK: Horizons
 
     func horizon(kind: String) throws(StorageError) -> PullCursor? {

@@ -39,12 +39,36 @@ public protocol SyncStorage: Sendable {
     /// ```
     func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult]
 
+    /// ``push(user:_:)``, applied only if this is the server `expectation`
+    /// names and its latest stamp for `user` is not behind the one the
+    /// device saw: else ``StorageError/serverMismatch(_:)``, decided inside
+    /// the push's transaction, with nothing applied. A storage without an
+    /// identity ignores the expectation (the default).
+    ///
+    /// ```swift
+    /// let results = try storage.push(user: "u1", mutations, expecting: ServerExpectation(identity: known, seenStamp: seen))
+    /// ```
+    func push(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation?) throws(StorageError) -> [MutationResult]
+
+    /// The database's identity, carried by every reply (`nil`: a storage
+    /// without one, the default).
+    ///
+    /// ```swift
+    /// let identity = storage.identity
+    /// ```
+    var identity: ServerIdentity? { get }
+
     /// One page of `user`'s rows after each kind's cursor, in `(updatedAt, id)`
     /// order, kinds in name order, at most `request.limit` rows.
     ///
     /// ```swift
     /// let page = try storage.pull(user: "u1", PullRequest(cursors: ["pin": cursor], limit: 500))
     /// ```
+    ///
+    /// The page carries the storage's ``identity``; a request whose
+    /// ``PullRequest/expectation`` names another server, or a stamp past the
+    /// user's latest, is refused with ``StorageError/serverMismatch(_:)``
+    /// inside the pull's snapshot.
     ///
     /// - Throws: ``StorageError/cursorExpired(kinds:)`` for cursors behind a
     ///   purged tombstone (unless `request.isResync`),
