@@ -3,7 +3,8 @@ import SyncJournalProtocol
 extension StoreState {
     /// What a reconciliation must queue so that the server, whose every row
     /// of `kinds` is `serverRows` (tombstones included), gets each record
-    /// the device holds. Per record of those kinds:
+    /// the device holds, and (`sameHistory`) loses again the records the
+    /// device saw deleted. Per record of those kinds:
     ///
     /// - no queued edit: the device's copy is re-created when the server has
     ///   no row for it, and sent as an update on the server's copy when the
@@ -20,6 +21,13 @@ extension StoreState {
     ///   made on is re-uploaded ahead of them (they take its new stamp when
     ///   it is acknowledged), or, when the server's copy of another
     ///   database has the same fields, they are rebased on it.
+    ///
+    /// - `sameHistory` only: a live server row the device holds nothing of,
+    ///   at or before the kind's pull cursor, is one the device pulled and
+    ///   then saw deleted (its own acknowledged delete, or another device's
+    ///   pulled): the restore undid that deletion, so a delete is queued
+    ///   again. With another database nothing tells, and such a record
+    ///   reappears on the device.
     ///
     /// Running it again after the plan was journaled finds nothing to do
     /// for the same records, so an interrupted reconciliation reruns safely.
@@ -57,6 +65,13 @@ extension StoreState {
             plan.uploads.append(JournalOperation(id: makeID(), kind: live == nil ? OperationKind.create : .update, entity: key.kind,
                                                  recordID: key.id, fields: copy.fields, baseUpdatedAt: live?.updatedAt,
                                                  queuedAt: queuedAt, modelVersion: copy.modelVersion))
+        }
+        guard sameHistory else { return plan }
+        for (key, row) in serverRows.sorted(by: { $0.key < $1.key }) where kinds.contains(key.kind) && !row.isTombstone {
+            guard snapshot[key] == nil, outbox.operations(on: key).isEmpty, let cursor = cursors[key.kind],
+                  !(cursor < PullCursor(updatedAt: row.updatedAt, id: row.id)) else { continue }
+            plan.uploads.append(JournalOperation(id: makeID(), kind: .delete, entity: key.kind, recordID: key.id,
+                                                 baseUpdatedAt: row.updatedAt, queuedAt: queuedAt, modelVersion: row.modelVersion))
         }
         return plan
     }

@@ -186,14 +186,6 @@ public actor FaultInjectingTransport: SyncTransport {
         try await push(mutations, expecting: nil)
     }
 
-    /// Pushes through the wrapped transport with the device's expectation, faults first.
-    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
-        let base = self.base
-        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in
-            try await base.push(mutations, expecting: expectation)
-        }
-    }
-
     /// Pushes through the wrapped transport with the device's expectation;
     /// faults queued for ``RequestKind/push`` or ``RequestKind/any`` apply.
     public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
