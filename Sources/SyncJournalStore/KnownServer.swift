@@ -7,9 +7,9 @@ package struct KnownServer: Sendable, Hashable {
     /// The identity the device synced with (`nil`: none yet, or a server without identities).
     package var identity: ServerIdentity?
     /// The latest stamp the device has taken from this server: the highest
-    /// `updatedAt` of a pulled or acknowledged row and of a pull cursor.
-    /// Every one of those was issued by the server, so a server that still
-    /// has its history is never behind it.
+    /// `updatedAt` of a pulled or acknowledged row and of a pull cursor
+    /// (`nil` until an identity is known). Every one of those was issued by
+    /// the server, so a server that still has its history is never behind it.
     package var seenStamp: Int64?
     /// The mismatch that stopped sync, until a reconciliation adopts the server the device now has.
     package var mismatch: ServerMismatch?
@@ -26,14 +26,15 @@ package struct KnownServer: Sendable, Hashable {
         identity.map { ServerExpectation(identity: $0, seenStamp: seenStamp) }
     }
 
-    /// Whether a checkpoint must carry this (identity or mismatch known). A
-    /// seen stamp alone is rebuilt from the checkpoint's rows and cursors, so
-    /// a device that never met a server with an identity writes checkpoints
-    /// an older reader still opens.
+    /// Whether a checkpoint must carry this (identity or mismatch known): a
+    /// device that never met a server with an identity has nothing here and
+    /// writes checkpoints an older reader still opens.
     package var needsCheckpointPart: Bool { identity != nil || mismatch != nil }
 
-    /// Raises the seen stamp to `stamp`.
+    /// Raises the seen stamp to `stamp`, once an identity is known (before
+    /// that, the stamp is taken from the rows and cursors when one is learned).
     package mutating func saw(_ stamp: Int64) {
+        guard identity != nil else { return }
         if seenStamp.map({ $0 < stamp }) ?? true { seenStamp = stamp }
     }
 }

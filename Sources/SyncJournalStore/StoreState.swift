@@ -119,29 +119,25 @@ package struct StoreState: Sendable, Hashable {
             }
         case .server(let change):
             switch change {
-            case .learned(let identity): server.identity = identity
+            case .learned(let identity):
+                // From now on every stamp taken counts; those taken before
+                // (from the same server, as far as the device knows) are in
+                // its rows and cursors.
+                server.identity = identity
+                for row in snapshot.values { server.saw(row.updatedAt) }
+                for cursor in cursors.values { server.saw(cursor.updatedAt) }
             case .mismatched(let mismatch): server.mismatch = mismatch
             case .adopted(let identity, let seenStamp):
-                server = KnownServer(identity: identity, seenStamp: seenStamp, mismatch: nil)
+                server = KnownServer(identity: identity, seenStamp: identity == nil ? nil : seenStamp, mismatch: nil)
             }
         case .reuploads(let plan):
             applyReuploads(plan)
         case .checkpoint(let part):
             switch part {
-            case .rows(let rows):
-                for row in rows {
-                    snapshot[row.key] = row
-                    server.saw(row.updatedAt)
-                }
+            case .rows(let rows): for row in rows { snapshot[row.key] = row }
             case .outbox(let entries): for entry in entries { outbox.append(entry) }
-            case .cursors(let values):
-                cursors.merge(values) { _, new in new }
-                for cursor in values.values { server.saw(cursor.updatedAt) }
-            case .server(let known):
-                // Written after the rows and cursors, whose stamps raised the
-                // seen stamp: the live state's own value replaces theirs (rows
-                // kept from before a reconciliation do not count).
-                server = known
+            case .cursors(let values): cursors.merge(values) { _, new in new }
+            case .server(let known): server = known
             case .conflicts(let values): conflicts += values
             case .baseRows(let rows): for row in rows { baseRows[row.key] = row }
             case .rejections(let values): rejections += values

@@ -1424,3 +1424,92 @@ extension PowerLossTests {
         #expect(single.crashPoints > 0 && concurrent.crashPoints > 0)
     }
 }
+
+// MARK: What the device knows of its server
+
+/// The identity steps use: `server-0`, `server-1`, …
+private func identity(_ number: Int) -> ServerIdentity { ServerIdentity("server-\(number)")! }
+
+/// What the device knows of its server moves on one step: an identity
+/// learned, then a mismatch that stops sync, then a reconciliation that
+/// adopts the next identity with a seen stamp. One journal write.
+private func serverStep(index: Int) -> Step {
+    Step(label: "server #\(index)") { store in
+        let known = try await store.knownServer()
+        switch (known.identity, known.mismatch) {
+        case (nil, _):
+            try await store.recordServer(.learned(identity(index)))
+        case (let current?, nil):
+            try await store.recordServer(.mismatched(.differentServer(expected: current, found: identity(index))))
+        case (_?, _?):
+            try await store.recordServer(.adopted(identity(index), seenStamp: stamp(index)))
+        }
+    }
+}
+
+/// A reconciliation's plan against a server that holds some of the
+/// device's records (the same copy, an older one, another one, a
+/// tombstone) and lacks the others. One journal write (or none).
+private func reuploadStep<G: RandomNumberGenerator>(index: Int, using random: inout G) -> Step {
+    let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+    let sameHistory = Bool.random(using: &random)
+    return Step(label: "re-upload #\(index)") { store in
+        let state = try await store.currentState()
+        var choices = SeededGenerator(seed: seed)
+        var rows: [RecordKey: ServerRow] = [:]
+        for key in state.snapshot.keys.sorted(by: <) {
+            let row = state.snapshot[key]!
+            switch Int.random(in: 0..<5, using: &choices) {
+            case 0: rows[key] = row
+            case 1: rows[key] = ServerRow(kind: key.kind, id: key.id, fields: ["old": .int(1)], updatedAt: row.updatedAt - 1)
+            case 2: rows[key] = ServerRow(kind: key.kind, id: key.id, fields: ["other": .int(2)], updatedAt: stamp(index))
+            case 3: rows[key] = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp(index), deletedAt: stamp(index))
+            default: break
+            }
+        }
+        rows[RecordKey(kind: "pin", id: "pin-restored-\(index)")] = ServerRow(kind: "pin", id: "pin-restored-\(index)",
+                                                                              fields: ["n": .int(Int64(index))], updatedAt: 1)
+        _ = try await store.queueReuploads(serverRows: rows, kinds: ["pin"], sameHistory: sameHistory)
+    }
+}
+
+/// A reconciliation replaces the kind's snapshot with what the server has:
+/// some of the device's rows and a new one, with a fresh cursor.
+private func replaceStep<G: RandomNumberGenerator>(index: Int, using random: inout G) -> Step {
+    let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+    return Step(label: "replace #\(index)") { store in
+        let state = try await store.currentState()
+        var choices = SeededGenerator(seed: seed)
+        var rows = state.snapshot.keys.sorted(by: <).filter { _ in Bool.random(using: &choices) }.map { state.snapshot[$0]! }
+        rows.append(ServerRow(kind: "pin", id: "pin-new-\(index)", fields: ["n": .int(Int64(index))], updatedAt: stamp(index)))
+        rows.sort { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
+        let last = rows.last!
+        try await store.replaceSnapshot(kind: "pin", rows: rows, cursor: PullCursor(updatedAt: last.updatedAt, id: last.id))
+    }
+}
+
+extension PowerLossTests {
+    @Test("Server identity and reconciliation: an identity learned, a mismatch that stops sync, re-uploads queued ahead of queued edits, a replaced snapshot and an adopted identity survive every crash point, checkpoints included, as the state after a prefix of the steps")
+    func serverIdentityAndReconciliation() async throws {
+        let tally = try await crashTest(name: "server-identity", test: "serverIdentityAndReconciliation", seedCount: 16,
+                                        checkpointThreshold: 6) { seed in
+            var random = SeededGenerator(seed: mix(seed, 9))
+            var steps: [Step] = []
+            for index in 0..<22 {
+                switch Int.random(in: 0..<16, using: &random) {
+                case 0..<5: steps.append(editStep(kind: "pin", index: index, using: &random))
+                case 5, 6: steps.append(sendStep(limit: 2, index: index))
+                case 7, 8: steps.append(replyStep(index: index, using: &random))
+                case 9: steps.append(pullStep(kind: "pin", index: index, using: &random))
+                case 10, 11: steps.append(serverStep(index: index))
+                case 12, 13: steps.append(reuploadStep(index: index, using: &random))
+                case 14: steps.append(replaceStep(index: index, using: &random))
+                default: steps.append(checkpointStep(index: index))
+                }
+            }
+            return [Lane(kinds: ["pin"], steps: steps, watchesServer: true)]
+        }
+        print(tally.line("server-identity"))
+        #expect(tally.crashPoints == tally.planned && (Reproduce.narrowed || tally.planned > 500), "every crash point reopened")
+    }
+}
