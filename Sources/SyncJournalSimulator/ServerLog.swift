@@ -22,6 +22,9 @@ public actor ServerLog {
 
     private var applied: Set<OperationID> = []
     private var received: Set<OperationID> = []
+    /// Operations applied before the last restore from a backup: the
+    /// restored server may apply them once more (their effect was lost).
+    private var appliedBeforeRestore: Set<OperationID> = []
     private var doubleApplied: [String] = []
     /// The stamp of the row each applied operation was first answered with.
     private var appliedStamps: [OperationID: Int64] = [:]
@@ -59,6 +62,10 @@ public actor ServerLog {
                     + "stamp \(row.updatedAt), first answered with \(first)")
             }
             if case .applied(let row) = outcome, appliedStamps[mutation.operationID] == nil { appliedStamps[mutation.operationID] = row.updatedAt }
+            if case .applied = outcome, applied.contains(mutation.operationID), appliedBeforeRestore.remove(mutation.operationID) != nil {
+                // Applied again by the restored server, which lost the first application: new to it.
+                fresh += 1
+            }
             if case .applied = outcome, !applied.contains(mutation.operationID) {
                 applied.insert(mutation.operationID)
                 newly = true
@@ -90,6 +97,23 @@ public actor ServerLog {
         } else {
             lastDelete[key] = sequence
         }
+    }
+
+    /// The server was restored from a backup: what it applied since may be
+    /// gone, so a resent operation it applies again is new to it, not a
+    /// double application.
+    func forgetApplied() {
+        appliedBeforeRestore.formUnion(applied)
+        for id in applied { appliedStamps[id] = nil }
+    }
+
+    /// A restore from a backup brought `key` back live at `sequence`: as a
+    /// create by "the restore", so a row the restore revived is not taken
+    /// for a resurrection (devices that saw it deleted delete it again when
+    /// they reconcile).
+    func noteRestored(_ key: RecordKey, sequence: Int) {
+        createdAfter[key, default: []].append(("the restore", sequence))
+        lastCreate[key] = sequence
     }
 
     /// Where the last applied create (or other writer's write) and delete of `key` happened.

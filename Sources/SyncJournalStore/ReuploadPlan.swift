@@ -20,18 +20,38 @@ package struct ReuploadPlan: Sendable, Hashable {
         }
     }
 
+    /// A queued operation that goes to the server under a new id.
+    package struct Rename: Sendable, Hashable {
+        /// Its id until now.
+        package var from: OperationID
+        /// Its id from now on.
+        package var to: OperationID
+
+        /// Creates a rename.
+        package init(from: OperationID, to: OperationID) {
+            self.from = from
+            self.to = to
+        }
+    }
+
     /// New operations, each a create with the device's copy, or an update
     /// carrying all of its fields on the server's copy.
     package var uploads: [JournalOperation]
     /// Queued operations that now apply on the server's copy of their record.
     package var rebases: [Rebase]
+    /// Queued operations that were sent (the server's database may
+    /// remember their ids, with a result from before it changed) and now
+    /// go after a re-upload or on a new base: they get new ids, so the
+    /// server applies them to the record as it is now.
+    package var renames: [Rename]
 
     /// Creates a plan.
-    package init(uploads: [JournalOperation] = [], rebases: [Rebase] = []) {
+    package init(uploads: [JournalOperation] = [], rebases: [Rebase] = [], renames: [Rename] = []) {
         self.uploads = uploads
         self.rebases = rebases
+        self.renames = renames
     }
 
     /// Whether the plan changes nothing.
-    package var isEmpty: Bool { uploads.isEmpty && rebases.isEmpty }
+    package var isEmpty: Bool { uploads.isEmpty && rebases.isEmpty && renames.isEmpty }
 }

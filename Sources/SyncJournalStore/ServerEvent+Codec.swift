@@ -101,7 +101,8 @@ extension KnownServer {
 
 extension ReuploadPlan {
     /// Appends a re-uploads record's payload: `count` n and n operations,
-    /// then `count` m and m times an `opid` and its new base (`zigzag`).
+    /// `count` m and m times an `opid` and its new base (`zigzag`), then
+    /// `count` k and k pairs of `opid`s (an operation's old and new id).
     package func encode(into writer: inout ByteWriter) {
         writer.writeVarint(UInt64(uploads.count))
         for upload in uploads { upload.encode(into: &writer) }
@@ -109,6 +110,11 @@ extension ReuploadPlan {
         for rebase in rebases {
             rebase.operationID.encode(into: &writer)
             writer.writeZigzag(rebase.base)
+        }
+        writer.writeVarint(UInt64(renames.count))
+        for rename in renames {
+            rename.from.encode(into: &writer)
+            rename.to.encode(into: &writer)
         }
     }
 
@@ -122,6 +128,11 @@ extension ReuploadPlan {
         for _ in 0..<rebaseCount {
             rebases.append(Rebase(operationID: try OperationID.decode(from: &reader), base: try reader.readZigzag()))
         }
-        return ReuploadPlan(uploads: uploads, rebases: rebases)
+        let renameCount = try reader.readCount(minimumItemSize: 32)
+        var renames: [Rename] = []
+        for _ in 0..<renameCount {
+            renames.append(Rename(from: try OperationID.decode(from: &reader), to: try OperationID.decode(from: &reader)))
+        }
+        return ReuploadPlan(uploads: uploads, rebases: rebases, renames: renames)
     }
 }

@@ -11,11 +11,12 @@ extension StoreState {
     ///   server's copy is older (`sameHistory`: the same server, restored;
     ///   stamps compare) or differs (another database: stamps of two
     ///   databases do not compare, and the device keeps what it has). A
-    ///   server tombstone stands: the device learns of the deletion as from
-    ///   any pull.
+    ///   server tombstone stands (the device learns of the deletion as from
+    ///   any pull), unless it is older than the device's copy on the same
+    ///   server: the record was made again after that deletion.
     /// - queued edits starting with a create: nothing; the create carries the record.
     /// - queued updates or deletes: nothing when they already apply on the
-    ///   server's copy (same stamp), when the server deleted the record, or
+    ///   server's copy (same stamp), when the server deleted the record (as above), or
     ///   (`sameHistory`) when the server's copy is newer: they meet it as a
     ///   conflict, as any concurrent edit does. Otherwise the copy they were
     ///   made on is re-uploaded ahead of them (they take its new stamp when
@@ -28,6 +29,10 @@ extension StoreState {
     ///   pulled): the restore undid that deletion, so a delete is queued
     ///   again. With another database nothing tells, and such a record
     ///   reappears on the device.
+    ///
+    /// Queued operations already sent that go after a re-upload or on a new
+    /// base get new ids: the server's database may remember the old ids with
+    /// a result from before it changed, which no longer describes the record.
     ///
     /// Running it again after the plan was journaled finds nothing to do
     /// for the same records, so an interrupted reconciliation reruns safely.
@@ -43,9 +48,15 @@ extension StoreState {
             let copy: ServerRow
             if let first = queued.first {
                 guard first.operation.kind != .create, let base = first.operation.baseUpdatedAt else { continue }
-                if server?.updatedAt == base || server?.isTombstone == true { continue }
+                if server?.updatedAt == base { continue }
+                // A tombstone stands, unless (the same server) it is older than the
+                // copy the edits were made on: the record was made again after it.
+                if let server, server.isTombstone, !(sameHistory && server.updatedAt < base) { continue }
                 if sameHistory, let live, live.updatedAt > base { continue }
                 guard let known = baseRow(for: first) ?? snapshot[key] else { continue }
+                for entry in queued where entry.sent {
+                    plan.renames.append(ReuploadPlan.Rename(from: entry.id, to: makeID()))
+                }
                 if !sameHistory, let live, live.fields == known.fields {
                     for entry in queued where entry.operation.kind != .create {
                         plan.rebases.append(ReuploadPlan.Rebase(operationID: entry.id, base: live.updatedAt))
@@ -55,7 +66,7 @@ extension StoreState {
                 copy = known
             } else {
                 guard let known = snapshot[key] else { continue }
-                if server?.isTombstone == true { continue }
+                if let server, server.isTombstone, !(sameHistory && server.updatedAt < known.updatedAt) { continue }
                 if let live {
                     if live.fields == known.fields { continue }
                     if sameHistory && live.updatedAt >= known.updatedAt { continue }

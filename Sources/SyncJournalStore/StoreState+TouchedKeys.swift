@@ -38,6 +38,7 @@ extension StoreState {
         case .reuploads(let plan):
             for upload in plan.uploads { keys.append(upload.key) }
             for rebase in plan.rebases { if let key = outbox.key(of: rebase.operationID) { keys.append(key) } }
+            for rename in plan.renames { if let key = outbox.key(of: rename.from) { keys.append(key) } }
         case .sent, .withdrawn, .conflictDismissed, .server:
             break
         }

@@ -152,6 +152,14 @@ package struct StoreState: Sendable, Hashable {
         for rebase in plan.rebases {
             outbox.update(rebase.operationID) { $0.operation.baseUpdatedAt = rebase.base }
         }
+        for rename in plan.renames {
+            guard let entry = outbox[rename.from], !outbox.contains(rename.to) else { continue }
+            var operation = entry.operation
+            operation.id = rename.to
+            outbox.replace(rename.from, with: OutboxOperation(operation: operation, attempts: entry.attempts, lastError: entry.lastError,
+                                                              permanentFailures: entry.permanentFailures, lastFailure: entry.lastFailure,
+                                                              quarantined: entry.quarantined))
+        }
         for upload in plan.uploads where !outbox.contains(upload.id) {
             let queued = outbox.operations(on: upload.key)
             for entry in queued { outbox.remove(entry.id) }

@@ -92,7 +92,7 @@ extension SyncEngine {
         for case let cursor? in contents.cursors.values { saw(cursor.updatedAt) }
         let sameHistory = contents.identity != nil && contents.identity == known.identity
         do {
-            _ = try await store.queueReuploads(serverRows: serverRows, kinds: Set(options.kinds), sameHistory: sameHistory)
+            lastReconciliation = try await store.queueReuploads(serverRows: serverRows, kinds: Set(options.kinds), sameHistory: sameHistory)
             for kind in contents.rows.keys.sorted() {
                 try await store.replaceSnapshot(kind: kind, rows: contents.rows[kind]!, cursor: contents.cursors[kind] ?? nil)
             }

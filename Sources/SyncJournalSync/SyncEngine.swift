@@ -119,6 +119,8 @@ public actor SyncEngine {
     /// starts from the base delay.
     private var failuresInARow: [OperationID: Int] = [:]
     private var attemptCount = 0
+    /// What the last reconciliation queued (for tests and the simulator).
+    package internal(set) var lastReconciliation = ReuploadPlan()
 
     /// An engine for `store` over `transport`, timing retries with `clock`.
     public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {

@@ -134,6 +134,8 @@ extension LocalStore {
                 changes.append(.pulled(kinds: [kind]))
             case .reuploads(let plan):
                 for upload in plan.uploads { changes.append(.edited(upload.key)) }
+                // Whoever waits for a renamed operation waits for its new id.
+                for rename in plan.renames { board.settle(rename.from, .coalesced(into: rename.to)) }
             case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint, .server:
                 break
             }
