@@ -153,7 +153,8 @@ extension JournalDumpCommand {
             }
         case .reuploads(let plan):
             return [("uploads", .array(plan.uploads.map { .object(operationJSON($0)) })),
-                    ("rebases", .array(plan.rebases.map { .object([("opId", .string($0.operationID.description)), ("base", .int($0.base))]) }))]
+                    ("rebases", .array(plan.rebases.map { .object([("opId", .string($0.operationID.description)), ("base", .int($0.base))]) })),
+                    ("renames", .array(plan.renames.map { .object([("from", .string($0.from.description)), ("to", .string($0.to.description))]) }))]
         case .checkpoint(let part):
             switch part {
             case .baseRows(let rows): return [("part", .string("baseRows")), ("rows", .array(rows.map(rowJSON)))]

@@ -171,7 +171,8 @@ extension JournalDumpCommand {
             }
         case .reuploads(let plan):
             return lines("(\(plan.uploads.count) re-upload\(plan.uploads.count == 1 ? "" : "s"), \(plan.rebases.count) rebased)",
-                         plan.uploads.map(operationColumns) + plan.rebases.map { "rebase \($0.operationID) on \($0.base)" })
+                         plan.uploads.map(operationColumns) + plan.rebases.map { "rebase \($0.operationID) on \($0.base)" }
+                            + plan.renames.map { "rename \($0.from) to \($0.to) (sent again under the new id)" })
         case .checkpoint(let part):
             switch part {
             case .server(let known):
