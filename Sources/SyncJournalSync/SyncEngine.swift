@@ -312,11 +312,9 @@ public actor SyncEngine {
         statusState.serverUnreachableThisSync = false
         // A journaled mismatch stops every sync before it sends anything,
         // across restarts, until a reconciliation clears it.
-        do {
-            if let mismatch = try await outbox.knownServer().mismatch { return .failed(.serverMismatch(mismatch)) }
-        } catch {
-            return .failed(.store(error))
-        }
+        let known: KnownServer
+        do { known = try await outbox.knownServer() } catch { return .failed(.store(error)) }
+        if let mismatch = known.mismatch { return .failed(.serverMismatch(mismatch)) }
         var pushed = 0
         var conflicts = 0
         // Operations tried in this sync and not finished (failed or refused):
@@ -351,10 +349,17 @@ public actor SyncEngine {
     private func push(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
+        let mutations = batch.map { Mutation($0.operation) }
+        let expectation = try? await outbox.knownServer().expectation
         let results: [MutationResult]
         do {
-            let expectation = try? await outbox.knownServer().expectation
-            results = try await transport.push(batch.map { Mutation($0.operation) }, expecting: expectation)
+            // Without an identity there is nothing to expect: the plain push,
+            // which every transport implements itself.
+            if let expectation {
+                results = try await transport.push(mutations, expecting: expectation)
+            } else {
+                results = try await transport.push(mutations)
+            }
         } catch {
             switch error {
             case .offline:

@@ -13,7 +13,7 @@ extension LocalStore {
     /// before the engine acts on it (an identity learned before any row of
     /// its page is kept; a mismatch before the sync stops).
     package func recordServer(_ change: ServerEvent) async throws(StoreError) {
-        try await submit(sharesState: false) { _ in [.server(change)] }
+        try await submit(sharesState: false) { (_) throws(StoreError) in [.server(change)] }
     }
 
     /// Plans and journals, in one record, what a reconciliation must queue
@@ -24,7 +24,7 @@ extension LocalStore {
                                 sameHistory: Bool) async throws(StoreError) -> ReuploadPlan {
         let now = options.clock.nowMilliseconds()
         let result = ReuploadPlanDraft()
-        try await submit(sharesState: false) { staged in
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
             let plan = staged.reuploadPlan(serverRows: serverRows, kinds: kinds, sameHistory: sameHistory, queuedAt: now,
                                            makeID: { OperationID.random() })
             result.plan = plan
