@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// A reply ``HTTPTransport`` reads on: a 200, or a status its caller takes
 /// as an answer rather than a failure (404 or 405 to a wait for changes: an
 /// older server).
@@ -10,4 +12,7 @@ struct HTTPReply: Sendable, Hashable {
     var status: Int
     /// The body.
     var body: [UInt8]
+    /// The identity in its `Sync-Server-Identity` header (`nil`: none, a
+    /// server from before identities, or not an identity).
+    var server: ServerIdentity? = nil
 }

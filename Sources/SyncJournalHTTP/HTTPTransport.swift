@@ -149,6 +149,20 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// older than either member refuses it (400, nothing applied), and the
     /// push is sent again without it, as are later ones.
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    /// Sends `mutations` to `POST /v1/sync/push` with the device's
+    /// expectation in `Sync-Server-Identity` and `Sync-Seen-Stamp` (none
+    /// without one): a server that is not that one, or is behind it,
+    /// answers 409 `server_mismatch`, thrown as
+    /// ``TransportError/serverMismatch(_:)``, having applied nothing. A
+    /// server from before identities ignores the headers.
+    ///
+    /// ```swift
+    /// let results = try await transport.push(mutations, expecting: ServerExpectation(identity: known, seenStamp: seen))
+    /// ```
+    public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         var withQueuedAt = queuedAtSupport.isAssumed && mutations.contains { $0.queuedAt != nil }
         var withModelVersion = modelVersionSupport.isAssumed && mutations.contains { $0.modelVersion != nil }
         var reply: [UInt8] = []
@@ -156,7 +170,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         while true {
             let body = PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt, includingModelVersion: withModelVersion)
             do {
-                reply = try await send(.push, body: body, pulledKinds: []).body
+                reply = try await send(.push, body: body, pulledKinds: [], expectation: expectation).body
                 break
             } catch {
                 guard case .permanent(let reason) = error else { throw error }
@@ -184,9 +198,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         var request = request
         request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
-        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted()).body
+        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted(),
+                                   expectation: request.expectation)
         do {
-            return try PullPageCodec.decode(reply, parser: parser)
+            var page = try PullPageCodec.decode(reply.body, parser: parser)
+            page.server = reply.server
+            return page
         } catch {
             throw Self.malformed(.pull, error)
         }
@@ -239,18 +256,22 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// fresh token from the provider (none when the provider hands back the
     /// refused token).
     private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
-                      deadline: Duration? = nil, in session: URLSession? = nil) async throws(TransportError) -> HTTPReply {
+                      deadline: Duration? = nil, in session: URLSession? = nil,
+                      expectation: ServerExpectation? = nil) async throws(TransportError) -> HTTPReply {
         guard body != nil else {
-            return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
+            return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
+                                  expectation: expectation)
         }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
-            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
+            return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
+                                  expectation: expectation)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
-            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session)
+            return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
+                                  expectation: expectation)
         }
     }
 
@@ -305,7 +326,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// anything else is classified. `deadline` replaces the transport's
     /// timeout, `session` its session.
     private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
-                      deadline: Duration?, in session: URLSession?) async throws(TransportError) -> HTTPReply {
+                      deadline: Duration?, in session: URLSession?, expectation: ServerExpectation?) async throws(TransportError) -> HTTPReply {
         let timeout = deadline ?? self.timeout
         let session = session ?? self.session
         var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
@@ -322,6 +343,10 @@ public final class HTTPTransport: SyncTransport, Sendable {
             // Rows in the reply may carry their model version: a server
             // sends it only to a client that says it reads it.
             request.setValue("modelVersion", forHTTPHeaderField: Self.rowMembersHeader)
+        }
+        // Only a device that knows its server says which; identities and stamps are plain ASCII.
+        if let expectation {
+            for (name, value) in ServerIdentityHeaders.headers(for: expectation) { request.setValue(value, forHTTPHeaderField: name) }
         }
 
         let exchange = await DataTaskCall.run(request, in: session, timeout: timeout)
@@ -342,7 +367,11 @@ public final class HTTPTransport: SyncTransport, Sendable {
             throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfterMilliseconds: nil)
         }
         let bytes = [UInt8](data)
-        if response.statusCode == 200 || passing.contains(response.statusCode) { return HTTPReply(status: response.statusCode, body: bytes) }
+        if response.statusCode == 200 || passing.contains(response.statusCode) {
+            // A server from before identities sends none: nil, and it works as before.
+            return HTTPReply(status: response.statusCode, body: bytes,
+                             server: ServerIdentityHeaders.identity(in: response.header(ServerIdentityHeaders.identity)))
+        }
         throw TransportErrorClassifier.classify(status: response.statusCode,
                                                 retryAfter: response.header("Retry-After"),
                                                 body: bytes, endpoint: endpoint, pulledKinds: pulledKinds)

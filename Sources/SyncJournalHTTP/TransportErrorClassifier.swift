@@ -45,6 +45,8 @@ enum TransportErrorClassifier {
         let errorBody = try? ErrorBodyCodec.decode(body)
         let detail = "HTTP \(status) from \(endpoint.path)" + (errorBody.map { ": \($0.code) (\($0.message))" } ?? "")
         switch status {
+        case 409:
+            return serverMismatch(body: body, detail: detail, endpoint: endpoint)
         case 410 where endpoint == .pull:
             if let kinds = errorBody?.kinds, !kinds.isEmpty { return .cursorExpired(kinds: kinds) }
             return .cursorExpired(kinds: pulledKinds)
@@ -65,6 +67,25 @@ enum TransportErrorClassifier {
             // 1xx, another 2xx, or no status HTTP defines: the server is not following the protocol.
             return .transient(reason: detail + ", not a status of the protocol", retryAfterMilliseconds: nil)
         }
+    }
+
+    /// A 409: a `server_mismatch` whose body says which (the server applied
+    /// nothing), or, when the body does not decode or says neither case, a
+    /// permanent error naming the malformed reply: retrying would not help,
+    /// and guessing a mismatch could send the app reconciling for nothing.
+    static func serverMismatch(body: [UInt8], detail: String, endpoint: SyncEndpoint) -> TransportError {
+        let errorBody: ErrorBody
+        do {
+            errorBody = try ErrorBodyCodec.decode(body)
+        } catch {
+            return .permanent(reason: "HTTP 409 from \(endpoint.path) with a malformed error body: \(error)")
+        }
+        guard errorBody.code == .serverMismatch else { return .permanent(reason: detail) }
+        guard let mismatch = errorBody.mismatch else {
+            return .permanent(reason: "HTTP 409 server_mismatch from \(endpoint.path) whose body names neither another server "
+                              + "(expected, found) nor one behind the device (found, seenStamp, latestStamp)")
+        }
+        return .serverMismatch(mismatch)
     }
 
     /// `Retry-After` in its delay-seconds form (`120`) in milliseconds; the

@@ -61,6 +61,8 @@ struct HTTPEndToEndTests {
         let errors: [TransportError] = [
             .permanent(reason: "no"), .tooLarge(reason: "batch"), .cursorExpired(kinds: ["note", "pin"]),
             .transient(reason: "busy", retryAfterMilliseconds: 3_000), .transient(reason: "busy", retryAfterMilliseconds: nil),
+            .serverMismatch(.differentServer(expected: ServerIdentity("x")!, found: ServerIdentity("y")!)),
+            .serverMismatch(.behind(identity: ServerIdentity("x")!, seenStamp: 10, latestStamp: 9)),
         ]
         let responder = try ScriptedHTTPResponder(errors.map(ReferenceHTTPHandler.reply))
         defer { responder.stop() }
@@ -72,6 +74,7 @@ struct HTTPEndToEndTests {
             case (.permanent, .permanent?), (.tooLarge, .tooLarge?): break
             case (.cursorExpired(let kinds), .cursorExpired(let back)?): #expect(back == kinds)
             case (.transient(_, let after), .transient(_, let back)?): #expect(back == after)
+            case (.serverMismatch(let mismatch), .serverMismatch(let back)?): #expect(back == mismatch)
             default: Issue.record("\(expected) came back as \(String(describing: received))")
             }
         }

@@ -9,26 +9,47 @@ import SyncJournalWire
 /// transport can be tested end to end with the engine. Each
 /// ``TransportError`` the reference server throws goes out as the status the
 /// protocol gives it, so a round trip should classify it the same way.
+/// Like `sync-server`, it reads the device's expectation from the
+/// `Sync-Server-Identity` and `Sync-Seen-Stamp` headers of pushes and pulls,
+/// and every reply carries the server's identity.
 struct ReferenceHTTPHandler: Sendable {
     let server: ReferenceServer
     /// Bearer tokens and the users they stand for.
     let users: [String: String]
 
     func reply(_ request: ScriptedHTTPResponder.Request) async -> ScriptedHTTPResponder.Reply {
+        let identity = await server.identity
+        return Self.identified(await answer(request), identity)
+    }
+
+    /// `reply` with the server's identity header, when it has one.
+    static func identified(_ reply: ScriptedHTTPResponder.Reply, _ identity: ServerIdentity?) -> ScriptedHTTPResponder.Reply {
+        guard let identity, case .respond(let status, let headers, let body) = reply else { return reply }
+        return .respond(status: status, headers: headers + [(ServerIdentityHeaders.identity, identity.text)], body: body)
+    }
+
+    private func answer(_ request: ScriptedHTTPResponder.Request) async -> ScriptedHTTPResponder.Reply {
         guard let authorization = request.header("Authorization"), authorization.hasPrefix("Bearer "),
               let user = users[String(authorization.dropFirst("Bearer ".count))] else {
             return Self.error(401, ErrorBody(code: .unauthorized, message: "unknown token"))
         }
         guard request.method == "POST" else { return Self.error(405, ErrorBody(code: .methodNotAllowed, message: request.method)) }
+        let expectation: ServerExpectation?
+        do {
+            expectation = try ServerIdentityHeaders.expectation(identities: request.headers.filter { $0.name == "sync-server-identity" }.map(\.value),
+                                                                seenStamps: request.headers.filter { $0.name == "sync-seen-stamp" }.map(\.value))
+        } catch {
+            return Self.error(400, ErrorBody(code: .badRequest, message: error.description))
+        }
         do {
             switch request.path {
             case SyncEndpoint.push.path:
                 let mutations = try PushRequestCodec.decode(request.body)
-                return .ok(PushReplyCodec.encode(try await server.push(user: user, mutations)))
+                return .ok(PushReplyCodec.encode(try await server.push(user: user, mutations, expecting: expectation)))
             case SyncEndpoint.pull.path:
                 let pull = try PullRequestCodec.decode(request.body)
                 let page = try await server.pull(user: user, cursors: pull.cursors.mapValues { $0.map(PullCursorCodec.encode) },
-                                                 limit: pull.limit, resync: pull.isResync)
+                                                 limit: pull.limit, resync: pull.isResync, expecting: expectation)
                 return .ok(PullPageCodec.encode(page))
             case SyncEndpoint.read.path:
                 let read = try ReadRequestCodec.decode(request.body)
@@ -53,7 +74,7 @@ struct ReferenceHTTPHandler: Sendable {
         case .permanent(let reason): return Self.error(400, ErrorBody(code: .badRequest, message: reason))
         case .tooLarge(let reason): return Self.error(413, ErrorBody(code: .tooLarge, message: reason))
         case .cursorExpired(let kinds): return Self.error(410, ErrorBody(code: .cursorExpired, message: "resync", kinds: kinds))
-        case .serverMismatch(let mismatch): return Self.error(409, ErrorBody(code: .serverMismatch, message: mismatch.description))
+        case .serverMismatch(let mismatch): return Self.error(409, ErrorBody(mismatch: mismatch))
         case .transient(let reason, let after):
             let headers = after.map { [("Retry-After", String(($0 + 999) / 1000))] } ?? []
             return .respond(status: 503, headers: headers, body: ErrorBodyCodec.encode(ErrorBody(code: .unavailable, message: reason)))

@@ -250,3 +250,55 @@ struct ServerIdentityStorageTests {
         #expect(try reopened.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows.map(\.id) == ["p1"])
     }
 }
+
+/// A backup restored into the database on either backend: the device that
+/// pulled after the backup was taken is refused as behind until the
+/// operator gives the database a new identity, then as another server.
+@Suite("server identity after a restored backup, on every storage")
+struct RestoredBackupStorageTests {
+    @Test("a restored backup refuses a device that pulled after it as behind; a new identity refuses it as another server",
+          arguments: StorageBackend.tested)
+    func restoredBackup(_ backend: StorageBackend) throws {
+        let fixture = try StorageUnderTest(backend)
+        let identity = try #require(fixture.storage.identity)
+        _ = try fixture.storage.push(user: "u1", [Mutations.create("p1")])
+        fixture.storage.closeConnections()
+        try fixture.backUp("before")
+        fixture.clock.set(fixture.clock.now + 1_000)
+        _ = try fixture.storage.push(user: "u1", [Mutations.create("p2"), Mutations.create("p3")])
+        let page = try fixture.storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10))
+        let seen = try #require(page.nextCursors["pin"]).updatedAt
+        fixture.storage.closeConnections()
+
+        try fixture.restore("before")
+        let restored = try fixture.reopen()
+        defer { restored.closeConnections() }
+        #expect(restored.identity == identity)
+        let expectation = ServerExpectation(identity: identity, seenStamp: seen)
+        let behind = ServerIdentityStorageTests.failure { () throws(StorageError) in
+            try restored.push(user: "u1", [Mutations.create("p4")], expecting: expectation)
+        }
+        guard case .serverMismatch(.behind(let found, let seenStamp, let latest))? = behind else {
+            Issue.record("not refused as behind: \(String(describing: behind))")
+            return
+        }
+        #expect(found == identity && seenStamp == seen && latest < seen)
+        #expect(try restored.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows.map(\.id) == ["p1"])
+
+        // The documented limitation: a later write stamps from the clock, past
+        // the device's stamp, and the restore is no longer seen...
+        fixture.clock.set(fixture.clock.now + 10_000)
+        _ = try restored.push(user: "u1", [Mutations.create("p9")])
+        _ = try restored.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10, expectation: expectation))
+        // ...so the operator gives the restored database a new identity.
+        let fresh: ServerIdentity
+        switch restored {
+        case let sqlite as SQLiteStorage: fresh = try sqlite.replaceIdentity()
+        case let postgres as PostgreSQLStorage: fresh = try postgres.replaceIdentity()
+        default: Issue.record("an unknown storage"); return
+        }
+        #expect(ServerIdentityStorageTests.failure { () throws(StorageError) in
+            try restored.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10, expectation: expectation))
+        } == .serverMismatch(.differentServer(expected: identity, found: fresh)))
+    }
+}

@@ -20,12 +20,17 @@ struct StorageTransport: SyncTransport {
         switch result {
         case .success(let value): return value
         case .failure(.cursorExpired(let kinds)): throw .cursorExpired(kinds: kinds)
+        case .failure(.serverMismatch(let mismatch)): throw .serverMismatch(mismatch)
         case .failure(let error): throw .transient(reason: "\(error)", retryAfterMilliseconds: nil)
         }
     }
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
         try await call { [storage, user] () throws(StorageError) in try storage.push(user: user, mutations) }
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
+        try await call { [storage, user] () throws(StorageError) in try storage.push(user: user, mutations, expecting: expectation) }
     }
 
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {

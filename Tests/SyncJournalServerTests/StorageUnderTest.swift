@@ -53,6 +53,30 @@ final class StorageUnderTest {
         return rows.count > 0 ? try rows.int64(0, 0) : nil
     }
 
+    /// The tables a backup copies: everything the storage keeps.
+    var tables: [String] {
+        let shared = ["rows", "operations", "stamp", "horizons", "server_identity"]
+        return backend == .postgres ? shared + ["user_stamps", "user_horizons"] : shared
+    }
+
+    /// Copies every table into `NAME_backup_TAG`, as a backup taken now
+    /// (close the storage's connections first when it must be consistent).
+    func backUp(_ tag: String) throws {
+        for table in tables {
+            try query("drop table if exists \(table)_backup_\(tag)")
+            try query("create table \(table)_backup_\(tag) as select * from \(table)")
+        }
+    }
+
+    /// Puts every table back as ``backUp(_:)`` copied it (a restored
+    /// backup, its identity included); reopen the storage after it.
+    func restore(_ tag: String) throws {
+        for table in tables {
+            try query("delete from \(table)")
+            try query("insert into \(table) select * from \(table)_backup_\(tag)")
+        }
+    }
+
     /// How many operations the storage remembers.
     func rememberedCount() throws -> Int64 { try query("select count(*) from operations") ?? -1 }
 
