@@ -33,6 +33,7 @@ package enum SampleJournals {
         File(relativePath: "golden/v2.1-typed-values.journal", purpose: "format 2.1's field values: timestamps, UUIDs, arrays and objects, nested as deep as allowed, in pulled rows, a create and updates"),
         File(relativePath: "golden/v2.1-transactions.journal", purpose: "write transactions (type 0x000F) across kinds, with compaction inside one transaction and against earlier edits, an edit behind a sent one, an acknowledgement"),
         File(relativePath: "golden/v2.3-model-versions.journal", purpose: "format 2.3's model versions: pulled rows with and without one, versioned edits the compactor merged (the highest kept), an unversioned edit, an acknowledgement and a tombstone carrying one"),
+        File(relativePath: "golden/v2.4-server-identity.journal", purpose: "format 2.4's server records: an identity learned, a mismatch, a reconciliation's re-uploads (a create, an update, a rename of a sent edit) and the adopted identity, a mismatch behind, and a server without an identity adopted"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -401,6 +402,9 @@ package enum SampleJournals {
 
         // Format 2.3: model versions on operations and server rows.
         try await writeJournal(directory + "/golden/v2.3-model-versions.journal", header: header(seed: 23), records: modelVersionEvents().records)
+
+        // Format 2.4: what the device knows of its server, and a reconciliation.
+        try await writeJournal(directory + "/golden/v2.4-server-identity.journal", header: header(seed: 24), records: serverIdentityEvents().records)
 
         try writeCraftedSamples(into: directory, from: healthy)
     }

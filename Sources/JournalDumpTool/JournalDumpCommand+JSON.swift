@@ -82,6 +82,23 @@ extension JournalDumpCommand {
                  ("lostFields", .array(resolution.lostFields.map { .string($0) }))])
     }
 
+    /// `{"kind":"differentServer","expected":…,"found":…}` or `{"kind":"behind","identity":…,"seenStamp":…,"latestStamp":…}`.
+    static func mismatchJSON(_ mismatch: ServerMismatch) -> JSONText {
+        switch mismatch {
+        case .differentServer(let expected, let found):
+            return .object([("kind", .string("differentServer")), ("expected", .string(expected.text)), ("found", .string(found.text))])
+        case .behind(let identity, let seen, let latest):
+            return .object([("kind", .string("behind")), ("identity", .string(identity.text)), ("seenStamp", .int(seen)),
+                            ("latestStamp", .int(latest))])
+        }
+    }
+
+    /// What the device knows of its server: `identity`, `seenStamp` and `mismatch` (each may be null).
+    static func serverJSON(_ known: KnownServer) -> JSONText {
+        .object([("identity", known.identity.map { .string($0.text) } ?? .null), ("seenStamp", known.seenStamp.map { .int($0) } ?? .null),
+                 ("mismatch", known.mismatch.map(mismatchJSON) ?? .null)])
+    }
+
     static func rejectionJSON(_ rejection: RejectionRecord) -> JSONText {
         .object([("operation", .object(operationJSON(rejection.operation))), ("reason", .string(rejection.reason)),
                  ("attempts", .int(Int64(rejection.attempts)))])
@@ -124,10 +141,25 @@ extension JournalDumpCommand {
             return [("kind", .string(kind)), ("recordIds", .array(ids.map { .string($0) }))]
         case .transaction(let edits):
             return [("edits", .array(edits.map { .object(eventJSON($0.event)) }))]
+        case .server(let change):
+            switch change {
+            case .learned(let identity):
+                return [("change", .string("learned")), ("identity", .string(identity.text))]
+            case .mismatched(let mismatch):
+                return [("change", .string("mismatched")), ("mismatch", mismatchJSON(mismatch))]
+            case .adopted(let identity, let seenStamp):
+                return [("change", .string("adopted")), ("identity", identity.map { .string($0.text) } ?? .null),
+                        ("seenStamp", seenStamp.map { .int($0) } ?? .null)]
+            }
+        case .reuploads(let plan):
+            return [("uploads", .array(plan.uploads.map { .object(operationJSON($0)) })),
+                    ("rebases", .array(plan.rebases.map { .object([("opId", .string($0.operationID.description)), ("base", .int($0.base))]) })),
+                    ("renames", .array(plan.renames.map { .object([("from", .string($0.from.description)), ("to", .string($0.to.description))]) }))]
         case .checkpoint(let part):
             switch part {
             case .baseRows(let rows): return [("part", .string("baseRows")), ("rows", .array(rows.map(rowJSON)))]
             case .rows(let rows): return [("part", .string("rows")), ("rows", .array(rows.map(rowJSON)))]
+            case .server(let known): return [("part", .string("server")), ("server", serverJSON(known))]
             case .outbox(let entries): return [("part", .string("outbox")), ("outbox", .array(entries.map(outboxJSON)))]
             case .cursors(let cursors): return [("part", .string("cursors")), ("cursors", cursorsJSON(cursors))]
             case .conflicts(let conflicts): return [("part", .string("conflicts")), ("conflicts", .array(conflicts.map(conflictJSON)))]

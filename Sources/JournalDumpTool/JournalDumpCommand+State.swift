@@ -90,6 +90,7 @@ extension JournalDumpCommand {
             text += "cursors:\n"
             for kind in state.cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + state.cursors[kind]!.description + "\n" }
         }
+        if state.server.needsCheckpointPart { text += "server:   " + serverText(state.server) + "\n" }
         let baseRows = state.baseRows.values.sorted { $0.key < $1.key }
         if baseRows.isEmpty {
             text += "base rows: none\n"
@@ -142,13 +143,16 @@ extension JournalDumpCommand {
             ])
             if kinds.last?.0 == record.key.kind { kinds[kinds.count - 1].1.append(json) } else { kinds.append((record.key.kind, [json])) }
         }
-        return .object([("state", .object([
+        var members: [(String, JSONText)] = [
             ("records", .object(kinds.map { ($0.0, .array($0.1)) })),
             ("outbox", .array(outboxStatus(state).map(statusJSON))),
             ("cursors", cursorsJSON(state.cursors)),
             ("baseRows", .array(state.baseRows.values.sorted { $0.key < $1.key }.map(rowJSON))),
             ("conflicts", .array(state.conflicts.map(conflictJSON))),
             ("rejections", .array(state.rejections.map(rejectionJSON))),
-        ]))])
+        ]
+        // Only once the device knows a server identity, so older journals' states read as they always did.
+        if state.server.needsCheckpointPart { members.append(("server", serverJSON(state.server))) }
+        return .object([("state", .object(members))])
     }
 }

@@ -159,8 +159,24 @@ extension JournalDumpCommand {
                     }
                 }
             })
+        case .server(let change):
+            switch change {
+            case .learned(let identity):
+                return lines("server identity \(identity) learned: the device syncs with this server", [])
+            case .mismatched(let mismatch):
+                return lines("sync stopped: \(mismatch)", [])
+            case .adopted(let identity, let seenStamp):
+                return lines("reconciled with " + (identity.map { "server \($0)" } ?? "a server without an identity")
+                             + ", seen up to " + (seenStamp.map { String($0) } ?? "nothing"), [])
+            }
+        case .reuploads(let plan):
+            return lines("(\(plan.uploads.count) re-upload\(plan.uploads.count == 1 ? "" : "s"), \(plan.rebases.count) rebased)",
+                         plan.uploads.map(operationColumns) + plan.rebases.map { "rebase \($0.operationID) on \($0.base)" }
+                            + plan.renames.map { "rename \($0.from) to \($0.to) (sent again under the new id)" })
         case .checkpoint(let part):
             switch part {
+            case .server(let known):
+                return lines("server: " + serverText(known), [])
             case .baseRows(let rows):
                 return lines("base rows: \(rows.count)", rows.map(rowColumns))
             case .rows(let rows):
@@ -186,6 +202,12 @@ extension JournalDumpCommand {
                 return lines("end: \(rows) rows, \(operations) operations, \(conflicts) conflicts, \(rejections) rejections", [])
             }
         }
+    }
+
+    /// `identity S1, seen 42` with `, stopped: …` while a mismatch waits for a reconciliation.
+    static func serverText(_ known: KnownServer) -> String {
+        "identity " + (known.identity?.text ?? "none") + ", seen " + (known.seenStamp.map { String($0) } ?? "nothing")
+            + (known.mismatch.map { ", stopped: \($0)" } ?? "")
     }
 
     /// `sent yes, attempts 1, last error "HTTP 503"`, with the 1.1 state when

@@ -13,6 +13,9 @@ public enum NotesAction: Sendable, Hashable {
     case list(json: Bool)
     /// `sync`: sync once with the server.
     case sync
+    /// `reconcile`: after the server changed (reset, swapped or restored),
+    /// upload every note it lacks, then sync with it from the start.
+    case reconcile
     /// `status [--json]`: sync once, then print the sync status (whether the
     /// server answered, what waits to be sent, conflicts, the last good sync).
     case status(json: Bool)

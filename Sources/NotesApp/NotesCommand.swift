@@ -24,6 +24,7 @@ package enum NotesCommand {
             "unpin ID --dir DIR",
             "list [--json] --dir DIR",
             "sync --dir DIR --server URL [--token TOKEN]",
+            "reconcile --dir DIR --server URL [--token TOKEN]",
             "status [--json] --dir DIR --server URL [--token TOKEN]",
             "watch [--json] [--interval SECONDS] --dir DIR --server URL [--token TOKEN]",
         ],
@@ -33,7 +34,7 @@ package enum NotesCommand {
             """,
         options: [
             .value("--dir", "DIR", help: "the device's directory (created if missing)"),
-            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, status, watch)"),
+            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, reconcile, status, watch)"),
             .value("--token", "TOKEN", help: "the bearer token (default dev-token)"),
             .value("--model-version", "N", help: "run as version N of the app, 1 or 2 (default 2; version 1 has no pins)"),
             .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing (version 2 adds \"pinned\"); status: one JSON object"),
@@ -51,6 +52,10 @@ package enum NotesCommand {
             for a note another device deleted).
             status syncs once, then prints the sync status; it exits 0 whether or
             not the server answered (the status says which).
+            sync exits 76 when the server is not the one this device synced with
+            or went back in time (reset, swapped or restored from a backup):
+            nothing is sent and every note is kept until reconcile uploads every
+            note the server lacks and syncs with it from the start.
             watch runs the sync engine: it pulls when the server announces
             changes, and every --interval seconds while idle; it prints the list
             on standard output whenever it changes, and a line on standard error
@@ -58,7 +63,8 @@ package enum NotesCommand {
             SIGTERM, or the end of standard input.
             exit status: 0 done; 1 no such note; 64 usage; 65 the journal cannot be
             read; 69 the server cannot be reached or refused the sync; 74 the
-            directory cannot be used; 75 another notes process uses the directory
+            directory cannot be used; 75 another notes process uses the directory;
+            76 the server changed (run reconcile)
             """)
 
     /// Parses a command line (without the program name).
@@ -100,6 +106,9 @@ package enum NotesCommand {
         case "sync":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .sync
+        case "reconcile":
+            if let extra = rest.first { throw .unexpectedArgument(extra) }
+            action = .reconcile
         case "status":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .status(json: json)
@@ -107,10 +116,10 @@ package enum NotesCommand {
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
         default:
-            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, status, watch)")
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch)")
         }
         switch action {
-        case .sync, .status, .watch:
+        case .sync, .reconcile, .status, .watch:
             if server == nil { throw .invalidCombination("\(command) needs --server URL") }
         default:
             break
@@ -167,6 +176,11 @@ package enum NotesCommand {
                 let outcome = await repository.engine(server: server, token: invocation.token).sync()
                 try NotesSyncReport.check(outcome, server: server)
                 output.standard("\(outcome)\n")
+            case .reconcile:
+                let server = try serverURL(of: invocation)
+                let outcome = await repository.engine(server: server, token: invocation.token).reconcileWithServer()
+                try NotesSyncReport.check(outcome, server: server)
+                output.standard("reconciled: \(outcome)\n")
             case .status(let json):
                 let server = try serverURL(of: invocation)
                 let clock = ContinuousSyncClock()

@@ -16,6 +16,10 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     case serverUnreachable(server: String, reason: String)
     /// The server answered, but the sync did not succeed (credentials refused, a reply it could not use).
     case syncFailed(server: String, reason: String)
+    /// The server is not the one this device synced with, or it went back in
+    /// time (restored from a backup): nothing was sent, every note is kept,
+    /// and syncing waits for `notes reconcile`.
+    case serverChanged(server: String, mismatch: ServerMismatch)
     /// The command exists only from a later model version of the app (pinning
     /// came with version 2).
     case needsModelVersion(command: String, version: NotesModelVersion)
@@ -32,6 +36,8 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
         case .journalUnreadable(let directory, let reason): return "the journal in \(directory) cannot be read (\(reason)); it was left as it is"
         case .serverUnreachable(let server, let reason): return "cannot reach the server at \(server): \(reason)"
         case .syncFailed(let server, let reason): return "sync with \(server) failed: \(reason)"
+        case .serverChanged(let server, let mismatch):
+            return "the server at \(server) changed: \(mismatch); every note is kept; run notes reconcile to upload what it lacks"
         case .needsModelVersion(let command, let version):
             return "\(command) needs --model-version \(version.rawValue) or later (model \(NotesModelVersion.version1) has no pins)"
         case .store(let error): return error.description
@@ -45,6 +51,7 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
         case .needsModelVersion: return 64               // EX_USAGE, as the parser's refusals
         case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
         case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
+        case .serverChanged: return 76                    // EX_PROTOCOL: the server is not the one this device knew
         case .directoryUnusable, .store: return 74       // EX_IOERR
         case .journalLocked: return 75            // EX_TEMPFAIL: try again once the other process ends
         }

@@ -33,7 +33,7 @@ struct NotesStatusReport: Sendable, Hashable {
     /// offline or nothing answered at its address.
     var serverAnswered: Bool {
         switch status.connectivity {
-        case .online, .serverBusy, .failing, .authenticationNeeded: return true
+        case .online, .serverBusy, .failing, .authenticationNeeded, .serverChanged: return true
         case .offline, .noConnection, .serverUnreachable: return false
         }
     }
@@ -93,6 +93,8 @@ struct NotesStatusReport: Sendable, Hashable {
             return "sync with \(server) failed: \(failure)"
         case .authenticationNeeded(let reason):
             return "the server at \(server) refused the token (\(reason)); syncing is paused until notes runs with a token it accepts"
+        case .serverChanged(let mismatch):
+            return "\(mismatch); every note is kept; run notes reconcile --server \(server) to upload what the server lacks"
         }
     }
 
@@ -106,6 +108,7 @@ struct NotesStatusReport: Sendable, Hashable {
         case .serverBusy(let reason): return ("server busy", reason)
         case .failing(let failure): return ("failing", failure.description)
         case .authenticationNeeded(let reason): return ("sign-in needed", reason)
+        case .serverChanged(let mismatch): return ("server changed", mismatch.description)
         }
     }
 

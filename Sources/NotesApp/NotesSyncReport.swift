@@ -13,6 +13,8 @@ enum NotesSyncReport {
             throw .serverUnreachable(server: name, reason: "nothing answered (offline); changes stay queued in the journal")
         case .retryLater(let reason, _):
             throw .serverUnreachable(server: name, reason: "\(reason); changes stay queued in the journal")
+        case .failed(.serverMismatch(let mismatch)):
+            throw .serverChanged(server: name, mismatch: mismatch)
         case .failed(let failure):
             throw .syncFailed(server: name, reason: failure.description)
         case .skipped(.suspended), .deadlineReached:

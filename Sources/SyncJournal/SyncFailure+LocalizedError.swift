@@ -5,4 +5,13 @@ import SyncJournalSync
 extension SyncFailure: LocalizedError {
     /// The same text as `description`: what failed, naming the journal's path at most once.
     public var errorDescription: String? { description }
+
+    /// What the app can do: for a changed server, run a reconciliation
+    /// (``SyncEngine/reconcileWithServer()``); `nil` for other failures.
+    public var recoverySuggestion: String? {
+        if case .serverMismatch = self {
+            return "Every local record is kept. Reconcile with the server to upload what it lacks and sync again."
+        }
+        return nil
+    }
 }

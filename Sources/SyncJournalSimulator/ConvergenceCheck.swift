@@ -28,6 +28,17 @@ extension SimulationRun {
             guard let store = device.store else { continue }
             for entry in (try? await store.quarantinedOperations()) ?? [] { try? await store.retryQuarantined(entry.id) }
         }
+        // After a restore, a device that has not met the restored server yet
+        // does now, and reconciles as the app would (an engine on its own
+        // stops at a changed server and waits for the app).
+        if statistics.serverRestores > 0 {
+            for index in devices.indices {
+                statistics.syncs += 1
+                _ = try? await devices[index].sync()
+                if case .failed(.serverMismatch)? = devices[index].lastOutcome { await reconcile(device: index) }
+                if violation != nil { return }
+            }
+        }
         // No sync is asked for by hand: every device runs its engine's own
         // schedule (a push once something is queued and any backoff has
         // passed, and a pull every ten minutes while idle) and the clock moves

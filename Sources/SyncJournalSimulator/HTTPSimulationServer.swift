@@ -93,4 +93,8 @@ struct HTTPSimulationServer: SimulationServer {
 
     func setRecordFault(kind: String, id: String, permanent: Bool, times: Int) async {}
     func clearRecordFaults(kind: String, id: String) async {}
+    /// A running sync-server's database is not the simulator's to restore.
+    var canRestore: Bool { false }
+    func backUp() async {}
+    func restoreBackup() async -> Bool { false }
 }

@@ -1,3 +1,4 @@
+import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -7,6 +8,31 @@ import SyncJournalTesting
 struct ReferenceSimulationServer: SimulationServer {
     /// A fixed identity, so a run repeats byte for byte from its seed.
     let server = ReferenceServer(identity: ServerIdentity("simulation-server-1"))
+    /// The last backup taken, and how many restores there were.
+    private let backup = Mutex<(snapshot: ReferenceServerSnapshot?, restores: Int)>((nil, 0))
+
+    var canRestore: Bool { true }
+
+    func backUp() async {
+        let copy = await server.snapshot()
+        backup.withLock { $0.snapshot = copy }
+    }
+
+    /// Restores the last backup and gives it a new identity, as the operator
+    /// of a restored database does (`sync-server --new-identity`): a restore
+    /// is found by stamps only until other writes pass the devices' seen
+    /// stamps (this server's stamps follow its clock, which goes on), while a
+    /// new identity is found by every device at its next request.
+    func restoreBackup() async -> Bool {
+        guard let (copy, number) = backup.withLock({ state -> (ReferenceServerSnapshot, Int)? in
+            guard let snapshot = state.snapshot else { return nil }
+            state.restores += 1
+            return (snapshot, state.restores)
+        }) else { return false }
+        await server.restore(copy)
+        await server.setIdentity(ServerIdentity("simulation-server-1-restored-\(number)"))
+        return true
+    }
 
     /// The identity of the server's database now.
     func identity() async -> ServerIdentity? { await server.identity }

@@ -22,6 +22,9 @@ public actor ServerLog {
 
     private var applied: Set<OperationID> = []
     private var received: Set<OperationID> = []
+    /// Operations applied before the last restore from a backup: the
+    /// restored server may apply them once more (their effect was lost).
+    private var appliedBeforeRestore: Set<OperationID> = []
     private var doubleApplied: [String] = []
     /// The stamp of the row each applied operation was first answered with.
     private var appliedStamps: [OperationID: Int64] = [:]
@@ -59,6 +62,10 @@ public actor ServerLog {
                     + "stamp \(row.updatedAt), first answered with \(first)")
             }
             if case .applied(let row) = outcome, appliedStamps[mutation.operationID] == nil { appliedStamps[mutation.operationID] = row.updatedAt }
+            if case .applied = outcome, applied.contains(mutation.operationID), appliedBeforeRestore.remove(mutation.operationID) != nil {
+                // Applied again by the restored server, which lost the first application: new to it.
+                fresh += 1
+            }
             if case .applied = outcome, !applied.contains(mutation.operationID) {
                 applied.insert(mutation.operationID)
                 newly = true
@@ -92,6 +99,23 @@ public actor ServerLog {
         }
     }
 
+    /// The server was restored from a backup: what it applied since may be
+    /// gone, so a resent operation it applies again is new to it, not a
+    /// double application.
+    func forgetApplied() {
+        appliedBeforeRestore.formUnion(applied)
+        for id in applied { appliedStamps[id] = nil }
+    }
+
+    /// A restore from a backup brought `key` back live at `sequence`: as a
+    /// create by "the restore", so a row the restore revived is not taken
+    /// for a resurrection (devices that saw it deleted delete it again when
+    /// they reconcile).
+    func noteRestored(_ key: RecordKey, sequence: Int) {
+        createdAfter[key, default: []].append(("the restore", sequence))
+        lastCreate[key] = sequence
+    }
+
     /// Where the last applied create (or other writer's write) and delete of `key` happened.
     func lastChanges(of key: RecordKey) -> (create: Int?, delete: Int?) { (lastCreate[key], lastDelete[key]) }
 
@@ -109,8 +133,12 @@ struct LoggingTransport: SyncTransport {
     let sequence: @Sendable () -> Int
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         let before = await appliedMutations()
-        let results = try await base.push(mutations)
+        let results = try await base.push(mutations, expecting: expectation)
         let after = await appliedMutations()
         let delta = before.flatMap { before in after.map { $0 - before } }
         await log.record(device: device, mutations: mutations, results: results, appliedDelta: delta, sequence: sequence())

@@ -38,7 +38,9 @@ public enum Simulation {
         guard let violation = first.violation else {
             let report = "\(header): \(stats.operations) operations, \(stats.syncs) syncs, \(stats.crashes) crashes "
                 + "(\(stats.crashesMidRequest) mid-request, \(stats.crashesMidCheckpoint) mid-checkpoint, \(stats.crashesMidWrite) mid-write), "
-                + "\(stats.conflicts) conflicts, \(stats.invariantChecks) invariant checks: all held, converged\n"
+                + "\(stats.conflicts) conflicts, "
+                + (stats.serverRestores > 0 ? "\(stats.serverRestores) server restores, \(stats.reconciliations) reconciliations, " : "")
+                + "\(stats.invariantChecks) invariant checks: all held, converged\n"
             return SimulationOutcome(violation: nil, statistics: stats, report: report)
         }
         var lines: [String] = []

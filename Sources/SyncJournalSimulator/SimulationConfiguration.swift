@@ -21,7 +21,7 @@ public struct SimulationConfiguration: Sendable, Hashable {
     public var token: String = "dev-token"
 
     /// A configuration; every fault class by default.
-    public init(seed: UInt64, devices: Int = 3, steps: Int = 200, faults: Set<SimulationFault> = Set(SimulationFault.allCases),
+    public init(seed: UInt64, devices: Int = 3, steps: Int = 200, faults: Set<SimulationFault> = SimulationFault.defaultSet,
                 shrink: Bool = true, shrinkBudget: Int = 300) {
         self.seed = seed
         self.devices = devices
@@ -70,7 +70,7 @@ public struct SimulationConfiguration: Sendable, Hashable {
         self.init(seed: seed,
                   devices: try parsed.integer("--devices", in: 1...26) ?? 3,
                   steps: try parsed.integer("--steps", atLeast: 0) ?? 200,
-                  faults: faults ?? Set(SimulationFault.allCases),
+                  faults: faults ?? SimulationFault.defaultSet,
                   shrink: !parsed.has("--no-shrink"))
         server = try parsed.value("--server", expected: "an http(s) URL such as http://127.0.0.1:8787") { text -> URL? in
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }

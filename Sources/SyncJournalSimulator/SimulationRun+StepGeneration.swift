@@ -87,6 +87,8 @@ extension SimulationRun {
             action = .crashMidCheckpoint(device: device, afterCalls: Int.random(in: 0..<16, using: &generator), powerSeed: generator.next())
         case 83..<87:
             action = .checkpoint(device: device)
+        case 87..<89 where enabled(.serverRestore) && server.canRestore:
+            action = chance(55) ? .serverBackup : .serverRestore
         case 80..<83 where enabled(.crashMidWrite):
             let edit = await randomEdit(device: device)
             action = .crashMidWrite(device: device, afterCalls: Int.random(in: 0..<6, using: &generator), edit: edit, powerSeed: generator.next())

@@ -51,6 +51,17 @@ extension SimulationRun {
             do { try await devices[device].store?.checkpoint() } catch {
                 fail(.replayEqualsState, "\(name(device))'s checkpoint failed on a healthy disk: \(error)")
             }
+        case .serverBackup:
+            await server.backUp()
+        case .serverRestore:
+            guard await server.restoreBackup() else { break }
+            statistics.serverRestores += 1
+            await log.forgetApplied()
+            for kind in Simulation.kinds {
+                for id in Simulation.pool[kind]! where ((try? await server.row(kind: kind, id: id)) ?? nil) != nil {
+                    await log.noteRestored(RecordKey(kind: kind, id: id), sequence: counter.next())
+                }
+            }
         case .crashMidCheckpoint(let device, let calls, let powerSeed):
             let before = await state(of: device)
             devices[device].disk.freeze(afterCalls: calls)
@@ -106,6 +117,45 @@ extension SimulationRun {
             }
         } catch {
             fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
+        }
+        if case .failed(.serverMismatch)? = simulated.lastOutcome { await reconcile(device: device) }
+    }
+
+    /// The device found the server went back in time: the app reconciles.
+    /// No record the device showed may vanish: each is kept, or was
+    /// deleted by the server (another writer's deletion the backup held).
+    func reconcile(device: Int) async {
+        let simulated = devices[device]
+        guard let engine = simulated.engine, let store = simulated.store else { return }
+        statistics.reconciliations += 1
+        let before = (try? await store.currentState()).map { state in
+            Set((state.snapshot.keys.map { $0 } + Array(state.outbox.keys)).filter { state.visibleFields(of: $0) != nil })
+        } ?? []
+        // A record whose edit is quarantined is hidden by the quarantine, not lost: it is still queued.
+        func accounted(_ key: RecordKey, in state: StoreState) -> Bool {
+            state.visibleFields(of: key) != nil || state.outbox.operations(on: key).contains { $0.quarantined }
+        }
+        let outcome = await engine.reconcileWithServer()
+        // A renamed operation's fate is its new id's.
+        for rename in await engine.lastReconciliation.renames where ledger[rename.from] != nil {
+            ledger[rename.from]!.state = .coalesced(into: rename.to)
+        }
+        guard let state = try? await store.currentState() else { return }
+        // Re-uploads are the reconciliation's own operations: account for them like the app's.
+        for entry in state.outbox.operations where ledger[entry.id] == nil {
+            ledger[entry.id] = LedgerEntry(device: device, text: "\(name(device)) \(entry.operation.kind) \(entry.operation.entity) "
+                + "\(entry.operation.recordID) (queued by a reconciliation, step \(currentStep))", step: currentStep, state: .open)
+            openIDs[device].append(entry.id)
+        }
+        guard case .ok = outcome else { return }
+        let transport = server.transport(device: "checker")
+        for key in before.sorted(by: <) where !accounted(key, in: state) {
+            statistics.invariantChecks += 1
+            // A deletion the server holds (a tombstone) stands, as from any pull.
+            let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true))
+            if page?.rows.contains(where: { $0.key == key && $0.isTombstone }) == true { continue }
+            fail(.nothingLost, "\(name(device)) showed \(key.kind) \(key.id) before reconciling with the restored server, and not after")
+            return
         }
     }
 

@@ -33,4 +33,10 @@ protocol SimulationServer: Sendable {
     func setRecordFault(kind: String, id: String, permanent: Bool, times: Int) async
     /// Lifts the record's faults.
     func clearRecordFaults(kind: String, id: String) async
+    /// Whether the database can be backed up and restored (the in-memory server only).
+    var canRestore: Bool { get }
+    /// Copies the database (a backup), where ``canRestore``.
+    func backUp() async
+    /// Puts the database back to the last backup; `false` when none was taken.
+    func restoreBackup() async -> Bool
 }

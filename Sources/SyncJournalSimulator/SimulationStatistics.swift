@@ -12,6 +12,9 @@ public struct SimulationStatistics: Sendable, Hashable {
     public var crashesMidRequest = 0
     /// Crashes inside a checkpoint.
     public var crashesMidCheckpoint = 0
+    /// Times the server was restored from a backup, and reconciliations devices ran.
+    public var serverRestores = 0
+    public var reconciliations = 0
     /// Crashes inside an edit's write.
     public var crashesMidWrite = 0
     /// Conflicts surfaced on all devices.

@@ -42,7 +42,7 @@ public enum SyncSimCommand {
             .value("--seeds", "A-B", help: "one run per seed from A to B, stopping at the first violation"),
             .value("--devices", "D", help: "devices, 1 to 26 (default 3)"),
             .value("--steps", "N", help: "steps before the faults stop (default 200)"),
-            .value("--faults", "LIST", help: "the fault classes injected (default all)"),
+            .value("--faults", "LIST", help: "the fault classes injected (default all but server-restore; all: every one)"),
             .flag("--no-shrink", help: "report a violation's trace as it is, unshrunk"),
             .value("--server", "URL", help: """
                 the devices sync with a running sync-server over HTTP; faults are

@@ -86,6 +86,9 @@ extension CheckpointPart {
                 writer.writeString(rejection.reason)
                 writer.writeVarint(UInt64(rejection.attempts))
             }
+        case .server(let known):
+            writer.writeUInt8(8)
+            known.encode(into: &writer)
         case .end(let rows, let operations, let conflicts, let rejections):
             writer.writeUInt8(0xFF)
             for count in [rows, operations, conflicts, rejections] { writer.writeVarint(UInt64(count)) }
@@ -142,6 +145,8 @@ extension CheckpointPart {
             var rows: [ServerRow] = []
             for _ in 0..<count { rows.append(try ServerRow.decode(from: &reader)) }
             return .baseRows(rows)
+        case 8:
+            return .server(try KnownServer.decode(from: &reader))
         case 5:
             let count = try reader.readCount(minimumItemSize: 24)
             var rejections: [RejectionRecord] = []

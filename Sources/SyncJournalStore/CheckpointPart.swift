@@ -14,6 +14,9 @@ package enum CheckpointPart: Sendable, Hashable {
     case conflicts([ConflictRecord])
     /// Base copies of rows with queued edits made on an older copy (1.1).
     case baseRows([ServerRow])
+    /// What the device knows of its server (2.4): written when it knows an
+    /// identity or a mismatch. Not counted in the end part.
+    case server(KnownServer)
     /// Rejections waiting for the app.
     case rejections([RejectionRecord])
     /// The last part: the counts the parts must add up to, so an incomplete

@@ -34,6 +34,10 @@ extension RecordType {
     package static let transaction = RecordType(rawValue: 0x000F)
     /// Rows the server no longer has, found by a full re-pull (1.1).
     package static let rowsForgotten = RecordType(rawValue: 0x0103)
+    /// What the device knows of its server: an identity learned, a mismatch, a reconciliation adopted (2.4).
+    package static let serverIdentity = RecordType(rawValue: 0x0104)
+    /// A reconciliation's re-uploads and rebased edits (2.4).
+    package static let reuploads = RecordType(rawValue: 0x0010)
     /// A page of rows pulled from the server, with its cursor.
     package static let pulledRows = RecordType(rawValue: 0x0101)
     /// Reserved: pull cursors alone (never written; cursors travel with their page).
@@ -62,6 +66,8 @@ extension RecordType {
         case .conflictResolved: return "conflict-resolved"
         case .rowsForgotten: return "forgotten"
         case .transaction: return "transaction"
+        case .serverIdentity: return "server"
+        case .reuploads: return "reuploads"
         case .salvaged: return "salvaged"
         case .syncHorizon: return "sync-horizon"
         default: return description

@@ -49,6 +49,10 @@ package enum StoreEvent: Sendable, Hashable {
     case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?)
     /// A part of a checkpoint.
     case checkpoint(CheckpointPart)
+    /// What the device knows of its server changed (2.4).
+    case server(ServerEvent)
+    /// A reconciliation's re-uploads and rebased edits (2.4).
+    case reuploads(ReuploadPlan)
 }
 
 extension StoreEvent {
@@ -90,6 +94,8 @@ extension StoreEvent {
         case .conflictSettled: return .conflictSettled
         case .forgotten: return .rowsForgotten
         case .transaction: return .transaction
+        case .server: return .serverIdentity
+        case .reuploads: return .reuploads
         }
     }
 
@@ -159,6 +165,10 @@ extension StoreEvent {
                 writer.writeVarint(UInt64(edit.compaction.count))
                 for step in edit.compaction { step.encode(into: &writer) }
             }
+        case .server(let change):
+            change.encode(into: &writer)
+        case .reuploads(let plan):
+            plan.encode(into: &writer)
         }
         return writer.bytes
     }
@@ -168,7 +178,7 @@ extension StoreEvent {
                                                 .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint,
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
                                                 .conflictDismissed, .conflictSettled, .rowsForgotten,
-                                                .transaction]
+                                                .transaction, .serverIdentity, .reuploads]
 
     /// Whether records of `type` carry store events: whether `type` is in ``decodedTypes``.
     static func carriesEvent(_ type: RecordType) -> Bool {
@@ -176,7 +186,7 @@ extension StoreEvent {
         case .operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict,
              .pulledRows, .checkpoint, .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
              .conflictDismissed, .conflictSettled, .rowsForgotten,
-             .transaction:
+             .transaction, .serverIdentity, .reuploads:
             return true
         default:
             return false
@@ -321,6 +331,10 @@ extension StoreEvent {
                     edits.append(TransactionEdit(operation: operation, compaction: steps))
                 }
                 event = .transaction(edits)
+            case .serverIdentity:
+                event = .server(try ServerEvent.decode(from: &reader))
+            case .reuploads:
+                event = .reuploads(try ReuploadPlan.decode(from: &reader))
             default:
                 return nil
             }

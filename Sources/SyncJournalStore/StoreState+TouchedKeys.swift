@@ -33,9 +33,13 @@ extension StoreState {
             switch part {
             case .rows(let rows): for row in rows { keys.append(row.key) }
             case .outbox(let entries): for entry in entries { keys.append(entry.key) }
-            case .cursors, .conflicts, .baseRows, .rejections, .end: break
+            case .cursors, .conflicts, .baseRows, .rejections, .end, .server: break
             }
-        case .sent, .withdrawn, .conflictDismissed:
+        case .reuploads(let plan):
+            for upload in plan.uploads { keys.append(upload.key) }
+            for rebase in plan.rebases { if let key = outbox.key(of: rebase.operationID) { keys.append(key) } }
+            for rename in plan.renames { if let key = outbox.key(of: rename.from) { keys.append(key) } }
+        case .sent, .withdrawn, .conflictDismissed, .server:
             break
         }
     }

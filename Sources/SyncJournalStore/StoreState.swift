@@ -23,6 +23,9 @@ package struct StoreState: Sendable, Hashable {
     /// edits made on an older copy are still queued: that older copy, the
     /// base a conflict's three-way merge needs.
     package private(set) var baseRows: [RecordKey: ServerRow] = [:]
+    /// The server the device syncs with: its identity, the latest stamp
+    /// taken from it, and a mismatch that stopped sync.
+    package private(set) var server = KnownServer()
 
     /// An empty state.
     package init() {}
@@ -55,7 +58,10 @@ package struct StoreState: Sendable, Hashable {
         case .withdrawn(let ids):
             for id in ids { outbox.setSent(id, false) }
         case .acknowledged(let acks):
-            for ack in acks { acknowledge(ack) }
+            for ack in acks {
+                acknowledge(ack)
+                server.saw(ack.row.updatedAt)
+            }
         case .failed(let id, let reason, let permanent):
             guard let entry = outbox[id] else { return }
             if permanent {
@@ -103,18 +109,62 @@ package struct StoreState: Sendable, Hashable {
         case .forgotten(let kind, let ids):
             for id in ids { setSnapshot(RecordKey(kind: kind, id: id), nil) }
         case .pulled(let kind, let rows, let cursor):
-            for row in rows { setSnapshot(row.key, row) }
-            if let cursor { cursors[kind] = cursor }
+            for row in rows {
+                setSnapshot(row.key, row)
+                server.saw(row.updatedAt)
+            }
+            if let cursor {
+                cursors[kind] = cursor
+                server.saw(cursor.updatedAt)
+            }
+        case .server(let change):
+            switch change {
+            case .learned(let identity):
+                // From now on every stamp taken counts; those taken before
+                // (from the same server, as far as the device knows) are in
+                // its rows and cursors.
+                server.identity = identity
+                for row in snapshot.values { server.saw(row.updatedAt) }
+                for cursor in cursors.values { server.saw(cursor.updatedAt) }
+            case .mismatched(let mismatch): server.mismatch = mismatch
+            case .adopted(let identity, let seenStamp):
+                server = KnownServer(identity: identity, seenStamp: identity == nil ? nil : seenStamp, mismatch: nil)
+            }
+        case .reuploads(let plan):
+            applyReuploads(plan)
         case .checkpoint(let part):
             switch part {
             case .rows(let rows): for row in rows { snapshot[row.key] = row }
             case .outbox(let entries): for entry in entries { outbox.append(entry) }
             case .cursors(let values): cursors.merge(values) { _, new in new }
+            case .server(let known): server = known
             case .conflicts(let values): conflicts += values
             case .baseRows(let rows): for row in rows { baseRows[row.key] = row }
             case .rejections(let values): rejections += values
             case .end: break
             }
+        }
+    }
+
+    /// Queues a plan's re-uploads, each ahead of its record's queued edits
+    /// (which keep their order and state), and gives queued edits their new bases.
+    private mutating func applyReuploads(_ plan: ReuploadPlan) {
+        for rebase in plan.rebases {
+            outbox.update(rebase.operationID) { $0.operation.baseUpdatedAt = rebase.base }
+        }
+        for rename in plan.renames {
+            guard let entry = outbox[rename.from], !outbox.contains(rename.to) else { continue }
+            var operation = entry.operation
+            operation.id = rename.to
+            outbox.replace(rename.from, with: OutboxOperation(operation: operation, attempts: entry.attempts, lastError: entry.lastError,
+                                                              permanentFailures: entry.permanentFailures, lastFailure: entry.lastFailure,
+                                                              quarantined: entry.quarantined))
+        }
+        for upload in plan.uploads where !outbox.contains(upload.id) {
+            let queued = outbox.operations(on: upload.key)
+            for entry in queued { outbox.remove(entry.id) }
+            outbox.append(OutboxOperation(operation: upload))
+            for entry in queued { outbox.append(entry) }
         }
     }
 
@@ -354,6 +404,7 @@ package struct StoreState: Sendable, Hashable {
         if !queued.isEmpty { going = body(.outbox(queued)) }
         queued = []
         if going && !cursors.isEmpty { going = body(.cursors(cursors)) }
+        if going && server.needsCheckpointPart { going = body(.server(server)) }
         chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
         chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])
             + Self.estimate($0.baseRow?.fields ?? [:]) + Self.estimate($0.resolution.replacement?.fields ?? [:]) + 320 }, make: { .conflicts($0) })

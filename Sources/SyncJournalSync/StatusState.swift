@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// What the engine remembers for its ``SyncStatus``: the last outcome, the
 /// counts read from the store, and who listens.
 struct StatusState: Sendable {
@@ -15,6 +17,8 @@ struct StatusState: Sendable {
     /// failed, with no sync since: the next wait the server holds to its
     /// end brings a pull to put the status right.
     var serverUnreachableFromChangeWait = false
+    /// The journaled mismatch that stops syncing, read from the store with the counts.
+    var serverMismatch: ServerMismatch?
     /// When a sync last ended well (clock milliseconds).
     var lastSuccessAt: Int64?
     /// Counts read from the store at the last refresh.

@@ -43,7 +43,11 @@ extension SyncEngine {
         statusState.lastOutcome = outcome
         statusState.serverUnreachable = statusState.serverUnreachableThisSync
         statusState.serverUnreachableFromChangeWait = false
-        if case .ok = outcome { statusState.lastSuccessAt = clock.now() }
+        if case .ok = outcome {
+            statusState.lastSuccessAt = clock.now()
+            statusState.serverMismatch = nil
+        }
+        if case .failed(.serverMismatch(let mismatch)) = outcome { statusState.serverMismatch = mismatch }
     }
 
     /// Notes a wait for changes that failed because the server did not
@@ -85,6 +89,7 @@ extension SyncEngine {
         statusState.quarantined = quarantined
         statusState.pending = outbox.count - quarantined
         statusState.conflicts = conflicts.count
+        statusState.serverMismatch = (try? await store.knownServer())?.mismatch
     }
 
     private func currentStatus() -> SyncStatus {
@@ -96,6 +101,7 @@ extension SyncEngine {
 
     private func connectivity() -> SyncStatus.Connectivity {
         if started, !schedule.isOnline { return .offline }
+        if let mismatch = statusState.serverMismatch { return .serverChanged(mismatch) }
         switch statusState.lastOutcome {
         case nil, .ok?, .deadlineReached?, .skipped(.suspended)?: return .online
         case .skipped(.offline)?: return .noConnection
@@ -103,6 +109,7 @@ extension SyncEngine {
             return statusState.serverUnreachable ? .serverUnreachable(reason: reason) : .serverBusy(reason: reason)
         case .failed(.authentication(let reason))?:
             return schedule.isPausedForAuthentication || !started ? .authenticationNeeded(reason: reason) : .online
+        case .failed(.serverMismatch(let mismatch))?: return .serverChanged(mismatch)
         case .failed(let failure)?: return .failing(failure)
         }
     }

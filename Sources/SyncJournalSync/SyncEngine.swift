@@ -126,6 +126,8 @@ public actor SyncEngine {
     /// When the running sync must stop starting requests (clock
     /// milliseconds): the earliest deadline of ``sync(before:)`` callers.
     var runDeadline: Int64?
+    /// What the last reconciliation queued (for tests and the simulator).
+    package internal(set) var lastReconciliation = ReuploadPlan()
 
     /// An engine for `store` over `transport`, timing retries with `clock`.
     public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {
@@ -283,7 +285,7 @@ public actor SyncEngine {
         return task
     }
 
-    private func finishRun(_ outcome: SyncOutcome) async {
+    func finishRun(_ outcome: SyncOutcome) async {
         running = nil
         runDeadline = nil
         recordForStatus(outcome)
@@ -297,7 +299,9 @@ public actor SyncEngine {
         case .ok, .deadlineReached: result = .succeeded
         case .skipped: result = .offline
         case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
-        case .failed(.authentication): result = .authenticationNeeded
+        // A changed server, like refused credentials, pauses scheduling until
+        // the app acts (a reconciliation): retrying cannot help.
+        case .failed(.authentication), .failed(.serverMismatch): result = .authenticationNeeded
         case .failed: result = .failed
         }
         let readyAt = await pendingWorkReadyAt()
@@ -305,7 +309,7 @@ public actor SyncEngine {
         schedule.handle(.syncEnded(result, pendingWorkReadyAt: readyAt), at: clock.now(), using: &generator)
         arm()
         switch outcome {
-        case .failed(.authentication), .failed(.store(.retired)):
+        case .failed(.authentication), .failed(.store(.retired)), .failed(.serverMismatch):
             closeChangeWait()
         default:
             await openChangeWait()
@@ -323,6 +327,11 @@ public actor SyncEngine {
 
     func run() async -> SyncOutcome {
         statusState.serverUnreachableThisSync = false
+        // A journaled mismatch stops every sync before it sends anything,
+        // across restarts, until a reconciliation clears it.
+        let known: KnownServer
+        do { known = try await outbox.knownServer() } catch { return .failed(.store(error)) }
+        if let mismatch = known.mismatch { return .failed(.serverMismatch(mismatch)) }
         // Merges found by earlier syncs whose merged fields have gone: nothing to show any more.
         do { try await outbox.dismissSettledMerges() } catch { return .failed(.store(error)) }
         var pushed = 0
@@ -360,9 +369,17 @@ public actor SyncEngine {
     private func push(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
+        let mutations = batch.map { Mutation($0.operation) }
+        let expectation = try? await outbox.knownServer().expectation
         let results: [MutationResult]
         do {
-            results = try await transport.push(batch.map { Mutation($0.operation) })
+            // Without an identity there is nothing to expect: the plain push,
+            // which every transport implements itself.
+            if let expectation {
+                results = try await transport.push(mutations, expecting: expectation)
+            } else {
+                results = try await transport.push(mutations)
+            }
         } catch {
             switch error {
             case .offline:
@@ -403,7 +420,11 @@ public actor SyncEngine {
                     if case .stop = step { return step }
                 }
                 return .done
-            case .permanent, .cursorExpired, .serverMismatch:
+            case .serverMismatch(let mismatch):
+                // Nothing was applied: no operation is charged, and none leaves the queue.
+                await outbox.finishSending(ids)
+                return .stop(await stopForMismatch(mismatch))
+            case .permanent, .cursorExpired:
                 // The request as a whole is refused (say, a revoked token): no
                 // single operation is to blame, so none is charged for it.
                 await outbox.finishSending(ids)
@@ -542,11 +563,14 @@ public actor SyncEngine {
                 if pages == options.maximumPages {
                     return .failed(.pullNotFinished(.pageLimit(pages: pages)))
                 }
+                let expectation: ServerExpectation?
+                do { expectation = try await outbox.knownServer().expectation } catch { return .failed(.store(error)) }
                 let page: PullPage
                 do {
-                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit))
+                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit, expectation: expectation))
                 } catch {
                     switch error {
+                    case .serverMismatch(let mismatch): return await stopForMismatch(mismatch)
                     case .offline: return .skipped(.offline)
                     case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
                     case .serverUnreachable:
@@ -577,6 +601,7 @@ public actor SyncEngine {
                 do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
                     return .failed(.malformedReply(.pullPage(reason: error.reason)))
                 }
+                if let stop = await checkServer(of: page) { return stop }
                 do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
                 for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
                 pulled += page.rows.count
@@ -604,8 +629,16 @@ public actor SyncEngine {
                 return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
             }
             let page: PullPage
-            do { page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true)) } catch {
+            let expectation: ServerExpectation?
+            do { expectation = try await outbox.knownServer().expectation } catch {
+                return .failure(ResyncStop(outcome: .failed(.store(error))))
+            }
+            do {
+                page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
+                                                            expectation: expectation))
+            } catch {
                 switch error {
+                case .serverMismatch(let mismatch): return .failure(ResyncStop(outcome: await stopForMismatch(mismatch)))
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
                 case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
                 case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfterMilliseconds: nil)))
@@ -617,6 +650,7 @@ public actor SyncEngine {
             do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
                 return .failure(ResyncStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
             }
+            if let stop = await checkServer(of: page) { return .failure(ResyncStop(outcome: stop)) }
             for kindPage in grouped {
                 // A row changed during the re-pull appears again later: the later copy wins.
                 for row in kindPage.rows { rows[row.id] = row }

@@ -18,6 +18,11 @@ public enum SyncFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server refused the credentials (HTTP 401): the app must sign in
     /// again before a sync can succeed.
     case authentication(reason: String)
+    /// The server is not the one this device synced with, or it went back in
+    /// time: nothing was sent or charged, no record was deleted or
+    /// conflicted, and syncs stop until the app runs
+    /// ``SyncEngine/reconcileWithServer()``.
+    case serverMismatch(ServerMismatch)
 
     /// A one-line explanation.
     public var description: String {
@@ -27,6 +32,7 @@ public enum SyncFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedReply(let reply): return reply.description
         case .pullNotFinished(let stop): return stop.description
         case .authentication(let reason): return "not signed in: \(reason)"
+        case .serverMismatch(let mismatch): return "\(mismatch); reconcile to sync again"
         }
     }
 

@@ -1,3 +1,5 @@
+import SyncJournalProtocol
+
 /// What a status bar shows about syncing: what the engine is doing, whether
 /// it can reach the server, and what waits in the outbox.
 ///
@@ -41,6 +43,11 @@ public struct SyncStatus: Sendable, Hashable {
         /// The server refused the credentials: syncing is paused until the
         /// app signs in again (``SyncEngine/resumeAfterAuthentication()``).
         case authenticationNeeded(reason: String)
+        /// The server is not the one this device synced with, or it went
+        /// back in time (restored from a backup): syncing is stopped, every
+        /// local record kept, until the app runs
+        /// ``SyncEngine/reconcileWithServer()``.
+        case serverChanged(ServerMismatch)
     }
 
     /// What the engine is doing now.

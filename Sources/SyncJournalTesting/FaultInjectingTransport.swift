@@ -183,8 +183,7 @@ public actor FaultInjectingTransport: SyncTransport {
     }
 
     public func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        let base = self.base
-        return try await perform(.push) { () async throws(TransportError) -> [MutationResult] in try await base.push(mutations) }
+        try await push(mutations, expecting: nil)
     }
 
     /// Pushes through the wrapped transport with the device's expectation;

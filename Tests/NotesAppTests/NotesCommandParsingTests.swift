@@ -49,7 +49,7 @@ struct NotesCommandParsingTests {
         (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list, status or watch")),
         (["list", "--interval", "2", "--dir", "a"], .invalidCombination("--interval goes with watch")),
         (["list", "--bogus", "--dir", "a"], .unknownOption("--bogus")),
-        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, status, watch)")),
+        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch)")),
     ])
     func mistakes(arguments: [String], expected: CommandLineError) {
         #expect(throws: expected) { try NotesCommand.parse(arguments) }

@@ -14,6 +14,14 @@ struct SimulatorTests {
         #expect(outcome.statistics.invariantChecks > 1_000)
     }
 
+    @Test("server restores: backups restored under a new identity, every device reconciles when it meets the restored server, and no record it showed vanishes; all invariants hold and devices converge", arguments: [1, 5, 8, 9] as [UInt64])
+    func serverRestoreRunHolds(_ seed: UInt64) async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300,
+                                                                                faults: Set(SimulationFault.allCases)))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.serverRestores > 0 && outcome.statistics.reconciliations > 0)
+    }
+
     @Test("the same seed gives the same output, byte for byte")
     func sameSeedSameOutput() async {
         let configuration = SimulationConfiguration(seed: 42, devices: 4, steps: 400)

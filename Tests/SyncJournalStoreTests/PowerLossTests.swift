@@ -88,9 +88,11 @@ private struct StorePicture: Hashable, CustomStringConvertible {
     var cursors: [String: PullCursor] = [:]
     var baseRows: [RecordKey: ServerRow] = [:]
     var rejections = 0
+    /// What the device knows of its server (identity, seen stamp, mismatch).
+    var server = KnownServer()
 
     /// The picture of `state`, limited to records of `kinds` (all when `nil`).
-    init(_ state: StoreState, kinds: Set<String>? = nil) {
+    init(_ state: StoreState, kinds: Set<String>? = nil, server watchesServer: Bool = false) {
         func mine(_ kind: String) -> Bool { kinds?.contains(kind) ?? true }
         snapshot = state.snapshot.filter { mine($0.key.kind) }
         baseRows = state.baseRows.filter { mine($0.key.kind) }
@@ -105,6 +107,8 @@ private struct StorePicture: Hashable, CustomStringConvertible {
                                       lostFields: conflict.resolution.lostFields))
         }
         rejections = state.rejections.filter { mine($0.operation.entity) }.count
+        // The server is the whole store's: only a lane that owns it compares it.
+        if kinds == nil || watchesServer { server = state.server }
         var keys = Set(snapshot.keys)
         for key in state.outbox.keys where mine(key.kind) { keys.insert(key) }
         for key in keys { visible[key] = state.visibleFields(of: key) }
@@ -117,6 +121,7 @@ private struct StorePicture: Hashable, CustomStringConvertible {
         let queued = outbox.map { "\($0.edit.kind) \($0.edit.key.kind)/\($0.edit.key.id)\($0.sent ? " sent" : "")\($0.quarantined ? " quarantined" : "") attempts \($0.attempts)" }
         return "records [\(records.joined(separator: ", "))]; outbox [\(queued.joined(separator: ", "))]; "
             + "\(conflicts.count) conflicts; cursors \(cursors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }); \(baseRows.count) base rows"
+            + "; server \(server.identity?.text ?? "-") seen \(server.seenStamp.map { String($0) } ?? "-")\(server.mismatch == nil ? "" : " stopped")"
     }
 }
 
@@ -134,6 +139,8 @@ private struct Step: Sendable {
 private struct Lane: Sendable {
     var kinds: Set<String>
     var steps: [Step]
+    /// Whether the lane's steps change what the device knows of its server (compared then).
+    var watchesServer = false
 }
 
 /// Record fields for step `index`: small usually, sometimes a few hundred
@@ -359,13 +366,13 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: checkpointThreshold))
     var pictures: [[StorePicture]] = []
     for lane in lanes {
-        var lanePictures = [StorePicture(try await store.currentState(), kinds: lane.kinds)]
+        var lanePictures = [StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer)]
         for step in lane.steps {
             do { try await step.run(store) } catch {
                 Issue.record("the reference run failed at \(step.label): \(error)")
                 throw error
             }
-            lanePictures.append(StorePicture(try await store.currentState(), kinds: lane.kinds))
+            lanePictures.append(StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer))
         }
         pictures.append(lanePictures)
     }
@@ -386,7 +393,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     try await store2.close()
     for (number, lane) in lanes.enumerated() {
         #expect(done[number].acknowledged == lane.steps.count)
-        #expect(StorePicture(state, kinds: lane.kinds) == pictures[number].last!, "a concurrent fault-free run ends where the reference does")
+        #expect(StorePicture(state, kinds: lane.kinds, server: lane.watchesServer) == pictures[number].last!, "a concurrent fault-free run ends where the reference does")
     }
     return Reference(pictures: pictures, calls: concurrent.callCount, reopenCalls: reopenCalls, sequentialCalls: sequentialCalls)
 }
@@ -532,7 +539,7 @@ private func crashTest(name: String, test: String, seedCount: Int, checkpointThr
             for (number, lane) in lanes.enumerated() {
                 let (acknowledged, attempted) = done[number]
                 tally.acknowledgedChecked += acknowledged
-                let picture = StorePicture(state, kinds: lane.kinds)
+                let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                 let pictures = expected.pictures[number]
                 // Some prefix n with acknowledged <= n <= attempted.
                 guard let prefix = (acknowledged...attempted).first(where: { pictures[$0] == picture }) else {
@@ -1286,7 +1293,7 @@ private func storeStatesTest(name: String, seedCount: Int, checkpointThreshold: 
                 for (number, lane) in lanes.enumerated() {
                     let (acknowledged, attempted) = done[number]
                     tally.acknowledgedChecked += acknowledged
-                    let picture = StorePicture(state, kinds: lane.kinds)
+                    let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                     if !(acknowledged...attempted).contains(where: { expected.pictures[number][$0] == picture }) {
                         tally.fail("\(context)\(lanes.count > 1 ? ", lane \(number)" : ""): \(acknowledged) steps acknowledged, \(attempted) attempted; "
                                    + "the state matches no prefix between them: \(picture)")
@@ -1370,7 +1377,7 @@ private func storeStatesAtHeldSyncs(name: String, lanes: [Lane], seed: UInt64, e
             try await reopened.close()
             for (number, lane) in lanes.enumerated() {
                 tally.acknowledgedChecked += acknowledged[number]
-                let picture = StorePicture(state, kinds: lane.kinds)
+                let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                 if !(acknowledged[number]...lane.steps.count).contains(where: { expected.pictures[number][$0] == picture }) {
                     tally.fail("\(context), lane \(number): \(acknowledged[number]) steps acknowledged; the state matches no prefix from there: \(picture)")
                 }
@@ -1425,5 +1432,94 @@ extension PowerLossTests {
         single.report("store, 1 editor")
         concurrent.report("store, 3 editors")
         #expect(single.crashPoints > 0 && concurrent.crashPoints > 0)
+    }
+}
+
+// MARK: What the device knows of its server
+
+/// The identity steps use: `server-0`, `server-1`, …
+private func identity(_ number: Int) -> ServerIdentity { ServerIdentity("server-\(number)")! }
+
+/// What the device knows of its server moves on one step: an identity
+/// learned, then a mismatch that stops sync, then a reconciliation that
+/// adopts the next identity with a seen stamp. One journal write.
+private func serverStep(index: Int) -> Step {
+    Step(label: "server #\(index)") { store in
+        let known = try await store.knownServer()
+        switch (known.identity, known.mismatch) {
+        case (nil, _):
+            try await store.recordServer(.learned(identity(index)))
+        case (let current?, nil):
+            try await store.recordServer(.mismatched(.differentServer(expected: current, found: identity(index))))
+        case (_?, _?):
+            try await store.recordServer(.adopted(identity(index), seenStamp: stamp(index)))
+        }
+    }
+}
+
+/// A reconciliation's plan against a server that holds some of the
+/// device's records (the same copy, an older one, another one, a
+/// tombstone) and lacks the others. One journal write (or none).
+private func reuploadStep<G: RandomNumberGenerator>(index: Int, using random: inout G) -> Step {
+    let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+    let sameHistory = Bool.random(using: &random)
+    return Step(label: "re-upload #\(index)") { store in
+        let state = try await store.currentState()
+        var choices = SeededGenerator(seed: seed)
+        var rows: [RecordKey: ServerRow] = [:]
+        for key in state.snapshot.keys.sorted(by: <) {
+            let row = state.snapshot[key]!
+            switch Int.random(in: 0..<5, using: &choices) {
+            case 0: rows[key] = row
+            case 1: rows[key] = ServerRow(kind: key.kind, id: key.id, fields: ["old": .int(1)], updatedAt: row.updatedAt - 1)
+            case 2: rows[key] = ServerRow(kind: key.kind, id: key.id, fields: ["other": .int(2)], updatedAt: stamp(index))
+            case 3: rows[key] = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp(index), deletedAt: stamp(index))
+            default: break
+            }
+        }
+        rows[RecordKey(kind: "pin", id: "pin-restored-\(index)")] = ServerRow(kind: "pin", id: "pin-restored-\(index)",
+                                                                              fields: ["n": .int(Int64(index))], updatedAt: 1)
+        _ = try await store.queueReuploads(serverRows: rows, kinds: ["pin"], sameHistory: sameHistory)
+    }
+}
+
+/// A reconciliation replaces the kind's snapshot with what the server has:
+/// some of the device's rows and a new one, with a fresh cursor.
+private func replaceStep<G: RandomNumberGenerator>(index: Int, using random: inout G) -> Step {
+    let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+    return Step(label: "replace #\(index)") { store in
+        let state = try await store.currentState()
+        var choices = SeededGenerator(seed: seed)
+        var rows = state.snapshot.keys.sorted(by: <).filter { _ in Bool.random(using: &choices) }.map { state.snapshot[$0]! }
+        rows.append(ServerRow(kind: "pin", id: "pin-new-\(index)", fields: ["n": .int(Int64(index))], updatedAt: stamp(index)))
+        rows.sort { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
+        let last = rows.last!
+        try await store.replaceSnapshot(kind: "pin", rows: rows, cursor: PullCursor(updatedAt: last.updatedAt, id: last.id))
+    }
+}
+
+extension PowerLossTests {
+    @Test("Server identity and reconciliation: an identity learned, a mismatch that stops sync, re-uploads queued ahead of queued edits, a replaced snapshot and an adopted identity survive every crash point, checkpoints included, as the state after a prefix of the steps")
+    func serverIdentityAndReconciliation() async throws {
+        let tally = try await crashTest(name: "server-identity", test: "serverIdentityAndReconciliation", seedCount: 16,
+                                        checkpointThreshold: 6) { seed in
+            var random = SeededGenerator(seed: mix(seed, 9))
+            var steps: [Step] = []
+            for index in 0..<22 {
+                switch Int.random(in: 0..<16, using: &random) {
+                case 0..<5: steps.append(editStep(kind: "pin", index: index, using: &random))
+                case 5, 6: steps.append(sendStep(limit: 2, index: index))
+                case 7, 8: steps.append(replyStep(index: index, using: &random))
+                case 9: steps.append(pullStep(kind: "pin", index: index, using: &random))
+                case 10, 11: steps.append(serverStep(index: index))
+                case 12, 13: steps.append(reuploadStep(index: index, using: &random))
+                case 14: steps.append(replaceStep(index: index, using: &random))
+                default: steps.append(checkpointStep(index: index))
+                }
+            }
+            return [Lane(kinds: ["pin"], steps: steps, watchesServer: true)]
+        }
+        print(tally.line("server-identity"))
+        #expect(tally.crashPoints == tally.planned && (Reproduce.narrowed || tally.planned > 500), "every crash point reopened")
     }
 }

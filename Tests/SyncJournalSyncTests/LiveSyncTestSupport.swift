@@ -24,10 +24,14 @@ actor RequestLog: SyncTransport {
     }
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         requests.append(.push(at: clock.now(), operations: mutations.map(\.operationID)))
         pushesOpen += 1
         defer { pushesOpen -= 1 }
-        return try await base.push(mutations)
+        return try await base.push(mutations, expecting: expectation)
     }
 
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {

@@ -36,14 +36,21 @@ actor RecordingTransport: SyncTransport {
     private let base: any SyncTransport
     private(set) var requests: [Request] = []
     private(set) var pages: [PullPage] = []
+    /// The expectation each push carried, in order.
+    private(set) var expectations: [ServerExpectation?] = []
     /// The replies of the push requests that returned, in order.
     private(set) var pushReplies: [[MutationResult]] = []
 
     init(_ base: any SyncTransport) { self.base = base }
 
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         requests.append(.push(mutations))
-        let results = try await base.push(mutations)
+        expectations.append(expectation)
+        let results = try await base.push(mutations, expecting: expectation)
         pushReplies.append(results)
         return results
     }

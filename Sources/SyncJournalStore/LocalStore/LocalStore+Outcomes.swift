@@ -133,7 +133,11 @@ extension LocalStore {
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
             case .forgotten(let kind, _):
                 changes.append(.pulled(kinds: [kind]))
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint:
+            case .reuploads(let plan):
+                for upload in plan.uploads { changes.append(.edited(upload.key)) }
+                // Whoever waits for a renamed operation waits for its new id.
+                for rename in plan.renames { board.settle(rename.from, .coalesced(into: rename.to)) }
+            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint, .server:
                 break
             }
         }

@@ -1,0 +1,170 @@
+import SyncJournalProtocol
+import SyncJournalStore
+
+extension SyncEngine {
+    /// Brings the server the device now has every record the device holds,
+    /// then syncs: the way out of ``SyncFailure/serverMismatch(_:)`` (a
+    /// server reset, swapped for another database, or restored from a backup).
+    ///
+    /// It pulls every row of every kind from the start (a resync), then, in
+    /// one journal record, queues a re-upload for each record the server
+    /// lacks or holds at an older state than the device's acknowledged copy:
+    /// a create with the same id, or an update carrying every field on the
+    /// server's copy. Then it replaces the snapshot with the server's rows
+    /// and fresh cursors, adopts the server's identity, and runs a sync that
+    /// sends the re-uploads and every queued edit.
+    ///
+    /// What happens to each kind of record:
+    /// - the server lacks it: re-created with the device's acknowledged copy;
+    /// - the server has an older copy (the same server, restored, compared by
+    ///   stamps) or, for another database, a copy with other fields (stamps
+    ///   of two databases do not compare): the device's copy is sent as an
+    ///   update on the server's;
+    /// - the server has the same or a newer copy: the device takes the server's;
+    /// - the server holds a tombstone: the deletion stands, as from any pull;
+    /// - a record the server deleted after the backup was taken reappears on
+    ///   the server: the device cannot tell that deletion from the loss, and
+    ///   keeping a record is the side that loses nothing;
+    /// - queued edits and conflicts are kept: a queued create is sent as
+    ///   usual; queued updates and deletes go after the re-upload of the
+    ///   copy they were made on and take its new stamp, or are rebased on a
+    ///   server copy with the same fields; against a newer copy or a
+    ///   tombstone they meet a conflict, resolved by the kind's policy;
+    /// - rows the server has and the device does not are pulled as usual.
+    ///
+    /// Each step is journaled before the next, and until the last one the
+    /// journaled mismatch keeps ordinary syncs stopped, so a crash or an
+    /// error at any point leaves a state in which calling this again is
+    /// safe: re-uploads already queued are not queued twice. It also runs
+    /// when no mismatch was found (it then checks that the server has
+    /// everything). One sync or reconciliation runs at a time.
+    ///
+    /// ```swift
+    /// if case .failed(.serverMismatch(let mismatch)) = await engine.sync() {
+    ///     print("the server changed: \(mismatch)")
+    ///     switch await engine.reconcileWithServer() {
+    ///     case .ok(let pushed, _, _): print("re-uploaded \(pushed) records and edits")
+    ///     case let other: print("try again later: \(other)")
+    ///     }
+    /// }
+    /// ```
+    public func reconcileWithServer() async -> SyncOutcome {
+        while let running { _ = await running.value }
+        if started {
+            schedule.handle(.syncStarted, at: clock.now(), using: &generator)
+        }
+        let task = Task {
+            let outcome = await self.runReconciliation()
+            await self.finishRun(outcome)
+            return outcome
+        }
+        running = task
+        return await task.value
+    }
+
+    /// Everything the server holds of the engine's kinds, pulled from the
+    /// start, and the identity its replies carried.
+    private struct ServerContents {
+        var identity: ServerIdentity?
+        var rows: [String: [ServerRow]] = [:]
+        var cursors: [String: PullCursor?] = [:]
+    }
+
+    private func runReconciliation() async -> SyncOutcome {
+        statusState.serverUnreachableThisSync = false
+        let known: KnownServer
+        do { known = try await store.knownServer() } catch { return .failed(.store(error)) }
+        setActivity(.pulling)
+        let contents: ServerContents
+        switch await pullEverything(known: known) {
+        case .success(let value): contents = value
+        case .failure(let stop): return stop.outcome
+        }
+        var serverRows: [RecordKey: ServerRow] = [:]
+        var seen: Int64?
+        func saw(_ stamp: Int64) { if seen.map({ $0 < stamp }) ?? true { seen = stamp } }
+        for rows in contents.rows.values {
+            for row in rows {
+                serverRows[row.key] = row
+                saw(row.updatedAt)
+            }
+        }
+        for case let cursor? in contents.cursors.values { saw(cursor.updatedAt) }
+        let sameHistory = contents.identity != nil && contents.identity == known.identity
+        do {
+            lastReconciliation = try await store.queueReuploads(serverRows: serverRows, kinds: Set(options.kinds), sameHistory: sameHistory)
+            for kind in contents.rows.keys.sorted() {
+                try await store.replaceSnapshot(kind: kind, rows: contents.rows[kind]!, cursor: contents.cursors[kind] ?? nil)
+            }
+            try await store.recordServer(.adopted(contents.identity, seenStamp: seen))
+        } catch {
+            return .failed(.store(error))
+        }
+        statusState.serverMismatch = nil
+        return await run()
+    }
+
+    private struct ReconciliationStop: Error {
+        var outcome: SyncOutcome
+    }
+
+    /// Pulls every row of every kind from the start. The first reply names
+    /// the server (no expectation is sent: this is the server the device
+    /// means to adopt); later ones must carry the same identity.
+    private func pullEverything(known: KnownServer) async -> Result<ServerContents, ReconciliationStop> {
+        var contents = ServerContents()
+        var first = true
+        for kind in options.kinds.sorted() {
+            var cursor: PullCursor?
+            var byID: [String: ServerRow] = [:]
+            var pages = 0
+            while true {
+                if pages == options.maximumResyncPages {
+                    return .failure(ReconciliationStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
+                }
+                let expectation = first ? nil : contents.identity.map { ServerExpectation(identity: $0, seenStamp: nil) }
+                let page: PullPage
+                do {
+                    page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
+                                                                expectation: expectation))
+                } catch {
+                    let outcome: SyncOutcome
+                    switch error {
+                    case .offline: outcome = .skipped(.offline)
+                    case .transient(let reason, let after): outcome = .retryLater(reason: reason, retryAfterMilliseconds: after)
+                    case .serverUnreachable:
+                        statusState.serverUnreachableThisSync = true
+                        outcome = .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+                    case .unauthorized(let reason): outcome = .failed(.authentication(reason: reason))
+                    // The server changed again while it was read: nothing is journaled yet; try again.
+                    case .serverMismatch(let mismatch): outcome = .failed(.serverMismatch(known.mismatch ?? mismatch))
+                    default: outcome = .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))
+                    }
+                    return .failure(ReconciliationStop(outcome: outcome))
+                }
+                if first {
+                    contents.identity = page.server
+                    first = false
+                } else if page.server != contents.identity, let expected = contents.identity, let found = page.server {
+                    return .failure(ReconciliationStop(outcome: .failed(.serverMismatch(.differentServer(expected: expected, found: found)))))
+                }
+                let grouped: [LocalStore.PulledKindPage]
+                do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
+                    return .failure(ReconciliationStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
+                }
+                for kindPage in grouped {
+                    // A row changed during the re-pull appears again later: the later copy wins.
+                    for row in kindPage.rows { byID[row.id] = row }
+                    if let next = kindPage.cursor { cursor = next }
+                }
+                pages += 1
+                if !page.hasMore { break }
+            }
+            contents.rows[kind] = byID.values.sorted {
+                PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id)
+            }
+            contents.cursors[kind] = .some(cursor)
+        }
+        return .success(contents)
+    }
+}
