@@ -131,6 +131,10 @@ private struct StorePicture: Hashable, CustomStringConvertible {
 private struct Step: Sendable {
     var label: String
     var run: @Sendable (LocalStore) async throws -> Void
+    /// For a step journaled as several records, the states a power cut may
+    /// leave part-way through it (from the state before the step); `nil` for
+    /// a step that is one record, durable whole or not at all.
+    var partialStates: (@Sendable (StoreState) -> [StoreState])? = nil
 }
 
 /// Steps run in order by one caller; a workload's lanes run concurrently.
@@ -354,6 +358,8 @@ private func run(_ lanes: [Lane], on store: LocalStore) async -> [(acknowledged:
 /// state must match the reference's.
 private struct Reference {
     var pictures: [[StorePicture]]
+    /// Per lane and step, the pictures a crash part-way through that step may leave.
+    var partialPictures: [[[StorePicture]]]
     var calls: Int
     var reopenCalls: Int
     /// Calls of the lanes run one after another (more than `calls` when a group commit shares them).
@@ -365,9 +371,13 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
     disk.createDirectory(directory)
     let store = try await LocalStore.open(path: journalPath, options: storeOptions(disk, checkpointThreshold: checkpointThreshold))
     var pictures: [[StorePicture]] = []
+    var partialPictures: [[[StorePicture]]] = []
     for lane in lanes {
         var lanePictures = [StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer)]
+        var lanePartials: [[StorePicture]] = []
         for step in lane.steps {
+            let before = try await store.currentState()
+            lanePartials.append((step.partialStates?(before) ?? []).map { StorePicture($0, kinds: lane.kinds, server: lane.watchesServer) })
             do { try await step.run(store) } catch {
                 Issue.record("the reference run failed at \(step.label): \(error)")
                 throw error
@@ -375,6 +385,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
             lanePictures.append(StorePicture(try await store.currentState(), kinds: lane.kinds, server: lane.watchesServer))
         }
         pictures.append(lanePictures)
+        partialPictures.append(lanePartials)
     }
     await store.waitForUpkeep()
     try await store.close()
@@ -395,7 +406,7 @@ private func reference(_ lanes: [Lane], checkpointThreshold: Int) async throws -
         #expect(done[number].acknowledged == lane.steps.count)
         #expect(StorePicture(state, kinds: lane.kinds, server: lane.watchesServer) == pictures[number].last!, "a concurrent fault-free run ends where the reference does")
     }
-    return Reference(pictures: pictures, calls: concurrent.callCount, reopenCalls: reopenCalls, sequentialCalls: sequentialCalls)
+    return Reference(pictures: pictures, partialPictures: partialPictures, calls: concurrent.callCount, reopenCalls: reopenCalls, sequentialCalls: sequentialCalls)
 }
 
 /// Mixes seeds and crash points into one generator seed.
@@ -542,7 +553,9 @@ private func crashTest(name: String, test: String, seedCount: Int, checkpointThr
                 let picture = StorePicture(state, kinds: lane.kinds, server: lane.watchesServer)
                 let pictures = expected.pictures[number]
                 // Some prefix n with acknowledged <= n <= attempted.
-                guard let prefix = (acknowledged...attempted).first(where: { pictures[$0] == picture }) else {
+                // Or a state part-way through the one step attempted and not acknowledged.
+                let partWay = acknowledged < attempted && expected.partialPictures[number][acknowledged].contains(picture)
+                guard let prefix = (acknowledged...attempted).first(where: { pictures[$0] == picture }) ?? (partWay ? acknowledged : nil) else {
                     let laneText = lanes.count > 1 ? " lane \(number)" : ""
                     let other = pictures.indices.filter { pictures[$0] == picture }
                     let steps = lane.steps.prefix(attempted).enumerated().map { "\($0.offset): \($0.element.label)" }.joined(separator: ", ")
@@ -1485,17 +1498,33 @@ private func reuploadStep<G: RandomNumberGenerator>(index: Int, using random: in
 
 /// A reconciliation replaces the kind's snapshot with what the server has:
 /// some of the device's rows and a new one, with a fresh cursor.
+/// A full re-pull replacing the pin snapshot: a random part of the rows the
+/// device holds and one new row. It is journaled as several records (rows,
+/// ids forgotten, cursor), so a power cut may keep any prefix of them.
 private func replaceStep<G: RandomNumberGenerator>(index: Int, using random: inout G) -> Step {
     let seed = UInt64.random(in: 0...UInt64.max, using: &random)
-    return Step(label: "replace #\(index)") { store in
-        let state = try await store.currentState()
+    @Sendable func replacement(of state: StoreState) -> (rows: [ServerRow], cursor: PullCursor) {
         var choices = SeededGenerator(seed: seed)
         var rows = state.snapshot.keys.sorted(by: <).filter { _ in Bool.random(using: &choices) }.map { state.snapshot[$0]! }
         rows.append(ServerRow(kind: "pin", id: "pin-new-\(index)", fields: ["n": .int(Int64(index))], updatedAt: stamp(index)))
         rows.sort { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
         let last = rows.last!
-        try await store.replaceSnapshot(kind: "pin", rows: rows, cursor: PullCursor(updatedAt: last.updatedAt, id: last.id))
+        return (rows, PullCursor(updatedAt: last.updatedAt, id: last.id))
     }
+    return Step(label: "replace #\(index)", run: { store in
+        let (rows, cursor) = replacement(of: try await store.currentState())
+        try await store.replaceSnapshot(kind: "pin", rows: rows, cursor: cursor)
+    }, partialStates: { before in
+        let (rows, cursor) = replacement(of: before)
+        let events = LocalStore.replacementEvents(kind: "pin", rows: rows, cursor: cursor, in: before)
+        var state = before
+        var states: [StoreState] = []
+        for event in events.dropLast() {
+            state.apply(event)
+            states.append(state)
+        }
+        return states
+    })
 }
 
 extension PowerLossTests {

@@ -300,13 +300,24 @@ extension LocalStore: EngineFacingStore {
             if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
         }
         try await submit(sharesState: false) { (staged) throws(StoreError) in
-            let gone = staged.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
-            var events = rows.isEmpty ? [] : Self.pulledEvents(kind: kind, rows: rows, cursor: nil)
-            if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }
-            // The cursor goes last, so a torn write leaves the old (expired) cursor and the resync repeats.
-            events.append(.pulled(kind: kind, rows: [], cursor: cursor))
-            return events
+            Self.replacementEvents(kind: kind, rows: rows, cursor: cursor, in: staged)
         }
+    }
+
+    /// The events that replace the snapshot of `kind` in `state`, in the
+    /// order they are journaled. A full re-pull can be larger than one
+    /// record, so these are several records and a power cut can keep any
+    /// prefix of them: the rows first, then the ids forgotten, the cursor
+    /// last. Every prefix short of the last keeps the old (expired) cursor,
+    /// and, after a server change, the unadopted server record, so the next
+    /// sync replaces the snapshot again.
+    package static func replacementEvents(kind: String, rows: [ServerRow], cursor: PullCursor?, in state: StoreState) -> [StoreEvent] {
+        let ids = Set(rows.map(\.id))
+        let gone = state.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
+        var events = rows.isEmpty ? [] : pulledEvents(kind: kind, rows: rows, cursor: nil)
+        if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }
+        events.append(.pulled(kind: kind, rows: [], cursor: cursor))
+        return events
     }
 
     /// Sets the callback run (and awaited) after each local edit is durable:
