@@ -65,7 +65,9 @@ extension SimulationRun {
             // (the free-running end), the store still remembers the outcome.
             if !settled, case .merged? = await devices[device].store?.rememberedOutcome(of: target) { settled = true }
             if settled {
-                ledger[id]!.state = .settled
+                // One renamed or merged into another keeps that link: an
+                // edit merged into it later still follows it to its fate.
+                if case .coalesced = entry.state {} else { ledger[id]!.state = .settled }
                 continue
             }
             if case .cancelled? = ledger[target]?.state {

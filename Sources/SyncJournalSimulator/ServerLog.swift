@@ -63,8 +63,17 @@ public actor ServerLog {
             }
             if case .applied(let row) = outcome, appliedStamps[mutation.operationID] == nil { appliedStamps[mutation.operationID] = row.updatedAt }
             if case .applied = outcome, applied.contains(mutation.operationID), appliedBeforeRestore.remove(mutation.operationID) != nil {
-                // Applied again by the restored server, which lost the first application: new to it.
+                // Applied again by the restored server, which lost the first
+                // application: new to it. A create made again is a create in
+                // the restored history, now (a deletion the restore lost, or
+                // one another device re-uploaded before this resend arrived,
+                // is behind it).
                 fresh += 1
+                if mutation.op == .create {
+                    let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+                    createdAfter[key, default: []].append((device, sequence))
+                    lastCreate[key] = sequence
+                }
             }
             if case .applied = outcome, !applied.contains(mutation.operationID) {
                 applied.insert(mutation.operationID)
