@@ -130,6 +130,11 @@ enum Report {
                 [("a-fresh-checkpoint-of-the-same-state", "upkeep.fresh-open")], goal: "≤ 1.5× a-fresh-checkpoint-of-the-same-state") { v, b in
                 b.count == 1 && ratio(v, b[0]) <= 1.5
             }
+            add("upkeep", "seconds to open the journal at its largest, one update short of the next automatic checkpoint", "s", "upkeep.largest-open",
+                [("a-fresh-checkpoint-of-the-same-state", "upkeep.largest-fresh-open")], goal: "≤ 1.5× a-fresh-checkpoint-of-the-same-state") { v, b in
+                b.count == 1 && ratio(v, b[0]) <= 1.5
+            }
+            add("upkeep", "records after the checkpoint in that journal", "count", "upkeep.largest-records", [], goal: nil)
             add("upkeep", "p99 edit latency while an automatic checkpoint is written", "µs", "upkeep.p99-during",
                 [("no-checkpoint-running", "upkeep.p99-without")], goal: "≤ 2× no-checkpoint-running") { v, b in
                 b.count == 1 && ratio(v, b[0]) <= 2

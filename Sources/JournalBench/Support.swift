@@ -61,31 +61,17 @@ enum Memory {
 }
 
 /// The real system calls, counting `fdatasync` (to report the syncs group commit issues).
-final class CountingSystemCalls: SystemCalls {
-    private let base = PosixSystemCalls()
+final class CountingSystemCalls: SystemCallsLayer {
+    let base: any SystemCalls = PosixSystemCalls()
     private let syncs = Atomic<Int>(0)
 
     /// `fdatasync` calls so far.
     var fdatasyncCount: Int { syncs.load(ordering: .relaxed) }
 
-    func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
-    func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
-    func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        try base.pread(fd, into: buffer, at: offset)
-    }
-    func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        try base.pwrite(fd, from: buffer, at: offset)
-    }
     func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         syncs.add(1, ordering: .relaxed)
         try base.fdatasync(fd)
     }
-    func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
-    func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
-    func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
-    func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
-    func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
-    func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
 }
 
 /// Small file helpers for the benchmark's scratch directory.

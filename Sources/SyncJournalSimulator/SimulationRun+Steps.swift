@@ -137,8 +137,15 @@ extension SimulationRun {
         }
         let outcome = await engine.reconcileWithServer()
         // A renamed operation's fate is its new id's.
-        for rename in await engine.lastReconciliation.renames where ledger[rename.from] != nil {
+        let renames = await engine.lastReconciliation.renames
+        for rename in renames where ledger[rename.from] != nil {
             ledger[rename.from]!.state = .coalesced(into: rename.to)
+        }
+        // A renamed deletion (sent, or quarantined) is the same deletion under its new id.
+        for rename in renames {
+            for (key, deletion) in deletions[device] where deletion.operationID == rename.from {
+                deletions[device][key]!.operationID = rename.to
+            }
         }
         guard let state = try? await store.currentState() else { return }
         // Re-uploads are the reconciliation's own operations: account for them like the app's.

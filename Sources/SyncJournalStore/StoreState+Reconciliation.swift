@@ -30,9 +30,11 @@ extension StoreState {
     ///   again. With another database nothing tells, and such a record
     ///   reappears on the device.
     ///
-    /// Queued operations already sent that go after a re-upload or on a new
-    /// base get new ids: the server's database may remember the old ids with
-    /// a result from before it changed, which no longer describes the record.
+    /// Queued operations already sent, on a record whose first queued edit
+    /// is an update or delete that does not apply on the server's copy as
+    /// it is, get new ids: the server's database may remember the old ids
+    /// with a result from before it changed, which no longer describes the
+    /// record (a tombstone or a newer copy met as a conflict included).
     ///
     /// Running it again after the plan was journaled finds nothing to do
     /// for the same records, so an interrupted reconciliation reruns safely.
@@ -49,14 +51,28 @@ extension StoreState {
             if let first = queued.first {
                 guard first.operation.kind != .create, let base = first.operation.baseUpdatedAt else { continue }
                 if server?.updatedAt == base { continue }
+                // Sent edits that meet the server's copy as they are, or go
+                // after a re-upload or on a new base, get new ids: the
+                // server's database may remember an old id with the row from
+                // before it changed, and answering the resend with it would
+                // show that old row again.
+                func renameSent() {
+                    for entry in queued where entry.sent {
+                        plan.renames.append(ReuploadPlan.Rename(from: entry.id, to: makeID()))
+                    }
+                }
                 // A tombstone stands, unless (the same server) it is older than the
                 // copy the edits were made on: the record was made again after it.
-                if let server, server.isTombstone, !(sameHistory && server.updatedAt < base) { continue }
-                if sameHistory, let live, live.updatedAt > base { continue }
-                guard let known = baseRow(for: first) ?? snapshot[key] else { continue }
-                for entry in queued where entry.sent {
-                    plan.renames.append(ReuploadPlan.Rename(from: entry.id, to: makeID()))
+                if let server, server.isTombstone, !(sameHistory && server.updatedAt < base) {
+                    renameSent()
+                    continue
                 }
+                if sameHistory, let live, live.updatedAt > base {
+                    renameSent()
+                    continue
+                }
+                guard let known = baseRow(for: first) ?? snapshot[key] else { continue }
+                renameSent()
                 if !sameHistory, let live, live.fields == known.fields {
                     for entry in queued where entry.operation.kind != .create {
                         plan.rebases.append(ReuploadPlan.Rebase(operationID: entry.id, base: live.updatedAt))

@@ -286,7 +286,17 @@ package struct StoreState: Sendable, Hashable {
     private mutating func acknowledge(_ ack: Acknowledgement) {
         guard let (slot, recordStillQueued) = outbox.removeNoting(ack.operationID) else { return }
         let key = slot.operation.key
-        if ack.row.isTombstone { snapshot[key] = nil } else { snapshot[key] = ack.row }
+        // A resend answered from the server's memory carries the row as it
+        // was when the operation was first applied: when a pull has brought
+        // a newer copy since, or the record's deletion (an update made on a
+        // server copy that the snapshot no longer holds), that row is history
+        // and never takes the record back.
+        let pulledDeletion = slot.operation.kind == .update && slot.operation.baseUpdatedAt != nil
+            && !ack.row.isTombstone && snapshot[key] == nil
+        if let held = snapshot[key], held.updatedAt > ack.row.updatedAt {
+        } else if !pulledDeletion {
+            if ack.row.isTombstone { snapshot[key] = nil } else { snapshot[key] = ack.row }
+        }
         // Most acknowledged operations are the last of their record: no second lookup then.
         if recordStillQueued {
             for later in outbox.operations(on: key) where later.operation.kind != .create {

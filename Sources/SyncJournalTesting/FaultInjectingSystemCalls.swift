@@ -19,7 +19,7 @@ import SyncJournalCore
 /// When several rules match one call, each counts it, and the first one
 /// injected whose schedule selects the call decides what happens. The type is
 /// thread-safe: the writer's queue and a test may call it concurrently.
-public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
+public final class FaultInjectingSystemCalls: SystemCallsLayer, Sendable {
     /// The layer that carries out the calls that are not failed.
     package let base: any SystemCalls
 
@@ -281,8 +281,4 @@ public final class FaultInjectingSystemCalls: SystemCalls, Sendable {
         if let fault = begin(.flock, descriptor: fd), let errno = fault.errno { throw failure(.flock, errno) }
         try base.lockExclusive(fd)
     }
-    /// The wrapped layer's namespace (a simulated disk's, say).
-    package var lockNamespace: String { base.lockNamespace }
-    /// Lists through the wrapped layer.
-    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }
 }

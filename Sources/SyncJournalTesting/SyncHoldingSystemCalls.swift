@@ -31,8 +31,8 @@ import SyncJournalCore
 /// }
 /// held.release()   // a sync armed after the last one must not block the close
 /// ```
-public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
-    private let base: any SystemCalls
+public final class SyncHoldingSystemCalls: SystemCallsLayer, Sendable {
+    package let base: any SystemCalls
     private let armed = Mutex(false)
     private let gate = DispatchSemaphore(value: 0)
     /// `true`: a sync is held; `false`: the waiter was told to stop.
@@ -85,19 +85,4 @@ public final class SyncHoldingSystemCalls: SystemCalls, Sendable {
         }
         try base.fdatasync(fd)
     }
-
-    package func open(_ path: String, _ options: OpenOptions, _ mode: UInt32) throws(SystemError) -> FileDescriptor { try base.open(path, options, mode) }
-    package func close(_ fd: FileDescriptor) throws(SystemError) { try base.close(fd) }
-    package func pread(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pread(fd, into: buffer, at: offset) }
-    package func pwrite(_ fd: FileDescriptor, from buffer: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) -> Int { try base.pwrite(fd, from: buffer, at: offset) }
-    package func fsync(_ fd: FileDescriptor) throws(SystemError) { try base.fsync(fd) }
-    package func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
-    package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
-    package func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
-    package func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
-    package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
-    /// The wrapped layer's namespace (a simulated disk's, say).
-    package var lockNamespace: String { base.lockNamespace }
-    /// Lists through the wrapped layer.
-    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }
 }

@@ -94,18 +94,7 @@ extension LocalStore {
     /// the syncs under way to end.
     private func writeCheckpoint(_ checkpoint: BackgroundCheckpoint, of taken: StoreState, writer: JournalWriter) async {
         do {
-            try await writer.writeBackgroundCheckpoint(checkpoint) { (file) throws(JournalError) in
-                var failure: JournalError?
-                taken.forEachCheckpointPart { part in
-                    let event = StoreEvent.checkpoint(part)
-                    do throws(JournalError) { try file.append(type: event.recordType, payload: event.encodedPayload()) } catch {
-                        failure = error
-                        return false
-                    }
-                    return true
-                }
-                if let failure { throw failure }
-            }
+            try await writer.writeBackgroundCheckpoint(checkpoint) { (file) throws(JournalError) in try taken.writeCheckpoint(to: &file) }
         } catch {
             // The journal is as it was (the file beside it is removed): tried
             // again once the journal has grown by half, if still due then.

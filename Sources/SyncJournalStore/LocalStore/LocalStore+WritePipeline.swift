@@ -224,18 +224,7 @@ extension LocalStore {
         // chunk at a time, from this copy of the state (the store goes on with its own).
         let checkpointed = state
         do {
-            let written = try await writer.rewrite { (file) throws(JournalError) in
-                var failure: JournalError?
-                checkpointed.forEachCheckpointPart { part in
-                    let event = StoreEvent.checkpoint(part)
-                    do throws(JournalError) { try file.append(type: event.recordType, payload: event.encodedPayload()) } catch {
-                        failure = error
-                        return false
-                    }
-                    return true
-                }
-                if let failure { throw failure }
-            }
+            let written = try await writer.rewrite { (file) throws(JournalError) in try checkpointed.writeCheckpoint(to: &file) }
             journalRecords = written.records
             measureCheckpoint(bytes: writer.endOffset, liveItems: checkpointed.liveItemCount)
             request?.continuation.resume(returning: .success(()))
