@@ -26,6 +26,10 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// transaction mode before 1.21).
     public let preparesStatements: Bool
     private var statementCache = PreparedStatementCache()
+    /// Set when a statement failed because the server ended the session
+    /// (`57P01` and the like): libpq may still report the connection as
+    /// good until it reads the close, and a pool must not lend it again.
+    private var sessionEnded = false
 
     /// Connects (blocking) with `connection`, a libpq connection string
     /// (`host=… port=… dbname=…` or a `postgresql://` URI).
@@ -86,13 +90,14 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         statementCache.forgetAll()
     }
 
-    /// Whether the connection is closed or libpq found it broken.
+    /// Whether the connection is closed, libpq found it broken, or a statement
+    /// failed because the server ended the session.
     ///
     /// ```swift
     /// if connection.isBroken { pool.discard(connection) }
     /// ```
     public var isBroken: Bool {
-        guard let handle else { return true }
+        guard let handle, !sessionEnded else { return true }
         return PQstatus(handle) != CONNECTION_OK
     }
 
@@ -270,6 +275,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// columns changed under it, after an `alter table`).
     private func noticed(_ error: PostgreSQLError) -> PostgreSQLError {
         if error.sqlState == "26000" || error.sqlState == "0A000" || error.connectionLost { statementCache.forgetAll() }
+        if error.isConnectionFailure { sessionEnded = true }
         return error
     }
 

@@ -223,6 +223,10 @@ public final class PostgreSQLStorage: SyncStorage {
                 case .body(let other): throw other
                 }
             }
+            // A session the server ended (a restart, an administrator) rarely
+            // ends alone: the idle ones are as likely gone, and each would
+            // cost a retry to find out.
+            if failure.isConnectionFailure { pool.closeIdle() }
             if failure.isRetryable && attempt < maximumAttempts { continue }
             throw StorageError(postgres: failure)
         }
