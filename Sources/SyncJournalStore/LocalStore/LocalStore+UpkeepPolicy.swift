@@ -17,10 +17,10 @@ extension LocalStore {
     /// With the default ratio of 1.5 a journal stays between about 1× and
     /// 1.5× its live bytes, plus what is appended while a checkpoint is being
     /// written (the goal: never past 3×); each byte edited costs about two
-    /// bytes of checkpoint written. Opening costs more than the bytes say:
-    /// an edit's record replays about four times slower than a checkpoint's
-    /// record of one item, so a smaller ratio or record limit opens faster
-    /// and writes more. A small journal (under 1 MiB and 1,000 records) is
+    /// bytes of checkpoint written. Opening costs about what the bytes say
+    /// (replaying an edit's record costs about what a checkpoint's record of
+    /// one item does): a smaller ratio or record limit opens faster and
+    /// writes more. A small journal (under 1 MiB and 1,000 records) is
     /// never rewritten.
     ///
     /// Live bytes are estimated, never measured by encoding the state on an
