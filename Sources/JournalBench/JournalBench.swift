@@ -25,7 +25,7 @@ public enum JournalBench {
             .value("--only", "NAMES", help: """
                 run only these workloads: durable, group, crash,
                 replay, checkpoint, push, open,
-                memory, query, upkeep
+                memory, query, upkeep, backlog
                 """),
         ])
 
@@ -68,6 +68,10 @@ public enum JournalBench {
         public var upkeepLiveRecords = 10_000
         /// Concurrent editors making them.
         public var upkeepEditors = 16
+        /// Operations queued before the backlog workload times its edits.
+        public var backlogOperations = 100_000
+        /// Edits timed in the backlog workload (and with nothing queued).
+        public var backlogEdits = 2_000
         /// Print JSON instead of the table.
         public var json = false
         /// Where the files go; nil for a temporary directory, removed afterwards.
@@ -94,12 +98,14 @@ public enum JournalBench {
             configuration.memoryOperations = 5_000
             configuration.queryRecords = 10_000
             configuration.upkeepEdits = 100_000
+            configuration.backlogOperations = 20_000
+            configuration.backlogEdits = 500
             return configuration
         }
     }
 
     /// The workload names, in the order they run.
-    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory", "query", "upkeep"]
+    public static let workloadNames = ["durable", "group", "crash", "replay", "checkpoint", "push", "open", "memory", "query", "upkeep", "backlog"]
 
     /// A bad command line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -298,6 +304,15 @@ public enum JournalBench {
                                                        editors: c.upkeepEditors))
                 note("upkeep", round, samples.last(["upkeep.size", "upkeep.largest", "upkeep.open", "upkeep.fresh-open",
                                                     "upkeep.p99-during", "upkeep.p99-without", "upkeep.checkpoints"]))
+            }
+        }
+        if selected.contains("backlog") {
+            // The two in turn each round, so both see the same machine.
+            for round in 0..<rounds {
+                samples.add(try await Workloads.backlog(directory: directory, queued: 0, edits: c.backlogEdits, prefix: "backlog-none"))
+                samples.add(try await Workloads.backlog(directory: directory, queued: c.backlogOperations, edits: c.backlogEdits,
+                                                        prefix: "backlog"))
+                note("backlog", round, samples.last(["backlog.p50", "backlog-none.p50", "backlog.p99", "backlog-none.p99"]))
             }
         }
         return Report.entries(samples, configuration: configuration, selected: selected)

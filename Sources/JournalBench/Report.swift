@@ -2,7 +2,7 @@ import SyncJournalCommandLine
 
 /// One line of the report: a figure of a workload, its baselines and goal.
 public struct Entry: Sendable, Hashable {
-    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`, `indexed-query`, `upkeep`).
+    /// The workload (stable: `durable-edit`, `group-commit`, `crash-durable`, `replay`, `checkpoint`, `push`, `open`, `memory`, `indexed-query`, `upkeep`, `backlog`).
     public var name: String
     /// What is measured (`edits/s`, `p99 latency`, …).
     public var figure: String
@@ -142,6 +142,15 @@ enum Report {
             add("upkeep", "automatic checkpoints", "count", "upkeep.checkpoints", [], goal: nil)
             add("upkeep", "edits begun while one was written", "count", "upkeep.edits-during", [], goal: nil)
             add("upkeep", "live bytes (a fresh checkpoint's size)", "bytes", "upkeep.live", [], goal: nil)
+        }
+        if selected.contains("backlog") {
+            let what = "\(c.backlogOperations) operations queued, status followed"
+            for (quantile, key) in [("p50", "p50"), ("p99", "p99")] {
+                add("backlog", "\(quantile) edit latency, \(what)", "µs", "backlog.\(key)",
+                    [("nothing-queued", "backlog-none.\(key)")], goal: "≤ 1.2× nothing-queued") { v, b in
+                    b.count == 1 && ratio(v, b[0]) <= 1.2
+                }
+            }
         }
         if selected.contains("open") {
             add("open", "seconds to open (\(c.openOperations) ops, half dead, no checkpoint)", "s", "open.seconds",

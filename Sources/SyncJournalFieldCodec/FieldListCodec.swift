@@ -33,6 +33,12 @@ package enum FieldListCodec {
         }
     }
 
+    /// The bytes ``encode(_:into:)`` appends for `fields`, counted without
+    /// writing or sorting them.
+    package static func encodedLength(_ fields: [String: FieldValue]) -> Int {
+        fields.reduce(EncodedLength.varint(UInt64(fields.count))) { $0 + EncodedLength.string($1.key) + $1.value.encodedLength }
+    }
+
     /// Reads a field list, refusing empty, repeated or unordered names; its values'
     /// arrays and objects may nest `depth` deep (the members of an object are a
     /// field list one level down).

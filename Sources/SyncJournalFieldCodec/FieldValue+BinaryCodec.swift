@@ -35,6 +35,23 @@ extension FieldValue {
         }
     }
 
+    /// The bytes ``encode(into:)`` appends, counted without writing them.
+    package var encodedLength: Int {
+        switch self {
+        case .null, .bool: return 1
+        case .int(let value), .timestamp(let value): return 1 + EncodedLength.zigzag(value)
+        case .double: return 1 + 8
+        case .string(let value): return 1 + EncodedLength.string(value)
+        case .bytes(let value): return 1 + EncodedLength.bytes(count: value.count)
+        case .stringSet(let value):
+            return value.reduce(1 + EncodedLength.varint(UInt64(value.count))) { $0 + EncodedLength.string($1) }
+        case .uuid: return 1 + 16
+        case .array(let elements):
+            return elements.reduce(1 + EncodedLength.varint(UInt64(elements.count))) { $0 + $1.encodedLength }
+        case .object(let members): return 1 + FieldListCodec.encodedLength(members)
+        }
+    }
+
     /// Reads one encoded value whose arrays and objects nest at most `depth` deep
     /// (``FieldValue/maximumNestingDepth`` for the value of a field).
     package static func decode(from reader: inout ByteReader,

@@ -22,6 +22,14 @@ package enum CompactionStep: Sendable, Hashable {
         }
     }
 
+    /// The bytes ``encode(into:)`` appends, counted without writing them.
+    package var encodedLength: Int {
+        switch self {
+        case .remove: return 1 + 16
+        case .replace(_, let operation): return 1 + 16 + operation.encodedLength
+        }
+    }
+
     /// Reads one step.
     package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CompactionStep {
         let at = reader.position

@@ -86,6 +86,15 @@ public struct JournalOperation: Sendable, Hashable {
         FieldListCodec.encode(fields, into: &writer)
     }
 
+    /// The bytes ``encode(into:)`` appends, counted without writing them.
+    package var encodedLength: Int {
+        var length = 16 + 1 + EncodedLength.string(entity) + EncodedLength.string(recordID) + 1
+        if let base = baseUpdatedAt { length += EncodedLength.zigzag(base) }
+        length += EncodedLength.zigzag(queuedAt)
+        if storedModelVersion != 0 { length += EncodedLength.varint(UInt64(storedModelVersion)) }
+        return length + FieldListCodec.encodedLength(fields)
+    }
+
     /// The payload of an ``RecordType/operation`` record.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 128)

@@ -31,6 +31,9 @@ package struct Outbox: Sendable {
     /// the front, so walks start here instead of stepping over up to half a
     /// queue of removed entries each time.
     private var head = 0
+    /// Queued operations held back from sending, kept as they change so a
+    /// status costs the same however long the queue is.
+    package private(set) var quarantinedCount = 0
 
     /// An empty queue.
     package init() {}
@@ -152,6 +155,7 @@ package struct Outbox: Sendable {
         }
         var stored = store(entry, hadFailures: false)
         stored.follows = follows
+        if stored.quarantined { quarantinedCount += 1 }
         if place & (Self.chunkSize - 1) == 0 {
             var chunk: [OutboxSlot?] = []
             chunk.reserveCapacity(Self.chunkSize)
@@ -184,6 +188,7 @@ package struct Outbox: Sendable {
         let place = Int(stored)
         guard let slot = chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)].take() else { return nil }
         if slot.hasFailures { failures[id] = nil }
+        if slot.quarantined { quarantinedCount -= 1 }
         // An id is in its record's list once. When it led the list, the next
         // operation of the record leads now.
         let (recordStillQueued, newLeader) = byKey.modify(slot.operation.key) { list -> (Bool, OperationID?) in
@@ -244,6 +249,7 @@ package struct Outbox: Sendable {
         index[entry.id] = stored
         var replacement = store(entry, hadFailures: false)
         replacement.follows = old.follows
+        quarantinedCount += (replacement.quarantined ? 1 : 0) - (old.quarantined ? 1 : 0)
         chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)] = replacement
         byKey.modify(entry.key) { list in
             guard let current = list else { return }
@@ -273,6 +279,7 @@ package struct Outbox: Sendable {
             ? OutboxSlot(operation: changed.operation, sent: changed.sent, quarantined: changed.quarantined, hasFailures: false)
             : store(changed, hadFailures: slot.hasFailures)
         updated.follows = slot.follows
+        quarantinedCount += (updated.quarantined ? 1 : 0) - (slot.quarantined ? 1 : 0)
         chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)] = updated
     }
 }

@@ -99,6 +99,13 @@ extension StoreEvent {
         }
     }
 
+    /// The payload bytes of `.edit(operation, compaction: steps)`, counted
+    /// without encoding it: an edit is encoded once, into its record.
+    package static func editPayloadLength(_ operation: JournalOperation, compaction steps: [CompactionStep]) -> Int {
+        guard !steps.isEmpty else { return operation.encodedLength }
+        return steps.reduce(operation.encodedLength + EncodedLength.varint(UInt64(steps.count))) { $0 + $1.encodedLength }
+    }
+
     /// The event's payload (`journals/FORMAT.md`, section 4).
     package func encodedPayload() -> [UInt8] {
         var writer = ByteWriter(capacity: 128)

@@ -423,11 +423,7 @@ package struct StoreState: Sendable, Hashable {
     }
 
     /// The bytes a nested value takes in a record.
-    private static func encodedSize(_ value: FieldValue) -> Int {
-        var writer = ByteWriter()
-        value.encode(into: &writer)
-        return writer.bytes.count
-    }
+    private static func encodedSize(_ value: FieldValue) -> Int { value.encodedLength }
 
     private static func estimate(_ fields: [String: FieldValue]) -> Int {
         fields.reduce(0) { total, field in

@@ -58,10 +58,18 @@ extension SyncEngine {
               changeWait.reconnectTimer == nil, schedule.isOnline, !schedule.isPausedForAuthentication,
               !options.kinds.isEmpty else { return }
         changeWait.isOpening = true
-        let cursors = try? await store.cursors(for: options.kinds)
+        let cursors: [String: PullCursor?]
+        do throws(StoreError) {
+            cursors = try await store.cursors(for: options.kinds)
+        } catch {
+            // A store that cannot be read opens no wait; the next sync stops
+            // with its reason, which the status shows.
+            changeWait.isOpening = false
+            return
+        }
         changeWait.isOpening = false
         // Checked again: the world may have changed during the read.
-        guard let cursors, started, changeWait.task == nil, changeWait.reconnectTimer == nil, schedule.isOnline,
+        guard started, changeWait.task == nil, changeWait.reconnectTimer == nil, schedule.isOnline,
               !schedule.isPausedForAuthentication else { return }
         changeWait.generation += 1
         changeWait.opened += 1

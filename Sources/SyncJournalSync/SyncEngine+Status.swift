@@ -84,12 +84,12 @@ extension SyncEngine {
 
     private func readCounts() async {
         // A retired or closed store keeps the last counts it had.
-        guard let outbox = try? await store.outboxStatus(), let conflicts = try? await store.conflicts() else { return }
-        let quarantined = outbox.filter { $0.state == .quarantined }.count
-        statusState.quarantined = quarantined
-        statusState.pending = outbox.count - quarantined
-        statusState.conflicts = conflicts.count
-        statusState.serverMismatch = (try? await store.knownServer())?.mismatch
+        let counts: OutboxCounts
+        do { counts = try await store.outboxCounts() } catch { return }
+        statusState.quarantined = counts.quarantined
+        statusState.pending = counts.pending
+        statusState.conflicts = counts.conflicts
+        statusState.serverMismatch = counts.server.mismatch
     }
 
     private func currentStatus() -> SyncStatus {

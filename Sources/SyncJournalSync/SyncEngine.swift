@@ -94,10 +94,8 @@ public actor SyncEngine {
 
     /// The store this engine syncs.
     public nonisolated let store: LocalStore
-    /// The same store, for the operations only an engine calls
-    /// (``EngineFacingStore``). Called on the concrete store: through an
-    /// `any EngineFacingStore` existential, the async typed-throws calls
-    /// crashed at run time with this toolchain (Swift 6.3.1).
+    /// The same store, named for the engine-facing half it is used for here
+    /// (handing operations over, keeping replies and pulled pages).
     private var outbox: LocalStore { store }
     let transport: any SyncTransport
     var options: Options
@@ -112,6 +110,10 @@ public actor SyncEngine {
     /// What the status reports (see SyncEngine+Status).
     var statusState = StatusState()
     var timer: SyncTimer?
+    /// Where the store signals local edits while the engine is started, and
+    /// the task that schedules a sync for each wake-up.
+    private var editSignal: AsyncStream<Void>.Continuation?
+    private var editWatcher: Task<Void, Never>?
     /// Per-operation backoff after a failure, in clock milliseconds. Memory
     /// only, like in-flight marks: after a restart everything may be tried.
     private var retryAt: [OperationID: Int64] = [:]
@@ -162,7 +164,14 @@ public actor SyncEngine {
         if options.idlePullInterval != nil {
             schedule.handle(.pullRequested, at: clock.now(), using: &generator)
         }
-        await outbox.setEditObserver { [weak self] in await self?.localEditMade() }
+        // Edits only signal: a burst of them is one wake-up, and an edit never
+        // waits for the engine to schedule or to refresh the status.
+        let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        editSignal = signal
+        editWatcher = Task { [weak self] in
+            for await _ in signals { await self?.localEditMade() }
+        }
+        await outbox.setEditObserver { signal.yield() }
         await refreshPendingWork()
         await openChangeWait()
         await refreshStatus()
@@ -176,6 +185,9 @@ public actor SyncEngine {
         timer = nil
         closeChangeWait()
         await outbox.setEditObserver(nil)
+        editSignal?.finish()
+        editSignal = nil
+        editWatcher = nil
         publishStatus()
     }
 
@@ -233,7 +245,16 @@ public actor SyncEngine {
 
     /// The earliest time a queued operation may be sent, `nil` if none can be.
     private func pendingWorkReadyAt() async -> Int64? {
-        guard let ready = try? await outbox.operationsReadyToSend(limit: Int.max, excluding: []), !ready.isEmpty else { return nil }
+        let ready: [OutboxOperation]
+        do throws(StoreError) {
+            ready = try await outbox.operationsReadyToSend(limit: Int.max, excluding: [])
+        } catch {
+            // A store that cannot be read (closed, retired, its journal
+            // failed) has nothing that can be sent; the sync that runs next
+            // reads it again and stops with the store's reason.
+            return nil
+        }
+        guard !ready.isEmpty else { return nil }
         let now = clock.now()
         return ready.map { max(retryAt[$0.id] ?? now, now) }.min()
     }
@@ -370,7 +391,15 @@ public actor SyncEngine {
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
         let mutations = batch.map { Mutation($0.operation) }
-        let expectation = try? await outbox.knownServer().expectation
+        let expectation: ServerExpectation?
+        do throws(StoreError) {
+            expectation = try await outbox.knownServer().expectation
+        } catch {
+            // Nothing was sent: the marks are the store's to keep or lose,
+            // and the sync stops with the store's reason.
+            await outbox.finishSending(ids)
+            return .stop(.failed(.store(error)))
+        }
         let results: [MutationResult]
         do {
             // Without an identity there is nothing to expect: the plain push,
@@ -391,12 +420,15 @@ public actor SyncEngine {
             case .transient(let reason, let after):
                 // The server's trouble, not the operations': attempts are
                 // counted, the permanent budget is not, and the whole sync backs off.
-                _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
+                // A store that cannot keep the attempt is the graver trouble: the sync stops with it.
+                do { _ = try await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) }) }
+                catch { return .stop(.failed(.store(error))) }
                 return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
             case .serverUnreachable(let reason):
                 // As a transient failure: a timed-out request may have been applied.
                 statusState.serverUnreachableThisSync = true
-                _ = try? await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) })
+                do { _ = try await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) }) }
+                catch { return .stop(.failed(.store(error))) }
                 return .stop(.retryLater(reason: error.description, retryAfterMilliseconds: nil))
             case .unauthorized(let reason):
                 // The credentials, not the operations: none is charged, and
@@ -406,8 +438,7 @@ public actor SyncEngine {
             case .tooLarge(let reason):
                 await outbox.finishSending(ids)
                 if batch.count == 1 {
-                    await fail(batch[0], kind: .permanent, reason: "too large for the server: \(reason)", attempted: &attempted)
-                    return .done
+                    return await fail(batch[0], kind: .permanent, reason: "too large for the server: \(reason)", attempted: &attempted)
                 }
                 let half = batch.count / 2
                 for part in [Array(batch[..<half]), Array(batch[half...])] {
@@ -487,10 +518,13 @@ public actor SyncEngine {
     }
 
     /// Records a failure of one operation the engine found itself (not in a reply).
-    private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async {
+    private func fail(_ entry: OutboxOperation, kind: FailureKind, reason: String, attempted: inout Set<OperationID>) async -> PushStep {
         attempted.insert(entry.id)
-        let kept = try? await outbox.endSending([], outcomes: [(entry.id, .failure(kind, reason: reason))])
-        backOff([entry], quarantined: kept?.quarantined ?? [], at: clock.now())
+        let kept: SendingEnd
+        do { kept = try await outbox.endSending([], outcomes: [(entry.id, .failure(kind, reason: reason))]) }
+        catch { return .stop(.failed(.store(error))) }
+        backOff([entry], quarantined: kept.quarantined, at: clock.now())
+        return .done
     }
 
     /// Operations that failed wait out their own backoff before they are

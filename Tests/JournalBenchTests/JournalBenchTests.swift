@@ -6,13 +6,13 @@ import Testing
 /// timed assertion: the figures themselves are not checked.
 @Suite("journal-bench")
 struct JournalBenchTests {
-    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query", "upkeep"]
+    static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query", "upkeep", "backlog"]
     static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
                             "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",
                             "sqlite-wal-normal-1-row-per-txn", "raw-buffered-write", "page-cached-read",
                             "journal-a-quarter-as-long", "sequential-write-fsync", "device-only-server-keeps-nothing",
                             "the-same-state-checkpointed", "full-scan", "the-same-store-without-indexes",
-                            "a-fresh-checkpoint-of-the-same-state", "no-checkpoint-running"]
+                            "a-fresh-checkpoint-of-the-same-state", "no-checkpoint-running", "nothing-queued"]
 
     @Test("--quick --only query runs the indexed-query workload: the indexed lookup and the full scan, in the same run")
     func quickIndexedQuery() async throws {

@@ -10,7 +10,7 @@ struct OutboxLayoutTests {
         model.filter { $0.key == key }
     }
 
-    @Test("updates, failure histories, sent marks, replacements and removals across many chunks read back as a plain array of entries does",
+    @Test("updates, failure histories, sent marks, quarantines, replacements and removals across many chunks read back as a plain array of entries does, the quarantined count included",
           arguments: [11, 12, 13])
     func matchesArrayModel(seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
@@ -69,6 +69,7 @@ struct OutboxLayoutTests {
                 outbox.replace(model[index].id, with: replacement)
                 model[index] = replacement
             }
+            #expect(outbox.quarantinedCount == model.count { $0.quarantined }, "step \(step)")
             if step % 97 == 0 || step > 3_950 {
                 #expect(outbox.operations == model)
                 var firsts: [OutboxOperation] = []
@@ -83,6 +84,7 @@ struct OutboxLayoutTests {
         }
         #expect(outbox.count == model.count)
         #expect(model.count > 600)
+        #expect(model.contains { $0.quarantined }, "the walk quarantined some")
     }
 
     @Test("a copy of a queue keeps its entries while the original changes in the chunks they share")

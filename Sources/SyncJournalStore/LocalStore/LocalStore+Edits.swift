@@ -34,7 +34,7 @@ extension LocalStore {
                                              fields: fields, baseUpdatedAt: nil, queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: recordID, operation: operationID)
     }
 
@@ -65,7 +65,7 @@ extension LocalStore {
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: id, operation: operationID)
     }
 
@@ -95,7 +95,7 @@ extension LocalStore {
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: id, operation: operationID)
     }
 
@@ -105,9 +105,10 @@ extension LocalStore {
         // Compaction only saves work; when a merge would not fit in one
         // record, both edits stay queued as they are. (Without steps the edit
         // was already checked against the limit by `validate`.)
-        let compacted = StoreEvent.edit(operation, compaction: steps)
-        if !steps.isEmpty, compacted.encodedPayload().count > JournalFormat.maximumPayloadLength { return .edit(operation, compaction: []) }
-        return compacted
+        if !steps.isEmpty, StoreEvent.editPayloadLength(operation, compaction: steps) > JournalFormat.maximumPayloadLength {
+            return .edit(operation, compaction: [])
+        }
+        return .edit(operation, compaction: steps)
     }
 
     static func validate(kind: String, id: String, fields: [String: FieldValue]) throws(StoreError) {
@@ -125,7 +126,7 @@ extension LocalStore {
             throw .invalidFields(kind: kind, id: id, reason: problem)
         }
         let size = JournalOperation(id: OperationID(bytes: Array(repeating: 0, count: 16))!, kind: .create, entity: kind,
-                                    recordID: id, fields: fields, queuedAt: 0).encoded().count
+                                    recordID: id, fields: fields, queuedAt: 0).encodedLength
         if size > JournalFormat.maximumPayloadLength / 2 {
             throw .invalidFields(kind: kind, id: id, reason: "\(size) bytes, more than a record may hold")
         }

@@ -1,7 +1,11 @@
 import SyncJournalProtocol
 import SyncJournalCore
 
-extension LocalStore: EngineFacingStore {
+// The half of a store only a sync engine calls: handing queued operations
+// to a transport, keeping what the server said of them, and keeping pulled
+// pages. Apps never call these (the engine keeps their order and in-flight
+// marks consistent), so all of it has package access.
+extension LocalStore {
     /// Up to `limit` operations to send next, in queue order: for each record
     /// only its first queued operation, and none of a record that has an
     /// operation in flight (a delete waits for its create's outcome).
@@ -320,13 +324,15 @@ extension LocalStore: EngineFacingStore {
         return events
     }
 
-    /// Sets the callback run (and awaited) after each local edit is durable:
-    /// how a sync engine learns that there is work. One observer per store.
-    package func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
+    /// Sets the signal given after each local edit is durable: how a sync
+    /// engine learns that there is work. It runs on the store's actor and
+    /// must not block; the edit returns without waiting for what the engine
+    /// then does. One observer per store.
+    package func setEditObserver(_ observer: (@Sendable () -> Void)?) {
         editObserver = observer
     }
 
-    func notifyEditObserver() async {
-        if let editObserver { await editObserver() }
+    func notifyEditObserver() {
+        editObserver?()
     }
 }

@@ -35,6 +35,17 @@ extension LocalStore {
         return state.outbox.operations.map { OutboxEntryStatus($0, inFlight: inFlight.contains($0.id)) }
     }
 
+    /// The counts a sync status shows, without walking the queue.
+    package func outboxCounts() throws(StoreError) -> OutboxCounts {
+        try checkReadable()
+        let quarantined = state.outbox.quarantinedCount
+        // Conflicts are few (each waits for the app); merges are among them.
+        var conflicts = 0
+        for conflict in state.conflicts where !conflict.isMerge { conflicts += 1 }
+        return OutboxCounts(pending: state.outbox.count - quarantined, quarantined: quarantined, conflicts: conflicts,
+                            server: state.server)
+    }
+
     /// Whether `id` is handed to a transport right now (memory only).
     package func isInFlight(_ id: OperationID) -> Bool { inFlight.contains(id) }
 
