@@ -8,7 +8,8 @@ import PackageDescription
 //   SyncJournalHTTP -> SyncJournalWire -> SyncJournalProtocol
 //   sync-server -> SyncJournalServer -> SyncJournalWire, SyncJournalFieldCodec, SyncJournalProtocol
 // SyncJournalProtocol depends on nothing: the client, the wire and every server share it.
-//   everything that makes system calls -> SyncJournalPlatform (the only module naming Glibc, Musl or Darwin) -> CSyncJournalEventPoll (epoll, kqueue)
+//   everything that makes system calls -> SyncJournalPlatform (with SyncJournalServerPlatform, the only modules naming Glibc, Musl or Darwin)
+//   the server and the load generator -> SyncJournalServerPlatform (sockets) -> CSyncJournalEventPoll (epoll, kqueue)
 //   every tool -> SyncJournalCommandLine (the shared argument parser)
 // SyncJournalTesting holds fault-injection seams that apps may use in their own tests.
 let package = Package(
@@ -34,9 +35,12 @@ let package = Package(
     ],
     targets: [
         // Thin typed wrappers over the system calls (files, the durability barrier,
-        // sockets, clocks, processes) with Linux and Darwin branches and named errno
+        // threads, clocks, processes) with Linux and Darwin branches and named errno
         // values. Package access only: not part of any product's API.
-        .target(name: "SyncJournalPlatform", dependencies: ["CSyncJournalEventPoll"]),
+        .target(name: "SyncJournalPlatform"),
+        // What only servers and their load generator need, kept out of every
+        // app: sockets, the readiness poller, pipes, the open-file limit.
+        .target(name: "SyncJournalServerPlatform", dependencies: ["SyncJournalPlatform", "CSyncJournalEventPoll"]),
         // The readiness queue: epoll on Linux, kqueue on Darwin (Swift's Glibc module has no epoll).
         .target(name: "CSyncJournalEventPoll"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
@@ -92,14 +96,14 @@ let package = Package(
         // It links neither the local store nor the engine: the protocol module has
         // its rules and types, the field codec the encoding of the fields it
         // stores, and Core only the byte reader and writer that codec works on.
-        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
         // The example app: a notes command line built only on what an app links
         // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
-        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine", "SyncJournalPlatform"]),
+        .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine"]),
         .executableTarget(name: "notes", dependencies: ["NotesApp"], path: "tools/notes"),
 
         .executableTarget(name: "sync-demo", dependencies: ["SyncDemoTool", "SyncJournalCommandLine"], path: "tools/sync-demo"),
@@ -113,7 +117,7 @@ let package = Package(
         .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
         .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
 
-        .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
@@ -126,10 +130,10 @@ let package = Package(
         .testTarget(name: "SyncJournalCommandLineTests", dependencies: ["SyncJournalCommandLine"]),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
-        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
         .testTarget(name: "NotesAppTests", dependencies: ["NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),

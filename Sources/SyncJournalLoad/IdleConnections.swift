@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// Connections to the server that each ask one health check and then stay
 /// open and silent, as parked phones do: what a server holding many idle

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// One kept-alive HTTP/1.1 connection to a sync-server, with blocking
 /// socket calls on the calling thread (`sync-load --client plain`).

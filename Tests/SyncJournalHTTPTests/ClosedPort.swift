@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// A loopback port that refuses connections: a socket bound to it that never
 /// listens, so the port stays reserved and a connect gets ECONNREFUSED.

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// A loopback HTTP/1.1 responder for transport tests: it listens on
 /// 127.0.0.1 on a port the kernel picks, reads each request in full, records

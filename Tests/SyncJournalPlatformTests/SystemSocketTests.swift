@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 import Testing
 
 @Suite("Socket wrappers")

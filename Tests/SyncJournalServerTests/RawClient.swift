@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// A test client that writes bytes to a loopback socket itself and reads
 /// raw responses, so tests can send what no HTTP library would.

@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// One accepted connection's non-blocking descriptor: reads and writes that
 /// never wait and never raise `SIGPIPE`.

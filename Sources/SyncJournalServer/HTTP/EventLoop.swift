@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// The server's one I/O thread: a readiness queue (``EventPoller``: epoll or
 /// kqueue) over the listening socket, every connection and a wake-up pipe.

@@ -1,5 +1,6 @@
 import Dispatch
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// A small HTTP/1.1 server on non-blocking sockets: one event-loop thread
 /// (``EventLoop``: epoll on Linux, kqueue on Darwin) holds every connection

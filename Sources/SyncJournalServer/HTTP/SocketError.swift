@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// A failed socket call: which call, its `errno` (or `getaddrinfo` code),
 /// and the address or peer it was working on.

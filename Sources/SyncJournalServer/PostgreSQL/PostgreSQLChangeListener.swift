@@ -1,5 +1,6 @@
 import Dispatch
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// One `sync-server`'s ear on the shared database: a dedicated connection
 /// that runs `listen` on ``PostgreSQLChangeNotice/channel`` and a thread

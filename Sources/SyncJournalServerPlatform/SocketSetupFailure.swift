@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SyncJournalPlatform
 
 /// Why ``SystemSocket/listen(host:port:backlog:)`` found no address to
 /// listen on: the call that failed last and its code (an `errno`, or for

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SyncJournalPlatform
 
 /// Thin wrappers over the BSD socket calls the HTTP server and its tests
 /// use, on raw descriptor numbers. No call ever raises `SIGPIPE`: sends pass

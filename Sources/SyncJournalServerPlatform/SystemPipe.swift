@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SyncJournalPlatform
 
 /// A pipe used to wake threads blocked in `poll`: both ends close-on-exec
 /// and non-blocking.

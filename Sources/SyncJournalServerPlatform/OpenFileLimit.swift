@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SyncJournalPlatform
 
 /// The process's limit on open descriptors (`RLIMIT_NOFILE`): a server
 /// holding thousands of connections raises its soft limit to the hard one.

@@ -1,3 +1,4 @@
+import SyncJournalPlatform
 import CSyncJournalEventPoll
 
 /// A level-triggered readiness queue over many descriptors: epoll on Linux,

@@ -1,3 +1,4 @@
+import SyncJournalPlatform
 /// What an ``EventPoller`` reported about one descriptor.
 ///
 /// ```swift
