@@ -1,8 +1,10 @@
-/// The recursive-descent state of one ``JSONParser/parse(_:)`` call.
+/// The recursive-descent state of one ``JSONParser/parse(_:)`` call, or of
+/// one message decoded straight from its bytes (the extensions in
+/// `JSONScanner+Validation.swift` and `JSONScanner+FieldValues.swift`).
 struct JSONScanner {
-    private let bytes: [UInt8]
-    private var position = 0
-    private let maximumDepth: Int
+    let bytes: [UInt8]
+    var position = 0
+    let maximumDepth: Int
 
     init(bytes: [UInt8], maximumDepth: Int) {
         self.bytes = bytes
@@ -17,7 +19,7 @@ struct JSONScanner {
         return value
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -26,12 +28,12 @@ struct JSONScanner {
         }
     }
 
-    private func peek() throws(WireError) -> UInt8 {
+    func peek() throws(WireError) -> UInt8 {
         guard position < bytes.count else { throw .unexpectedEnd(offset: position) }
         return bytes[position]
     }
 
-    private mutating func parseValue(depth: Int) throws(WireError) -> JSONValue {
+    mutating func parseValue(depth: Int) throws(WireError) -> JSONValue {
         switch try peek() {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
@@ -44,7 +46,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(WireError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(WireError) {
         let start = position
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
         for byte in expected {
@@ -54,7 +56,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func enter(depth: Int) throws(WireError) {
+    mutating func enter(depth: Int) throws(WireError) {
         if depth > maximumDepth { throw .tooDeep(limit: maximumDepth, offset: position) }
         position += 1
     }
@@ -109,7 +111,7 @@ struct JSONScanner {
 
     // MARK: Strings
 
-    private mutating func parseString() throws(WireError) -> String {
+    mutating func parseString() throws(WireError) -> String {
         position += 1   // the opening quote
         let start = position
         // Fast path: no escapes, so the string is the bytes as they stand.
@@ -141,7 +143,7 @@ struct JSONScanner {
     }
 
     /// Steps over one unescaped character, checking it is valid UTF-8 and not a control character.
-    private mutating func advanceCharacter() throws(WireError) {
+    mutating func advanceCharacter() throws(WireError) {
         let start = position
         let lead = bytes[position]
         if lead < 0x20 { throw .syntax(reason: "a control character in a string", offset: position) }
@@ -172,7 +174,7 @@ struct JSONScanner {
         position = start + length
     }
 
-    private mutating func parseEscape(into buffer: inout [UInt8]) throws(WireError) {
+    mutating func parseEscape(into buffer: inout [UInt8]) throws(WireError) {
         let start = position
         position += 1
         let byte = try peek()
@@ -226,9 +228,9 @@ struct JSONScanner {
 
     // MARK: Numbers
 
-    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    private mutating func parseNumber() throws(WireError) -> JSONValue {
+    mutating func parseNumber() throws(WireError) -> JSONValue {
         let start = position
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }

@@ -22,7 +22,7 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): out.append(contentsOf: String(value).utf8)
+        case .integer(let value): Self.writeInteger(value, to: &out)
         case .number(let value): Self.writeNumber(value, to: &out)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let items):
@@ -45,7 +45,21 @@ extension JSONValue {
         }
     }
 
-    private static func writeNumber(_ value: Double, to out: inout [UInt8]) {
+    /// Appends an integer's decimal digits (what `String(value)` spells)
+    /// without making a string: replies can hold millions of them.
+    static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
+    }
+
+    static func writeNumber(_ value: Double, to out: inout [UInt8]) {
         guard value.isFinite else {
             out.append(contentsOf: "null".utf8)
             return
@@ -59,7 +73,7 @@ extension JSONValue {
         }
     }
 
-    private static func writeString(_ value: String, to out: inout [UInt8]) {
+    static func writeString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {

@@ -43,6 +43,15 @@ public enum MutationCodec {
     /// rest of its push.
     public static func decode(_ json: JSONValue, at path: String) throws(WireError) -> Mutation {
         let object = try JSONObjectReader(json, at: path, allowed: members)
+        return try decode(object) { () throws(WireError) in
+            try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
+        }
+    }
+
+    /// The mutation of `object`, whose fields `readFields` reads when their
+    /// turn comes (from the parsed value, or straight from a body's bytes),
+    /// so both readers judge the members in one order.
+    static func decode(_ object: JSONObjectReader, fields readFields: () throws(WireError) -> [String: FieldValue]) throws(WireError) -> Mutation {
         let operationID = try operationID(object, "operationId")
         let kind = try object.name("kind")
         let opText = try object.string("op")
@@ -51,18 +60,29 @@ public enum MutationCodec {
         }
         let recordID = try object.name("recordId")
         let baseUpdatedAt = try object.optionalInt64("baseUpdatedAt")
-        let fields = try FieldValueCodec.decodeFields(try object.value("fields"), at: object.path(of: "fields"))
+        let fields = try readFields()
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }
         let queuedAt = try object.absentOrInt64("queuedAt")
         return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields,
                         baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt, modelVersion: try object.absentOrModelVersion("modelVersion"))
     }
 
-    /// Member `name` of `object` as an operation id.
+    /// Member `name` of `object` as an operation id, in its one spelling:
+    /// lowercase `8-4-4-4-12` hex.
     static func operationID(_ object: JSONObjectReader, _ name: String) throws(WireError) -> OperationID {
-        let text = try object.string(name)
+        try operationID(try object.string(name), at: object.path(of: name))
+    }
+
+    /// `text`, found at `path`, as an operation id in lowercase `8-4-4-4-12`
+    /// hex. Any other spelling of the same bytes is refused: a client matches
+    /// a result to its operation by comparing the id's text, so an answer
+    /// under another spelling than the one sent would never settle it.
+    static func operationID(_ text: String, at path: String) throws(WireError) -> OperationID {
         guard let id = OperationID(text) else {
-            throw .invalidValue(path: object.path(of: name), reason: "\"\(text)\" is not an operation id (8-4-4-4-12 hex)")
+            throw .invalidValue(path: path, reason: "\"\(text)\" is not an operation id (8-4-4-4-12 hex)")
+        }
+        guard id.description == text else {
+            throw .invalidValue(path: path, reason: "\"\(text)\" is not an operation id in lowercase 8-4-4-4-12 hex (ids are compared byte for byte)")
         }
         return id
     }

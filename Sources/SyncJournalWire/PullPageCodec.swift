@@ -13,12 +13,22 @@ import SyncJournalProtocol
 public enum PullPageCodec {
     /// The reply body; `includingModelVersions: false` leaves the rows'
     /// `modelVersion` out, for a client that did not say it reads it.
+    ///
+    /// The rows are written straight to bytes (the same bytes as through
+    /// ``JSONValue``), without a JSON value per field value.
     public static func encode(_ page: PullPage, includingModelVersions: Bool = true) -> [UInt8] {
-        JSONValue.object([
-            "rows": .array(page.rows.map { ServerRowCodec.encode($0, includingModelVersion: includingModelVersions) }),
-            "nextCursors": .object(page.nextCursors.mapValues { .string(PullCursorCodec.encode($0)) }),
-            "hasMore": .bool(page.hasMore),
-        ]).encoded()
+        var out: [UInt8] = []
+        out.append(contentsOf: #"{"hasMore":"#.utf8)
+        out.append(contentsOf: (page.hasMore ? "true" : "false").utf8)
+        out.append(contentsOf: #","nextCursors":"#.utf8)
+        JSONValue.object(page.nextCursors.mapValues { .string(PullCursorCodec.encode($0)) }).write(to: &out)
+        out.append(contentsOf: #","rows":["#.utf8)
+        for (index, row) in page.rows.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            ServerRowCodec.write(row, includingModelVersion: includingModelVersions, to: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
     }
 
     /// The page a reply body stands for.

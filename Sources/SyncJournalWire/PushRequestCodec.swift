@@ -24,16 +24,33 @@ public enum PushRequestCodec {
     /// - Throws: ``WireError`` with the byte offset or JSON path of the
     ///   problem; a repeated operation id is ``WireError/invalidValue(path:reason:)``
     ///   at its second occurrence, naming the id and the first.
+    ///
+    /// The body is read straight from its bytes, not through a ``JSONValue``
+    /// tree: it is checked whole first (a body that is not JSON fails as
+    /// through ``JSONParser``), then each mutation is read in turn and its
+    /// fields built once, an array at its final size. A push's memory is
+    /// then its body and its mutations' values, whatever their shape.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> [Mutation] {
-        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["mutations"])
-        let items = try object.array("mutations")
+        let byteCount = body.count
+        if byteCount > parser.maximumByteCount { throw .tooLarge(byteCount: byteCount, limit: parser.maximumByteCount) }
+        var scanner = JSONScanner(bytes: Array(body), maximumDepth: parser.maximumDepth)
+        try scanner.validateDocument()
+        scanner.skipWhitespace()
+        let listPath = JSONPath.member(JSONPath.root, "mutations")
+        let root = try scanner.objectMembers(at: JSONPath.root, allowed: ["mutations"])
+        guard let listAt = root["mutations"] else { throw .missingMember(path: listPath) }
+        scanner.position = listAt
+        guard scanner.bytes[listAt] == UInt8(ascii: "[") else { throw .wrongType(path: listPath, expected: "an array") }
+        let count = scanner.countElements()
         var mutations: [Mutation] = []
-        mutations.reserveCapacity(items.count)
+        mutations.reserveCapacity(count)
         var firstIndex: [OperationID: Int] = [:]
-        firstIndex.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            let path = JSONPath.element(object.path(of: "mutations"), index)
-            let mutation = try MutationCodec.decode(item, at: path)
+        firstIndex.reserveCapacity(count)
+        for index in 0..<count {
+            let path = JSONPath.element(listPath, index)
+            scanner.skipWhitespace()
+            let mutation = try scanner.decodeMutation(at: path)
+            scanner.skipSeparator()
             if let first = firstIndex.updateValue(index, forKey: mutation.operationID) {
                 throw .invalidValue(path: path + ".operationId",
                                     reason: "operation id \(mutation.operationID) appears twice in one push (first at $.mutations[\(first)])")

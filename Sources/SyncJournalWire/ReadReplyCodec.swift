@@ -10,7 +10,11 @@ public enum ReadReplyCodec {
     /// The reply body; `includingModelVersions: false` leaves the row's
     /// `modelVersion` out, for a client that did not say it reads it.
     public static func encode(_ row: ServerRow?, includingModelVersions: Bool = true) -> [UInt8] {
-        JSONValue.object(["row": ServerRowCodec.encode(optional: row, includingModelVersion: includingModelVersions)]).encoded()
+        var out: [UInt8] = []
+        out.append(contentsOf: #"{"row":"#.utf8)
+        ServerRowCodec.write(row, includingModelVersion: includingModelVersions, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// The row of a reply body, `nil` for `null`.

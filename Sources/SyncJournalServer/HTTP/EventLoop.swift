@@ -336,6 +336,9 @@ final class EventLoop: @unchecked Sendable {
                     }
                     connection.reservation = (key, head.contentLength)
                     connection.phase = .body(head, owner: key)
+                    // Room for the whole request at once: grown by doubling, the
+                    // buffer would reach twice a large body, through copies.
+                    connection.input.reserveCapacity(head.length + head.contentLength)
                     if head.expectsContinue && connection.input.count < head.length + head.contentLength {
                         queueOutput(connection, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), now: now)
                     }
@@ -344,10 +347,19 @@ final class EventLoop: @unchecked Sendable {
                 let total = head.length + head.contentLength
                 guard connection.input.count >= total else { return }
                 var request = head.request
-                request.body = Array(connection.input[head.length..<total])
-                connection.input.removeFirst(total)
-                // An idle connection keeps no buffer: a large body's capacity is given back.
-                if connection.input.isEmpty { connection.input = [] }
+                if connection.input.count == total {
+                    // The buffer holds this request alone: it becomes the body
+                    // in place (the head moved out of its front), not a copy of it.
+                    var body = connection.input
+                    connection.input = []
+                    body.removeFirst(head.length)
+                    request.body = body
+                } else {
+                    request.body = Array(connection.input[head.length..<total])
+                    connection.input.removeFirst(total)
+                    // An idle connection keeps no buffer: a large body's capacity is given back.
+                    if connection.input.isEmpty { connection.input = [] }
+                }
                 connection.phase = .working
                 connection.emptyLines = 0
                 setReadable(connection, false)

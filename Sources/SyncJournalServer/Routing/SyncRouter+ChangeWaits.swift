@@ -74,12 +74,28 @@ extension SyncRouter: ParkingResponder {
     /// Whether `user` has a row of one of the kinds after its cursor in
     /// `storage` (by the pull's own rule: one pull of one row). A cursor
     /// behind purged tombstones counts as a change: the client's pull hears of it (410).
+    ///
+    /// A wait names up to ``ChangeWaitRequestCodec/maximumKinds`` kinds, more
+    /// than one pull may (``ProtocolLimits/maximumKindsPerPull``): the kinds
+    /// are looked at one pull's worth at a time, in name order, stopping at
+    /// the first that has a change.
     package static func hasChanges(in storage: any SyncStorage, user: String, after cursors: [String: PullCursor?]) throws(StorageError) -> Bool {
-        do {
-            return try !storage.pull(user: user, PullRequest(cursors: cursors, limit: 1)).rows.isEmpty
-        } catch {
-            if case .cursorExpired = error { return true }
-            throw error
+        let kinds = cursors.keys.sorted()
+        var start = 0
+        while start < kinds.count {
+            let end = min(start + ProtocolLimits.maximumKindsPerPull, kinds.count)
+            var part: [String: PullCursor?] = [:]
+            part.reserveCapacity(end - start)
+            // updateValue: a subscript assignment of a nil cursor would drop the kind.
+            for kind in kinds[start..<end] { part.updateValue(cursors[kind] ?? nil, forKey: kind) }
+            do {
+                if try !storage.pull(user: user, PullRequest(cursors: part, limit: 1)).rows.isEmpty { return true }
+            } catch {
+                if case .cursorExpired = error { return true }
+                throw error
+            }
+            start = end
         }
+        return false
     }
 }

@@ -25,6 +25,16 @@ public struct SyncRouter: HTTPResponder {
     /// The waits for changes held (`POST /v1/sync/wait`); the server wakes
     /// them from the storage's change notifications.
     package let changeWaits: ChangeWaitRegistry
+    /// Bounds the large pushes decoded, applied and answered at once.
+    package let largeBodies = LargeBodyGate(capacity: SyncRouter.largeBodyBytesAtOnce, threshold: SyncRouter.largeBodyThreshold)
+
+    /// The body bytes of large pushes handled at once: two pushes at the
+    /// default body limit (8 MiB). Each costs a few times its body while it
+    /// runs, so this bounds what pushes add to the server's memory,
+    /// however many arrive together.
+    package static let largeBodyBytesAtOnce = 16 << 20
+    /// A body from this size on counts as large (1 MiB): smaller pushes never wait.
+    package static let largeBodyThreshold = 1 << 20
 
     /// A router over `storage` for `users`.
     ///
@@ -137,6 +147,12 @@ public struct SyncRouter: HTTPResponder {
     }
 
     private func push(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+        try largeBodies.admitting(bytes: body.count) { () throws(RouteFailure) in
+            try pushAdmitted(body, user: user, modelVersions: modelVersions, expecting: expectation)
+        }
+    }
+
+    private func pushAdmitted(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
             throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)

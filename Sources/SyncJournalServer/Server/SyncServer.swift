@@ -1,3 +1,5 @@
+import SyncJournalPlatform
+
 /// `sync-server` in-process: the storage (SQLite, or PostgreSQL with
 /// ``SyncServerOptions/postgresConnection``), the router and the HTTP
 /// server put together. Tests start one on port 0 and stop it with ``shutdown()``.
@@ -73,6 +75,10 @@ public final class SyncServer: Sendable {
     ///
     /// - Throws: ``SyncServerError/socket(_:)`` when the address cannot be listened on.
     public func start() throws(SyncServerError) {
+        // A push builds and drops blocks of megabytes on whichever worker
+        // runs it: served by mappings of their own, they go back to the
+        // system when dropped instead of staying in that worker's heap.
+        LargeAllocations.returnToSystem(from: SyncRouter.largeBodyThreshold)
         let waits = changeWaits
         storage.observeChanges { change in waits.wake(change) }
         do throws(SocketError) { try http.start() } catch {
