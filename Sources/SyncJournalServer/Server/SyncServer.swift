@@ -1,4 +1,5 @@
 import SyncJournalPlatform
+import SyncJournalServerPlatform
 
 /// `sync-server` in-process: the storage (SQLite, or PostgreSQL with
 /// ``SyncServerOptions/postgresConnection``), the router and the HTTP
