@@ -34,7 +34,7 @@ extension LocalStore {
                                              fields: fields, baseUpdatedAt: nil, queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
+        await notifyEditObserver()
         return Edit(kind: kind, id: recordID, operation: operationID)
     }
 
@@ -65,7 +65,7 @@ extension LocalStore {
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
+        await notifyEditObserver()
         return Edit(kind: kind, id: id, operation: operationID)
     }
 
@@ -95,7 +95,7 @@ extension LocalStore {
                                              baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
+        await notifyEditObserver()
         return Edit(kind: kind, id: id, operation: operationID)
     }
 

@@ -324,15 +324,15 @@ extension LocalStore {
         return events
     }
 
-    /// Sets the signal given after each local edit is durable: how a sync
-    /// engine learns that there is work. It runs on the store's actor and
-    /// must not block; the edit returns without waiting for what the engine
-    /// then does. One observer per store.
-    package func setEditObserver(_ observer: (@Sendable () -> Void)?) {
+    /// Sets the callback awaited after each local edit is durable: how a
+    /// sync engine learns that there is work. It must cost the same however
+    /// much is queued (the engine takes the schedule's step and nothing
+    /// else), since every edit waits for it. One observer per store.
+    package func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
         editObserver = observer
     }
 
-    func notifyEditObserver() {
-        editObserver?()
+    func notifyEditObserver() async {
+        if let editObserver { await editObserver() }
     }
 }

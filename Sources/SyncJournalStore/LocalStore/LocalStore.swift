@@ -74,9 +74,8 @@ public actor LocalStore {
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waiters for outcomes and streams of changes.
     var board = OutcomeBoard()
-    /// Called after each durable local edit (the sync engine's trigger).
-    /// It only signals: an edit never waits for the engine.
-    var editObserver: (@Sendable () -> Void)?
+    /// Awaited after each durable local edit (the sync engine's trigger).
+    var editObserver: (@Sendable () async -> Void)?
     /// The indexes of ``Options/indexes`` over the visible state.
     var fieldIndexes: FieldIndexes
     /// The queries followed through ``observe(_:)``.
