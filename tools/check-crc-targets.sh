@@ -31,9 +31,9 @@ esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 source_file="$root/Sources/CSyncJournalCRC/crc32c.c"
 include="$root/Sources/CSyncJournalCRC/include"
-clang=$(command -v clang || true)
-[ -x /opt/swift/usr/bin/clang ] && clang=/opt/swift/usr/bin/clang
-if [ -z "$clang" ]; then echo "check-crc-targets: no clang found"; exit 1; fi
+# The clang of the Swift toolchain, the one SwiftPM compiles C targets with.
+clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
+if [ ! -x "$clang" ]; then echo "check-crc-targets: no clang beside swift ($clang)"; exit 1; fi
 
 # Stand-ins for the system headers, with the platforms' declarations.
 sysroot=$(mktemp -d)

@@ -78,15 +78,18 @@ if [ -d Sources/SyncJournal/SyncJournal.docc ]; then
     < <(find Sources/SyncJournal/SyncJournal.docc -name '*.md' | LC_ALL=C sort)
 fi
 
-rm -rf "$scratch/Sources"
-mkdir -p "$scratch/Sources"
+# The blocks are extracted beside the scratch package's sources, and only the
+# files that changed replace theirs, so a second run rebuilds only those.
+extracted="$scratch/extracted"
+rm -rf "$extracted"
+mkdir -p "$extracted" "$scratch/Sources"
 : > "$map"
 
 # One directory per block: Sources/snippet_N/main.swift. The map holds
 # "snippet_N FILE LINE", LINE being the line of the block's first code line.
 count=0
 for document in "${documents[@]}"; do
-  count=$(awk -v document="$document" -v sources="$scratch/Sources" -v map="$map" -v count="$count" '
+  count=$(awk -v document="$document" -v sources="$extracted" -v map="$map" -v count="$count" '
     function flush() { close(out) }
     /^[[:space:]]*```swift[[:space:]]*$/ && !inside {
       inside = 1; count++
@@ -115,6 +118,18 @@ if [ -n "$only" ]; then
   count=$(wc -l < "$map" | tr -d ' ')
   if [ "$count" -eq 0 ]; then echo "check-snippets: no block matches --only $only" >&2; exit 1; fi
 fi
+
+# Sources/snippet_N/main.swift for each block kept, touched only when it changed.
+for directory in "$scratch"/Sources/*/; do
+  name=$(basename "$directory")
+  if ! awk -v name="$name" '$1 == name { found = 1 } END { exit !found }' "$map"; then rm -rf "$directory"; fi
+done
+while read -r name _ _; do
+  mkdir -p "$scratch/Sources/$name"
+  if ! cmp -s "$extracted/$name/main.swift" "$scratch/Sources/$name/main.swift"; then
+    cp "$extracted/$name/main.swift" "$scratch/Sources/$name/main.swift"
+  fi
+done < "$map"
 
 # How a block is checked: "compile only: REASON", "sync-server" or "run".
 how() {
@@ -159,7 +174,9 @@ identity=$(basename "$root" | tr '[:upper:]' '[:lower:]')
   done < "$map"
   echo '    ]'
   echo ')'
-} > "$scratch/Package.swift"
+} > "$scratch/Package.swift.new"
+if cmp -s "$scratch/Package.swift.new" "$scratch/Package.swift"; then rm "$scratch/Package.swift.new"
+else mv "$scratch/Package.swift.new" "$scratch/Package.swift"; fi
 
 echo "check-snippets: building $count blocks from ${#documents[@]} files"
 log="$scratch/build.log"
@@ -233,7 +250,8 @@ start_server() {
     echo "check-snippets: something already listens on 127.0.0.1:8787; stop it (a sync-server of your own?) and run again"
     return 1
   fi
-  "$server_bin" --port 8787 --db "$directory/sync-server.sqlite" >"$directory/server.log" 2>&1 &
+  : > "$directory/server.log"
+  "$server_bin" --port 8787 --db "$directory/sync-server.sqlite" >>"$directory/server.log" 2>&1 &
   server_pid=$!
   local tries=0
   until grep -q 'listening on http://127.0.0.1:8787' "$directory/server.log"; do
@@ -285,6 +303,11 @@ check_output() {
   ' "$1" "$4"
 }
 
+# Line-buffered standard output, so a block stopped at the time limit still
+# shows what it printed.
+line_buffered=()
+if command -v stdbuf >/dev/null; then line_buffered=(stdbuf -oL); fi
+
 failures=0
 ran=0
 skipped=0
@@ -306,7 +329,7 @@ while read -r name file line; do
   fi
   started=$(date +%s%N)
   code=0
-  (cd "$work" && timeout -k 5 "$time_limit" "$bin/$name" </dev/null >"$out" 2>"$err") || code=$?
+  (cd "$work" && timeout -k 5 "$time_limit" "${line_buffered[@]}" "$bin/$name" </dev/null >"$out" 2>"$err") || code=$?
   elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
   stop_server
   ran=$((ran + 1))
@@ -325,7 +348,9 @@ while read -r name file line; do
     echo "$problem"
     echo "    working directory: $work"
     echo "    standard output:"; sed 's/^/      /' "$out"
-    if [ -s "$err" ]; then echo "    standard error:"; sed 's/^/      /' "$err"; fi
+    if [ -s "$err" ]; then
+      echo "    standard error (first 20 lines of $err):"; head -n 20 "$err" | sed 's/^/      /'
+    fi
     if [ "$mode" = "sync-server" ]; then echo "    sync-server log: $runs/$name.server/server.log"; fi
   else
     printf '  %-60s ok (%d.%03d s)\n' "$file:$line" $((elapsed_ms / 1000)) $((elapsed_ms % 1000))

@@ -3,9 +3,11 @@
 // without it (the caller checks sj_crc32c_hw_available first).
 //   x86-64:        SSE4.2, checked with CPUID.
 //   arm64 Linux:   the ARMv8 CRC extension, checked in the auxiliary vector.
-//   arm64 Darwin:  the same extension; a target that has it (every arm64 Mac)
-//                  needs no check, others (iOS, tvOS, visionOS) ask the kernel
-//                  with sysctlbyname("hw.optional.armv8_crc32").
+//   arm64 Darwin:  the same extension; where the compilation target has it
+//                  (arm64 macOS, visionOS, watchOS) no check is needed; on iOS
+//                  and tvOS, whose default target CPU is the A7, the kernel
+//                  answers sysctlbyname("hw.optional.armv8_crc32").
+//                  tools/check-crc-targets.sh shows which target takes which.
 // Anything else: no instruction, and the Swift table-driven code runs.
 #include "CSyncJournalCRC.h"
 #include <stdlib.h>
