@@ -13,7 +13,8 @@ usage() {
 usage: tools/check-crc-targets.sh [--help]
 
 Compiles the hardware CRC-32C file to object code for x86_64 and arm64
-Linux, arm64 macOS, iOS, tvOS, visionOS and arm64_32 watchOS, and prints
+Linux, arm64 macOS, iOS, tvOS, visionOS and arm64_32 watchOS (and riscv64
+Linux, for the branch without an instruction), and prints
 for each target whether it uses the instruction without a run-time check
 (the target has it), after a run-time check, or never.
 
@@ -62,7 +63,7 @@ EOF
 failed=0
 for target in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu \
               x86_64-apple-macos14 arm64-apple-macos14 arm64-apple-ios17 arm64-apple-tvos17 \
-              arm64-apple-xros1 arm64_32-apple-watchos10; do
+              arm64-apple-xros1 arm64_32-apple-watchos10 riscv64-unknown-linux-gnu; do
   flags=(-target "$target" -isysroot "$sysroot" --sysroot="$sysroot" -nostdlibinc -isystem "$sysroot/usr/include"
          -I "$include" -O2 -Wall -Wextra -Werror -std=c11)
   if ! "$clang" "${flags[@]}" -c "$source_file" -o /dev/null; then
