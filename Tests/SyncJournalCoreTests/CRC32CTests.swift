@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalCore
 import SyncJournalTesting
 import Testing
@@ -11,19 +12,38 @@ struct CRC32CTests {
         #expect(CRC32C.softwareChecksum(bytes) == 0xE306_9283)
     }
 
-    @Test("CRC-32C matches the RFC 3720 (iSCSI) test vectors on both paths")
+    /// RFC 3720 (iSCSI) B.4 and the standard check string.
+    static let knownVectors: [(bytes: [UInt8], checksum: UInt32)] = [
+        ([UInt8](repeating: 0x00, count: 32), 0x8A91_36AA),
+        ([UInt8](repeating: 0xFF, count: 32), 0x62A8_AB43),
+        ((0..<32).map { UInt8($0) }, 0x46DD_794E),
+        ((0..<32).map { UInt8(31 - $0) }, 0x113F_DB5C),
+        (Array("123456789".utf8), 0xE306_9283),
+        ([], 0),
+    ]
+
+    @Test("CRC-32C matches the RFC 3720 (iSCSI) test vectors on the software path, on the hardware path, and through checksum()")
     func rfc3720Vectors() {
-        let vectors: [([UInt8], UInt32)] = [
-            ([UInt8](repeating: 0x00, count: 32), 0x8A91_36AA),
-            ([UInt8](repeating: 0xFF, count: 32), 0x62A8_AB43),
-            ((0..<32).map { UInt8($0) }, 0x46DD_794E),
-            ((0..<32).map { UInt8(31 - $0) }, 0x113F_DB5C),
-            ([], 0),
-        ]
-        for (bytes, expected) in vectors {
+        for (bytes, expected) in Self.knownVectors {
             #expect(CRC32C.checksum(bytes) == expected)
             #expect(CRC32C.softwareChecksum(bytes) == expected)
+            if CRC32C.hardwarePresent {
+                #expect(CRC32C.hardwareChecksum(bytes) == expected)
+            } else {
+                #expect(CRC32C.hardwareChecksum(bytes) == nil)
+            }
         }
+    }
+
+    @Test("The instruction is in use exactly when the CPU has it and SYNCJOURNAL_CRC32C does not ask for software")
+    func softwarePathCanBeForced() {
+        let setting = ProcessInfo.processInfo.environment["SYNCJOURNAL_CRC32C"]
+        print("CRC32C.hardwarePresent = \(CRC32C.hardwarePresent), usesHardware = \(CRC32C.usesHardware), SYNCJOURNAL_CRC32C = \(setting ?? "unset")")
+        #expect(CRC32C.usesHardware == (CRC32C.hardwarePresent && setting != "software"))
+        #expect(CRC32C.softwareRequested(by: "software"))
+        #expect(!CRC32C.softwareRequested(by: "hardware"))
+        #expect(!CRC32C.softwareRequested(by: ""))
+        #expect(!CRC32C.softwareRequested(by: nil))
     }
 
     @Test("The checksum of two pieces combines from theirs, and the checksum of any range follows from the running checksums at its ends")
@@ -41,15 +61,19 @@ struct CRC32CTests {
 
     @Test("The hardware checksum equals the software checksum on random buffers, unaligned slices and split updates")
     func hardwareMatchesSoftware() {
-        // On a CPU without the instruction both sides run the software path;
-        // this machine's answer is recorded so a reader of the log knows.
-        print("CRC32C.usesHardware = \(CRC32C.usesHardware)")
+        // On a CPU without the instruction only checksum() and the software
+        // path are compared; this machine's answer is recorded so a reader of
+        // the log knows.
+        print("CRC32C.hardwarePresent = \(CRC32C.hardwarePresent), usesHardware = \(CRC32C.usesHardware)")
         var random = SeededGenerator(seed: 0xC0FFEE)
         for round in 0..<600 {
             let count = round < 64 ? round : Int.random(in: 0...5000, using: &random)
             let bytes = random.bytes(count)
             let expected = CRC32C.softwareChecksum(bytes)
             #expect(CRC32C.checksum(bytes) == expected, "length \(count)")
+            if CRC32C.hardwarePresent {
+                #expect(CRC32C.hardwareChecksum(bytes) == expected, "length \(count)")
+            }
 
             // Unaligned start and end: a slice of a larger buffer.
             let start = count == 0 ? 0 : Int.random(in: 0..<min(count, 16), using: &random)
@@ -57,6 +81,11 @@ struct CRC32CTests {
             let slice = Array(bytes[start..<end])
             let sliceChecksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             #expect(sliceChecksum == CRC32C.softwareChecksum(slice), "slice \(start)..<\(end) of \(count)")
+            if CRC32C.hardwarePresent {
+                let hardwareSlice = bytes.withUnsafeBytes { CRC32C.hardwareChecksum(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+                let softwareSlice = bytes.withUnsafeBytes { CRC32C.softwareChecksum(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+                #expect(hardwareSlice == softwareSlice, "slice \(start)..<\(end) of \(count)")
+            }
 
             // The same bytes fed in two pieces.
             let cut = count == 0 ? 0 : Int.random(in: 0...count, using: &random)
