@@ -3,7 +3,7 @@ import SyncJournalCore
 
 extension LocalStore {
     /// Rewrites the journal as a checkpoint of the current state (see
-    /// ``JournalWriter/rewrite(records:)``). Queued calls are journaled first.
+    /// `JournalWriter.rewrite(records:)`). Queued calls are journaled first.
     public func checkpoint() async throws(StoreError) {
         try checkWritable()
         try await submit(checkpoint: true) { _ throws(StoreError) in [] }

@@ -29,7 +29,7 @@ extension LocalStore {
         /// (at least 1). Transient failures never count.
         public var maximumPermanentFailures: Int
         /// How far ahead of its appends the journal is extended with zeros
-        /// (``JournalWriter/Options/preallocationBytes``; 0: never, which tests use to
+        /// (`JournalWriter.Options.preallocationBytes`; 0: never, which tests use to
         /// see the file's exact bytes; a journal created so does without the
         /// closed-end rule of format 2.2).
         public var preallocationBytes: Int

@@ -7,16 +7,19 @@
 /// task reading it is cancelled.
 ///
 /// ```swift
-/// let store = try await LocalStore.open(path: "journals/notes.journal")
-/// let reader = Task {
-///     for await notes in store.observe(Query("note").order(Field("title"))) {
-///         print(notes.map(\.id))
+/// let store = try await LocalStore.open(path: "notes.journal")
+/// for await notes in store.observe(Query("note").order(Field("title"))) {
+///     print(notes.count)                 // the current results first: 0, then 1
+///     if notes.isEmpty {
+///         try await store.create("note", fields: ["title": "Buy milk"])
+///     } else {
+///         try await store.close()        // ends the sequence
 ///     }
 /// }
-/// try await store.create("note", fields: ["title": "Buy milk"])
-/// try await store.close()            // ends the sequence
-/// await reader.value
 /// ```
+///
+/// (The observation starts with the first read: a reader started in a task
+/// just before the store closes may see nothing at all.)
 public struct QueryObservation: AsyncSequence, Sendable {
     /// The query's results, in its order.
     public typealias Element = [StoreRecord]
