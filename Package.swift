@@ -117,31 +117,39 @@ let package = Package(
         .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
         .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
 
+        // Helpers several test targets share: running the built tools, a clock that
+        // stands still, a recording transport, captured output. Not a product: no app links it.
+        .target(
+            name: "SyncJournalTestSupport",
+            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCommandLine"],
+            path: "Tests/SyncJournalTestSupport"
+        ),
+
         .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
-        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournal", "SyncJournalTesting"]),
-        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
-        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalStore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournalTestSupport", "SyncJournal", "SyncJournalTesting"]),
+        .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalTestSupport", "SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalTestSupport", "SyncJournalStore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(
             name: "SyncJournalSimulatorTests",
-            dependencies: ["SyncJournalSimulator", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            dependencies: ["SyncJournalTestSupport", "SyncJournalSimulator", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "SyncJournalCommandLineTests", dependencies: ["SyncJournalCommandLine"]),
         .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
-        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
+        .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalTestSupport", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
         .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
-        .testTarget(name: "NotesAppTests", dependencies: ["NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),
+        .testTarget(name: "NotesAppTests", dependencies: ["SyncJournalTestSupport", "NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),
         // The client tools run as binaries against the sync-server binary.
-        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load", "notes"]),
+        .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load", "notes"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
+            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
                            "journal-dump", "journal-crash", "journal-salvage", "sync-demo", "sync-sim", "journal-bench", "sync-server", "sync-load",
                            "fuzz-journal-reader", "fuzz-server-reply", "fuzz-wire-messages"],
             resources: [.copy("Expected")]

@@ -5,6 +5,7 @@ import SyncJournalCommandLine
 import SyncJournalCore
 import SyncJournalStore
 import SyncJournalPlatform
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 /// libFuzzer, so a crash or broken invariant found once stays fixed.
 @Suite("Fuzz targets: seeds and regressions")
 struct FuzzRegressionTests {
-    static let root = ToolRunner.packageRoot
+    static let root = BuiltTool.packageRoot
 
     /// Regular files of `directory` (relative to the package root) whose
     /// names end in one of `suffixes` (any name when empty), sorted; never a README.
@@ -255,7 +256,7 @@ struct FuzzRegressionTests {
         // the command-line tool does; on a thread of the concurrency pool that
         // would hold one of the threads the run itself needs.
         let runner: @Sendable (FuzzTarget, [String]) async -> Int32 = { target, arguments in
-            await onThreadOfItsOwn { FuzzRegressionRunner.run(target, arguments: arguments, output: output.tool) }
+            await onThreadOfItsOwn { FuzzRegressionRunner.run(target, arguments: arguments, output: output.output) }
         }
         #expect(await runner(.journalReader, [seeds]) == 0)
         #expect(output.standard.contains("11 inputs, 0 findings"))
@@ -275,14 +276,4 @@ final class TraceLines: Sendable {
     private let lines = Mutex<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
-}
-
-/// A ``ToolOutput`` that keeps what it is given.
-final class CapturedOutput: Sendable {
-    private let text = Mutex<(standard: String, error: String)>(("", ""))
-    var tool: ToolOutput {
-        ToolOutput(standard: { chunk in self.text.withLock { $0.standard += chunk } },
-                   error: { chunk in self.text.withLock { $0.error += chunk } })
-    }
-    var standard: String { text.withLock { $0.standard } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -14,19 +15,19 @@ struct JournalCrashBinaryTests {
     func writeAndContinue() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let path = directory.file("crash.journal")
-        let first = try ToolRunner.run("journal-crash", ["write", path, "--records", "25"])
+        let first = try BuiltTool.run("journal-crash", ["write", path, "--records", "25"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(Self.ackedSequences(first.standardOutput) == Array(1...25))
         // Every writer closes with a sync-horizon record (sequence 26 here),
         // so the next run continues after it.
-        let second = try ToolRunner.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
+        let second = try BuiltTool.run("journal-crash", ["write", path, "--records", "40", "--group-commit"])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardError.contains("next seq 27"), "\(second.standardError)")
         #expect(Self.ackedSequences(second.standardOutput).sorted() == Array(27...66))
-        let dump = try ToolRunner.run("journal-dump", ["--verify", path])
+        let dump = try BuiltTool.run("journal-dump", ["--verify", path])
         #expect(dump.status == 0)
         #expect(dump.standardOutput.contains("records:  67 ("), "\(dump.standardOutput)")
-        let records = try ToolRunner.run("journal-dump", ["--json", path]).standardOutput.split(separator: "\n")
+        let records = try BuiltTool.run("journal-dump", ["--json", path]).standardOutput.split(separator: "\n")
         // The first run's closing record claims every record before it: its horizon is its own offset.
         #expect(records[25].contains("\"seq\":26,\"type\":\"sync-horizon\""), "\(records[25])")
         let offset = records[25].split(separator: ",").first { $0.hasPrefix("{\"offset\":") }?.dropFirst(10)
@@ -37,19 +38,19 @@ struct JournalCrashBinaryTests {
     func writeRecoversOrRefuses() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let torn = directory.file("torn.journal")
-        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
-        let resumed = try ToolRunner.run("journal-crash", ["write", torn, "--records", "3"])
+        try FileManager.default.copyItem(atPath: BuiltTool.packageRoot.appendingPathComponent("journals/samples/torn-tail.journal").path, toPath: torn)
+        let resumed = try BuiltTool.run("journal-crash", ["write", torn, "--records", "3"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
         // The healthy records are 1 to 6; the torn seventh is cut.
         #expect(Self.ackedSequences(resumed.standardOutput) == [7, 8, 9])
         #expect(resumed.standardError.contains("cut 40 bytes"))
         #expect(FileManager.default.fileExists(atPath: torn + ".torn-814"))
-        #expect(try ToolRunner.run("journal-dump", ["--verify", torn]).status == 0)
+        #expect(try BuiltTool.run("journal-dump", ["--verify", torn]).status == 0)
 
         let corrupt = directory.file("corrupt.journal")
-        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/corrupt-middle.journal").path, toPath: corrupt)
+        try FileManager.default.copyItem(atPath: BuiltTool.packageRoot.appendingPathComponent("journals/samples/corrupt-middle.journal").path, toPath: corrupt)
         let before = try Data(contentsOf: URL(fileURLWithPath: corrupt))
-        let refused = try ToolRunner.run("journal-crash", ["write", corrupt, "--records", "3"])
+        let refused = try BuiltTool.run("journal-crash", ["write", corrupt, "--records", "3"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("corrupt at offset 351"))
         #expect(Self.ackedSequences(refused.standardOutput).isEmpty)
@@ -57,9 +58,9 @@ struct JournalCrashBinaryTests {
 
         // A journal a newer version wrote is read-only: refused (exit 3), never cut or appended to.
         let newer = directory.file("newer.journal")
-        try FileManager.default.copyItem(atPath: ToolRunner.packageRoot.appendingPathComponent("journals/samples/unknown-type.journal").path, toPath: newer)
+        try FileManager.default.copyItem(atPath: BuiltTool.packageRoot.appendingPathComponent("journals/samples/unknown-type.journal").path, toPath: newer)
         let intact = try Data(contentsOf: URL(fileURLWithPath: newer))
-        let readOnly = try ToolRunner.run("journal-crash", ["write", newer, "--records", "3"])
+        let readOnly = try BuiltTool.run("journal-crash", ["write", newer, "--records", "3"])
         #expect(readOnly.status == 3)
         #expect(readOnly.standardError.contains("read-only for this version"), "\(readOnly.standardError)")
         #expect(Self.ackedSequences(readOnly.standardOutput).isEmpty)
@@ -68,9 +69,9 @@ struct JournalCrashBinaryTests {
 
     @Test("journal-crash rejects a bad command line with exit status 64")
     func usage() throws {
-        #expect(try ToolRunner.run("journal-crash", []).status == 64)
-        #expect(try ToolRunner.run("journal-crash", ["write", "x.journal"]).status == 64)
-        #expect(try ToolRunner.run("journal-crash", ["write", "x.journal", "--records", "many"]).status == 64)
-        #expect(try ToolRunner.run("journal-crash", ["explode"]).status == 64)
+        #expect(try BuiltTool.run("journal-crash", []).status == 64)
+        #expect(try BuiltTool.run("journal-crash", ["write", "x.journal"]).status == 64)
+        #expect(try BuiltTool.run("journal-crash", ["write", "x.journal", "--records", "many"]).status == 64)
+        #expect(try BuiltTool.run("journal-crash", ["explode"]).status == 64)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -22,7 +23,7 @@ struct DumpCase: Sendable, CustomStringConvertible {
         }
     }
     var expectedFile: URL {
-        let expected = ToolRunner.packageRoot.appendingPathComponent("Tests/JournalToolsTests/Expected")
+        let expected = BuiltTool.packageRoot.appendingPathComponent("Tests/JournalToolsTests/Expected")
         switch mode {
         case "json": return expected.appendingPathComponent("\(name).jsonl")
         case "verify": return expected.appendingPathComponent("\(name).verify.txt")
@@ -34,7 +35,7 @@ struct DumpCase: Sendable, CustomStringConvertible {
     var description: String { "\(name) \(mode)" }
 
     static let all: [DumpCase] = {
-        let url = ToolRunner.packageRoot.appendingPathComponent("Tests/JournalToolsTests/Expected/exit-codes.txt")
+        let url = BuiltTool.packageRoot.appendingPathComponent("Tests/JournalToolsTests/Expected/exit-codes.txt")
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ")
@@ -83,7 +84,7 @@ struct JournalDumpBinaryTests {
 
     @Test("journal-dump prints the expected output and exit status for each sample", arguments: DumpCase.all)
     func sampleOutput(_ dumpCase: DumpCase) throws {
-        let result = try ToolRunner.run("journal-dump", dumpCase.arguments)
+        let result = try BuiltTool.run("journal-dump", dumpCase.arguments)
         let expected = try String(contentsOf: dumpCase.expectedFile, encoding: .utf8)
         #expect(result.status == dumpCase.status)
         #expect(result.standardOutput == expected)
@@ -108,7 +109,7 @@ struct JournalDumpBinaryTests {
              "\"damageOffset\":null,\"damage\":null,\"unsupportedOffset\":814,\"unsupportedReason\":\"record 7 has type 0x00f0"),
           ])
     func samplesAreClassified(_ name: String, _ status: String, _ exit: Int32, _ members: String) throws {
-        let result = try ToolRunner.run("journal-dump", ["--json", "journals/samples/\(name).journal"])
+        let result = try BuiltTool.run("journal-dump", ["--json", "journals/samples/\(name).journal"])
         #expect(result.status == exit, "\(name)")
         let summary = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
         #expect(summary.contains("\"status\":\"\(status)\",\(members)"), "\(name): \(summary)")
@@ -117,7 +118,7 @@ struct JournalDumpBinaryTests {
 
     @Test("the records after a format-2 torn tail: none claims the cut bytes were durable, and no frame inside a payload is one")
     func recordsAfterATornTail() throws {
-        let root = ToolRunner.packageRoot.appendingPathComponent("journals/samples")
+        let root = BuiltTool.packageRoot.appendingPathComponent("journals/samples")
         let batch = try JournalReader(path: root.appendingPathComponent("power-cut-batch.journal").path).recordsAfterDamage()
         #expect(batch.map(\.sequence) == [8, 9])
         #expect(batch.allSatisfy { $0.syncHorizon == 814 })
@@ -126,41 +127,41 @@ struct JournalDumpBinaryTests {
 
     @Test("format-2 records show their sync horizon, 1.x records none, and a bulk writer's closing record is named")
     func syncHorizons() throws {
-        let v2 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v2-all-types.journal"])
+        let v2 = try BuiltTool.run("journal-dump", ["--json", "journals/golden/v2-all-types.journal"])
         let lines = v2.standardOutput.split(separator: "\n").dropLast()
         #expect(lines.allSatisfy { $0.contains(",\"horizon\":") }, "\(v2.standardOutput)")
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let bulk = directory.file("bulk.journal")
-        let written = try ToolRunner.run("journal-crash", ["write", bulk, "--records", "3", "--bulk"])
+        let written = try BuiltTool.run("journal-crash", ["write", bulk, "--records", "3", "--bulk"])
         #expect(written.status == 0, "\(written.standardError)")
-        let closing = try ToolRunner.run("journal-dump", ["--json", bulk]).standardOutput.split(separator: "\n").dropLast().last
+        let closing = try BuiltTool.run("journal-dump", ["--json", bulk]).standardOutput.split(separator: "\n").dropLast().last
         #expect(closing?.contains("\"seq\":4,\"type\":\"sync-horizon\",\"horizon\":") == true, "\(closing ?? "")")
-        let v1 = try ToolRunner.run("journal-dump", ["--json", "journals/golden/v1-all-types.journal"])
+        let v1 = try BuiltTool.run("journal-dump", ["--json", "journals/golden/v1-all-types.journal"])
         #expect(!v1.standardOutput.contains("horizon"))
-        let text = try ToolRunner.run("journal-dump", ["journals/samples/healthy.journal"])
+        let text = try BuiltTool.run("journal-dump", ["journals/samples/healthy.journal"])
         #expect(text.standardOutput.contains("   offset     seq    horizon  type "))
         #expect(text.standardOutput.contains("      733       6        733  operation delete pin "))
-        #expect(!(try ToolRunner.run("journal-dump", ["journals/golden/v1-all-types.journal"])).standardOutput.contains("horizon"))
+        #expect(!(try BuiltTool.run("journal-dump", ["journals/golden/v1-all-types.journal"])).standardOutput.contains("horizon"))
     }
 
     @Test("a record of the reserved type 0x0102 is not understood: the journal is unsupported there, exit 3, and no state is rebuilt")
     func reservedCursorsRecord() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
-        let healthy = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
-        let header = try #require(try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal").path).header())
+        let healthy = try Data(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
+        let header = try #require(try JournalReader(path: BuiltTool.packageRoot.appendingPathComponent("journals/samples/healthy.journal").path).header())
         let record = RecordFrame.encode(type: RecordType(rawValue: 0x0102), generation: header.generation, sequence: 7,
                                         horizon: Int64(healthy.count), payload: [0])
         let path = directory.file("cursors.journal")
         try (healthy + record).write(to: URL(fileURLWithPath: path))
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let json = try ToolRunner.run("journal-dump", ["--json", "--state", path])
+        let json = try BuiltTool.run("journal-dump", ["--json", "--state", path])
         #expect(json.status == 3)
         let lines = json.standardOutput.split(separator: "\n")
         #expect(lines.count == 8, "\(json.standardOutput)")  // the 6 records before it, the summary, the state
         #expect(lines.dropLast().last?.contains("\"status\":\"unsupported\"") == true)
         #expect(lines.dropLast().last?.contains("\"unsupportedOffset\":814,\"unsupportedReason\":\"record 7 has type 0x0102") == true)
         #expect(lines.last?.hasPrefix("{\"state\":null,\"stateError\":\"read-only for this version") == true)
-        let text = try ToolRunner.run("journal-dump", [path])
+        let text = try BuiltTool.run("journal-dump", [path])
         #expect(text.status == 3)
         #expect(text.standardOutput.contains("status:   unsupported at offset 814"))
         #expect(text.standardOutput.contains("nothing is cut"))
@@ -174,8 +175,8 @@ struct JournalDumpBinaryTests {
                      "v2.1-transactions",
                      "v2.3-model-versions",
                      "v2.4-server-identity"] {
-            let result = try ToolRunner.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
-            let expected = try String(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
+            let result = try BuiltTool.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
+            let expected = try String(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
             #expect(result.standardOutput == expected, "\(name) no longer reads as it did")
         }
@@ -184,7 +185,7 @@ struct JournalDumpBinaryTests {
     @Test("the documented command reproduces the samples and golden files byte for byte")
     func samplesAreReproducible() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
-        let result = try ToolRunner.run("journal-crash", ["samples", directory.url.path])
+        let result = try BuiltTool.run("journal-crash", ["samples", directory.url.path])
         #expect(result.status == 0, "\(result.standardError)")
         for relative in ["samples/healthy.journal", "samples/torn-tail.journal", "samples/corrupt-middle.journal",
                          "samples/store.journal", "samples/store-checkpoint.journal",
@@ -198,7 +199,7 @@ struct JournalDumpBinaryTests {
                          "samples/reserved-field.journal", "samples/unknown-type.journal", "samples/power-cut-batch.journal",
                          "samples/embedded-frame.journal", "samples/flipped-bit-last.journal", "samples/damaged-header.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))
-            let committed = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/" + relative))
+            let committed = try Data(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/" + relative))
             #expect(made == committed, "\(relative) differs from what `journal-crash samples` makes")
             #expect(made.count < 100_000)
         }
@@ -209,33 +210,33 @@ struct JournalDumpBinaryTests {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         try Data("just some text, not a journal\n".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
         #expect(FileManager.default.createFile(atPath: directory.file("empty.journal"), contents: Data()))
-        #expect(try ToolRunner.run("journal-dump", []).status == 64)
-        #expect(try ToolRunner.run("journal-dump", ["--bogus", "x"]).status == 64)
-        #expect(try ToolRunner.run("journal-dump", ["a", "b"]).status == 64)
-        #expect(try ToolRunner.run("journal-dump", [directory.file("notes.txt")]).status == 65)
-        #expect(try ToolRunner.run("journal-dump", [directory.file("empty.journal")]).status == 65)
-        let missing = try ToolRunner.run("journal-dump", [directory.file("missing.journal")])
+        #expect(try BuiltTool.run("journal-dump", []).status == 64)
+        #expect(try BuiltTool.run("journal-dump", ["--bogus", "x"]).status == 64)
+        #expect(try BuiltTool.run("journal-dump", ["a", "b"]).status == 64)
+        #expect(try BuiltTool.run("journal-dump", [directory.file("notes.txt")]).status == 65)
+        #expect(try BuiltTool.run("journal-dump", [directory.file("empty.journal")]).status == 65)
+        let missing = try BuiltTool.run("journal-dump", [directory.file("missing.journal")])
         #expect(missing.status == 66)
         #expect(missing.standardError.contains("missing.journal"))
-        #expect(try ToolRunner.run("journal-dump", [directory.url.path]).status == 66)
+        #expect(try BuiltTool.run("journal-dump", [directory.url.path]).status == 66)
     }
 
     @Test("journal-dump reports an unknown major version as not readable (65), naming the version; a flipped version bit is damage")
     func unknownMajorVersion() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
-        var bytes = [UInt8](try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal")))
+        var bytes = [UInt8](try Data(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/samples/healthy.journal")))
         bytes[8] = 3  // major version 3, under a checksum that verifies: a future format
         let checksum = CRC32C.mask(CRC32C.checksum(bytes[0..<76]))
         for i in 0..<4 { bytes[76 + i] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * i)) }
         let path = directory.file("v3.journal")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let result = try ToolRunner.run("journal-dump", [path])
+        let result = try BuiltTool.run("journal-dump", [path])
         #expect(result.status == 65)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.contains("3.0"))
 
         // The same version without its checksum: the header is damaged, not from the future.
-        let damaged = try ToolRunner.run("journal-dump", ["--json", "journals/samples/damaged-header.journal"])
+        let damaged = try BuiltTool.run("journal-dump", ["--json", "journals/samples/damaged-header.journal"])
         #expect(damaged.status == 1)
         #expect(damaged.standardOutput.contains("\"status\":\"corrupt\",\"damageOffset\":0,\"damage\":\"header checksum mismatch\""))
         #expect(damaged.standardOutput.contains("\"header\":null"))
@@ -245,12 +246,12 @@ struct JournalDumpBinaryTests {
     func dumpIsReadOnly() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         for name in ["torn-tail", "corrupt-middle", "power-cut-batch", "reserved-field", "damaged-header"] {
-            let source = ToolRunner.packageRoot.appendingPathComponent("journals/samples/\(name).journal")
+            let source = BuiltTool.packageRoot.appendingPathComponent("journals/samples/\(name).journal")
             let path = directory.file("\(name).journal")
             try FileManager.default.copyItem(atPath: source.path, toPath: path)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            _ = try ToolRunner.run("journal-dump", [path])
-            _ = try ToolRunner.run("journal-dump", ["--json", path])
+            _ = try BuiltTool.run("journal-dump", [path])
+            _ = try BuiltTool.run("journal-dump", ["--json", path])
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix(name) }
             #expect(leftovers == ["\(name).journal"], "dump created \(leftovers)")
@@ -260,7 +261,7 @@ struct JournalDumpBinaryTests {
     @Test("every truncation of the healthy sample is reported as clean (at a record boundary) or torn-tail, never corrupt")
     func everyTruncationOfTheHealthySample() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
-        let full = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
+        let full = try Data(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/samples/healthy.journal"))
         let boundaries: Set<Int> = [80, 224, 351, 463, 541, 733, 814]
         // Every offset would mean ~730 process launches; step through every offset of the last record and
         // every boundary, which covers each kind of cut. (In-process tests cover every offset of every record.)
@@ -268,7 +269,7 @@ struct JournalDumpBinaryTests {
         for length in offsets {
             let path = directory.file("cut-\(length).journal")
             try full.prefix(length).write(to: URL(fileURLWithPath: path))
-            let result = try ToolRunner.run("journal-dump", ["--verify", path])
+            let result = try BuiltTool.run("journal-dump", ["--verify", path])
             if boundaries.contains(length) {
                 #expect(result.status == 0, "cut at \(length): \(result.standardOutput)")
             } else {

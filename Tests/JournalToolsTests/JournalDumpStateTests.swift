@@ -2,6 +2,7 @@ import Foundation
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -47,7 +48,7 @@ struct JournalDumpStateTests {
 
     /// The outbox as `journal-dump --state --json` shows it.
     static func dumpedState(_ path: String) throws -> [String: Any] {
-        let result = try ToolRunner.run("journal-dump", ["--state", "--json", path])
+        let result = try BuiltTool.run("journal-dump", ["--state", "--json", path])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.dropLast().last?.hasPrefix("{\"summary\":") == true, "the summary is the line before the state")
@@ -100,7 +101,7 @@ struct JournalDumpStateTests {
         try await Self.checkDump(of: path, matches: store, label: "while the store has it open")
 
         // The text form lists the same operations in the same order.
-        let text = try ToolRunner.run("journal-dump", ["--state", path])
+        let text = try BuiltTool.run("journal-dump", ["--state", path])
         #expect(text.status == 0)
         let outboxSection = try #require(text.standardOutput.components(separatedBy: "outbox:").last)
         let positions = pending.map { outboxSection.range(of: $0.id.description)?.lowerBound }
@@ -122,17 +123,17 @@ struct JournalDumpStateTests {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
         let path = directory.file("cut.journal")
         // The checkpoint sample without its end part (and what follows it).
-        let bytes = try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal"))
-        let records = try JournalReader(path: ToolRunner.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal").path).readAll().records
+        let bytes = try Data(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal"))
+        let records = try JournalReader(path: BuiltTool.packageRoot.appendingPathComponent("journals/samples/store-checkpoint.journal").path).readAll().records
         let end = try #require(records.last { $0.type == .checkpoint })
         try bytes.prefix(Int(end.offset)).write(to: URL(fileURLWithPath: path))
-        let text = try ToolRunner.run("journal-dump", ["--state", path])
+        let text = try BuiltTool.run("journal-dump", ["--state", path])
         #expect(text.status == 1)
         #expect(text.standardOutput.contains("state:    cannot be rebuilt: incomplete checkpoint"), "\(text.standardOutput)")
-        let json = try ToolRunner.run("journal-dump", ["--state", "--json", path])
+        let json = try BuiltTool.run("journal-dump", ["--state", "--json", path])
         #expect(json.status == 1)
         #expect(json.standardOutput.split(separator: "\n").last?.hasPrefix("{\"state\":null,\"stateError\":\"incomplete checkpoint") == true)
         // Without --state the same file is a clean journal.
-        #expect(try ToolRunner.run("journal-dump", ["--verify", path]).status == 0)
+        #expect(try BuiltTool.run("journal-dump", ["--verify", path]).status == 0)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import JournalCrashTool
 import SyncJournal
 import SyncJournalPlatform
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -16,7 +17,7 @@ struct ReadOnlyAcrossProcessesTests {
         let directory = try TemporaryDirectory(prefix: "syncjournal-read-only"); defer { directory.remove() }
         let path = directory.file("store.journal")
         let process = Process()
-        process.executableURL = ToolRunner.binDirectory.appendingPathComponent("journal-crash")
+        process.executableURL = BuiltTool.url(of: "journal-crash")
         process.arguments = ["store", path, "--seed", "77", "--edits", "100000000"]
         let out = Pipe()
         process.standardOutput = out
@@ -74,7 +75,7 @@ struct ReadOnlyAcrossProcessesTests {
         await app.suspend()
 
         // The other process (an extension, here the crash tool's writer) runs to its end while the app sleeps.
-        let run = try ToolRunner.run("journal-crash", ["store", path, "--seed", "5", "--edits", "60"])
+        let run = try BuiltTool.run("journal-crash", ["store", path, "--seed", "5", "--edits", "60"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("acked "))
 

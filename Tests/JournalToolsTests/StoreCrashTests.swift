@@ -1,6 +1,7 @@
 import Foundation
 import JournalCrashTool
 import SyncJournalPlatform
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -10,7 +11,7 @@ struct StoreCrashTests {
     /// has printed `acks` acknowledgements; returns its complete output lines.
     static func killedRun(path: String, seed: UInt64, acks: Int, ackEarly: Bool = false) throws -> String {
         let process = Process()
-        process.executableURL = ToolRunner.binDirectory.appendingPathComponent("journal-crash")
+        process.executableURL = BuiltTool.url(of: "journal-crash")
         process.arguments = ["store", path, "--seed", "\(seed)", "--edits", "100000000"] + (ackEarly ? ["--ack-early"] : [])
         let out = Pipe()
         process.standardOutput = out

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -7,7 +8,7 @@ struct SyncDemoBinaryTests {
     @Test("sync-demo runs every step, every check holds, it exits 0 and leaves readable journals")
     func demoPasses() throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-tools"); defer { directory.remove() }
-        let result = try ToolRunner.run("sync-demo", ["--dir", directory.file("demo")])
+        let result = try BuiltTool.run("sync-demo", ["--dir", directory.file("demo")])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("checks held."))
         #expect(!result.standardOutput.contains("✗"))
@@ -17,14 +18,14 @@ struct SyncDemoBinaryTests {
             #expect(result.standardOutput.contains(policy), "policy \(policy) not shown")
         }
         for device in ["A", "B"] {
-            let dump = try ToolRunner.run("journal-dump", ["--verify", directory.file("demo/device-\(device).journal")])
+            let dump = try BuiltTool.run("journal-dump", ["--verify", directory.file("demo/device-\(device).journal")])
             #expect(dump.status == 0, "device \(device): \(dump.standardOutput)")
         }
     }
 
     @Test("sync-demo rejects unknown arguments with exit status 64")
     func usage() throws {
-        #expect(try ToolRunner.run("sync-demo", ["--bogus"]).status == 64)
-        #expect(try ToolRunner.run("sync-demo", ["--dir"]).status == 64)
+        #expect(try BuiltTool.run("sync-demo", ["--bogus"]).status == 64)
+        #expect(try BuiltTool.run("sync-demo", ["--dir"]).status == 64)
     }
 }

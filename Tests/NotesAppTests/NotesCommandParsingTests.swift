@@ -1,6 +1,7 @@
 import Foundation
 import NotesApp
 import SyncJournalCommandLine
+import SyncJournalTestSupport
 import Testing
 
 @Suite("notes command line parsing")

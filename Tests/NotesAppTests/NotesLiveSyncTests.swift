@@ -1,6 +1,7 @@
 import Foundation
 @testable import NotesApp
 import SyncJournal
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import NotesApp
 import SyncJournal
 import SyncJournalCommandLine
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

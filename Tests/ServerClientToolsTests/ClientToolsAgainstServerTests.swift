@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

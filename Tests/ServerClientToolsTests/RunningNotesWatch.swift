@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import SyncJournalTesting
 
 /// The built `notes watch` running against a server: its standard input is a
@@ -14,7 +15,7 @@ final class RunningNotesWatch: @unchecked Sendable {
     private var ended = false
 
     init(_ arguments: [String], in directory: URL) throws {
-        process.executableURL = BuiltTool.binDirectory.appendingPathComponent("notes")
+        process.executableURL = BuiltTool.url(of: "notes")
         process.arguments = ["watch"] + arguments
         process.currentDirectoryURL = directory
         process.standardInput = input

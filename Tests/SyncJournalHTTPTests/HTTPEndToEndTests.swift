@@ -3,6 +3,7 @@ import SyncJournalHTTP
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTestSupport
 import SyncJournalTesting
 import SyncJournalWire
 import Testing
@@ -11,14 +12,10 @@ import Testing
 /// a loopback HTTP face (``ReferenceHTTPHandler``).
 @Suite("HTTP transport: the sync engine end to end")
 struct HTTPEndToEndTests {
-    struct Clock: TimeSource {
-        func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
-    }
-
     static func store(_ name: String) async throws -> LocalStore {
         let disk = SimulatedDisk()
         disk.createDirectory("/device")
-        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: Clock()))
+        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: FixedClock()))
     }
 
     static func serve(_ server: ReferenceServer) throws -> ScriptedHTTPResponder {

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalTestSupport
 import Testing
 import SyncJournalProtocol
 import SyncJournalServer
@@ -18,7 +19,7 @@ struct CrashSafetyTests {
         let schema = backend == .postgres ? try PostgreSQLTestSchema() : nil
         let storageArguments = schema.map { ["--postgres", $0.connection] } ?? ["--db", database]
         let arguments = ["--port", "0"] + storageArguments + ["--user", "t-alice:alice"]
-        let first = try ServerProcess(arguments)
+        let first = try RunningSyncServer(arguments)
         let storage = schema.map { "postgres \(PostgreSQLConnection.redact($0.connection))" } ?? "sqlite \(database)"
         #expect(first.readyLine == "sync-server listening on http://127.0.0.1:\(first.port) (\(storage))")
         let batches = (0..<30).map { batch in
@@ -44,7 +45,7 @@ struct CrashSafetyTests {
         }
         first.stop(.kill)
 
-        let second = try ServerProcess(arguments)
+        let second = try RunningSyncServer(arguments)
         let pull = PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 10_000))
         let client = try RawClient(port: second.port)
         try client.send(SyncServerFixture.post("/v1/sync/pull", body: pull, token: "t-alice"))
@@ -78,7 +79,7 @@ struct CrashSafetyTests {
     func commandLine() throws {
         func run(_ arguments: [String]) throws -> Int32 {
             let process = Process()
-            process.executableURL = ServerProcess.binDirectory.appendingPathComponent("sync-server")
+            process.executableURL = BuiltTool.url(of: "sync-server")
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -95,7 +96,7 @@ struct CrashSafetyTests {
         #expect(try run(["--max-batch", "0"]) == 64)
         #expect(try run(["--tombstone-retention-days", "0"]) == 64)
         #expect(try run(["--users", directory.file("missing.txt")]) == 66)
-        let running = try ServerProcess(["--port", "0", "--db", directory.file("a.sqlite")])
+        let running = try RunningSyncServer(["--port", "0", "--db", directory.file("a.sqlite")])
         #expect(try run(["--port", String(running.port), "--db", directory.file("b.sqlite")]) == 69)
         #expect(try run(["--port", "0", "--db", directory.file("no/such/dir/c.sqlite")]) == 73)
         #expect(running.stop(.interrupt) == 0, "SIGINT stops it cleanly too")

@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import Testing
 import SyncJournalHTTP
 import SyncJournalProtocol
@@ -10,14 +11,10 @@ import SyncJournalTesting
 /// The sync engine with `HTTPTransport` (URLSession) against an in-process `sync-server`.
 @Suite("the sync engine over HTTPTransport against sync-server")
 struct EngineOverHTTPTests {
-    struct Clock: TimeSource {
-        func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
-    }
-
     static func store(_ name: String) async throws -> LocalStore {
         let disk = SimulatedDisk()
         disk.createDirectory("/device")
-        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: Clock()))
+        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: FixedClock()))
     }
 
     static func engine(_ store: LocalStore, _ fixture: SyncServerFixture, token: String) -> SyncEngine {

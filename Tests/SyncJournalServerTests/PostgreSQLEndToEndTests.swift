@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import Testing
 import SyncJournalHTTP
 import SyncJournalProtocol
@@ -11,10 +12,6 @@ import SyncJournalTesting
 /// (LocalStore + SyncEngine + HTTPTransport) split between them.
 @Suite("two sync-server processes on one PostgreSQL database", .enabled(if: PostgreSQLTestDatabase.shouldRun, PostgreSQLTestDatabase.skipReason))
 struct PostgreSQLEndToEndTests {
-    struct Clock: TimeSource {
-        func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
-    }
-
     struct Device {
         let name: String
         let user: String
@@ -26,7 +23,7 @@ struct PostgreSQLEndToEndTests {
     func twoServersConverge() async throws {
         let schema = try PostgreSQLTestSchema()
         let arguments = ["--port", "0", "--postgres", schema.connection, "--user", "t-alice:alice", "--user", "t-bob:bob"]
-        let servers = [try ServerProcess(arguments), try ServerProcess(arguments)]
+        let servers = [try RunningSyncServer(arguments), try RunningSyncServer(arguments)]
         for server in servers { #expect(server.readyLine.contains("(postgres "), "\(server.readyLine)") }
 
         let disk = SimulatedDisk()
@@ -34,7 +31,7 @@ struct PostgreSQLEndToEndTests {
         var devices: [Device] = []
         for (index, (name, user)) in [("alice-phone", "alice"), ("alice-tablet", "alice"), ("alice-laptop", "alice"),
                                       ("alice-watch", "alice"), ("bob-phone", "bob"), ("bob-tablet", "bob")].enumerated() {
-            let store = try await LocalStore.open(path: "/devices/\(name).journal", options: .init(system: disk, clock: Clock()))
+            let store = try await LocalStore.open(path: "/devices/\(name).journal", options: .init(system: disk, clock: FixedClock()))
             let server = servers[index % 2]
             let transport = HTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, token: "t-\(user)", timeout: .seconds(30))
             let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"], jitterSeed: UInt64(index + 1)))

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalPlatform
+import SyncJournalTestSupport
 import Testing
 import SyncJournalProtocol
 import SyncJournalServer

@@ -1,3 +1,4 @@
+import SyncJournalTestSupport
 import Testing
 import SyncJournalProtocol
 import SyncJournalServer

@@ -4,14 +4,6 @@ import SyncJournalStore
 import SyncJournalSync
 import SyncJournalPlatform
 
-/// A clock a test sets by hand (stamps still increase when it stands still).
-final class FixedClock: Sendable {
-    private let value = Mutex<Int64>(1_764_000_000_000)
-    var now: Int64 { value.withLock { $0 } }
-    func set(_ milliseconds: Int64) { value.withLock { $0 = milliseconds } }
-    var reading: @Sendable () -> Int64 { { [self] in now } }
-}
-
 /// Shorthands for building mutations.
 enum Mutations {
     static func create(_ id: String, kind: String = "pin", _ fields: [String: FieldValue] = ["title": .string("t")],

@@ -1,5 +1,6 @@
 import SyncJournalProtocol
 import SyncJournalServer
+import SyncJournalTestSupport
 import SyncJournalTesting
 
 /// A fresh, empty storage of one backend with a hand-set clock: a SQLite

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalSimulator
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -62,8 +63,8 @@ struct SimulatorTests {
 struct SyncSimBinaryTests {
     @Test("a seeded run prints one summary line and exits 0; the same seed prints the same bytes")
     func seededRunExitsZero() throws {
-        let first = try SimRunner.run(["--seed", "5", "--devices", "3", "--steps", "120"])
-        let second = try SimRunner.run(["--seed", "5", "--devices", "3", "--steps", "120"])
+        let first = try BuiltTool.run("sync-sim", ["--seed", "5", "--devices", "3", "--steps", "120"])
+        let second = try BuiltTool.run("sync-sim", ["--seed", "5", "--devices", "3", "--steps", "120"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput == second.standardOutput)
         #expect(first.standardOutput.hasPrefix("sync-sim seed=5 devices=3 steps=120: "))
@@ -74,7 +75,7 @@ struct SyncSimBinaryTests {
     func runExitCodes() throws {
         let directory = try #require(ScenarioFiles.directory)
         let passing = ScenarioFiles.names.prefix(3).map { directory.appendingPathComponent($0).path }
-        let ok = try SimRunner.run(["run"] + passing)
+        let ok = try BuiltTool.run("sync-sim", ["run"] + passing)
         #expect(ok.status == 0, "\(ok.standardOutput)")
         #expect(ok.standardOutput.hasSuffix("all 3 scenario(s) passed\n"))
 
@@ -82,7 +83,7 @@ struct SyncSimBinaryTests {
         defer { scratch.remove() }
         let temporary = scratch.url.appendingPathComponent("failing.scenario")
         try "device A\nA create pin p1 n=1\nexpect server has pin p1\n".write(to: temporary, atomically: true, encoding: .utf8)
-        let failed = try SimRunner.run(["run", temporary.path])
+        let failed = try BuiltTool.run("sync-sim", ["run", temporary.path])
         #expect(failed.status == 1)
         #expect(failed.standardOutput.contains("\(temporary.path):3: expect server has pin p1: the server lacks pin p1"))
     }
@@ -90,46 +91,9 @@ struct SyncSimBinaryTests {
     @Test("bad usage exits 64 (EX_USAGE) with the usage on standard error")
     func badUsage() throws {
         for arguments in [[], ["--steps", "5"], ["run"], ["--seed", "1", "--faults", "meteor"], ["--seed", "1", "--seeds", "1-2"], ["extra"]] {
-            let result = try SimRunner.run(arguments)
+            let result = try BuiltTool.run("sync-sim", arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.standardError.contains("usage: sync-sim"))
         }
-    }
-}
-
-/// Runs the built `sync-sim` binary (built next to the test bundle: the test target depends on it).
-enum SimRunner {
-    struct Result {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
-    static let binary: URL = {
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = exe.deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("sync-sim").path), directory.path != "/" {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("sync-sim")
-    }()
-
-    static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let scratch = try TemporaryDirectory(prefix: "sync-sim-output")
-        defer { scratch.remove() }
-        let output = scratch.url.appendingPathComponent("stdout")
-        let errors = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      standardOutput: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
-                      standardError: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
     }
 }

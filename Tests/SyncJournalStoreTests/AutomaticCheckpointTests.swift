@@ -4,16 +4,12 @@ import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
 // Automatic checkpoints: the upkeep policy decides when, and the checkpoint
 // is written beside the journal while edits go on being acknowledged.
-
-/// A fixed clock, so nothing depends on the machine's time.
-private struct UpkeepClock: TimeSource {
-    func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
-}
 
 private let upkeepDirectory = "/device"
 private let upkeepJournal = "/device/store.journal"
@@ -173,7 +169,7 @@ struct AutomaticCheckpointTests {
         let directory = try TemporaryDirectory(prefix: "upkeep")
         defer { directory.remove() }
         let path = directory.file("store.journal")
-        let options = LocalStore.Options(system: PosixSystemCalls(), clock: UpkeepClock())
+        let options = LocalStore.Options(system: PosixSystemCalls(), clock: FixedClock())
         let store = try await LocalStore.open(path: path, options: options)
         let note = String(repeating: "x", count: 700)
         try await store.create("pin", id: "one", fields: ["note": .string(note), "n": .int(0)])
@@ -206,7 +202,7 @@ struct AutomaticCheckpointTests {
         let directory = try TemporaryDirectory(prefix: "upkeep-off")
         defer { directory.remove() }
         let path = directory.file("store.journal")
-        let store = try await LocalStore.open(path: path, options: LocalStore.Options(system: PosixSystemCalls(), clock: UpkeepClock(),
+        let store = try await LocalStore.open(path: path, options: LocalStore.Options(system: PosixSystemCalls(), clock: FixedClock(),
                                                                                        upkeep: .off, preallocationBytes: 0))
         try await store.create("pin", id: "one", fields: ["n": .int(0)])
         for n in 1...1_200 {
@@ -226,7 +222,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: UpkeepClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<5 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(0)]) }
         // Updates of queued creates merge into them: the live items stay 5
@@ -298,7 +294,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: UpkeepClock(), upkeep: .off, preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .off, preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<8 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(Int64(id))]) }
         #expect(await store.startAutomaticCheckpoint())
@@ -322,7 +318,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: UpkeepClock(), upkeep: .off, preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .off, preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<8 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(Int64(id))]) }
         #expect(await store.startAutomaticCheckpoint())
@@ -348,7 +344,7 @@ struct AutomaticCheckpointTests {
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk, holding: false)
         calls.failCheckpointWrites(true)
-        var options = LocalStore.Options(system: calls, clock: UpkeepClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<5 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(0)]) }
         let firstGeneration = try #require(generation(on: disk))

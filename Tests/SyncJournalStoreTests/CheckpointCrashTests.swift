@@ -3,6 +3,7 @@ import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -115,11 +116,6 @@ private final class CheckpointCallLog: SystemCalls, Sendable {
         log(.flock)
         try base.lockExclusive(fd)
     }
-}
-
-/// A fixed clock, so nothing depends on the machine's time.
-private struct FixedClock: TimeSource {
-    func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
 }
 
 /// A fresh directory for one journal, removed when the value goes away.

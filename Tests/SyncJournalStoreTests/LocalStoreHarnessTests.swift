@@ -4,6 +4,7 @@ import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -25,19 +26,14 @@ enum StoreRulesKit {
         try await withTemporaryDirectory(prefix: "store-rules", isolation: isolation, body)
     }
 
-    /// A clock that always reports ``clockTime``.
-    struct FixedClock: TimeSource {
-        func nowMilliseconds() -> Int64 { StoreRulesKit.clockTime }
-    }
-
     /// Options with a fixed clock and automatic checkpoints off (so record
     /// counts in the journal only change when the test writes).
     static func options(system: any SystemCalls = PosixSystemCalls(),
                         makeRecordID: (@Sendable () -> String)? = nil) -> LocalStore.Options {
         if let makeRecordID {
-            return LocalStore.Options(system: system, clock: FixedClock(), upkeep: .off, makeRecordID: makeRecordID)
+            return LocalStore.Options(system: system, clock: FixedClock(milliseconds: clockTime), upkeep: .off, makeRecordID: makeRecordID)
         }
-        return LocalStore.Options(system: system, clock: FixedClock(), upkeep: .off)
+        return LocalStore.Options(system: system, clock: FixedClock(milliseconds: clockTime), upkeep: .off)
     }
 
     static func open(_ path: String, system: any SystemCalls = PosixSystemCalls()) async throws -> LocalStore {

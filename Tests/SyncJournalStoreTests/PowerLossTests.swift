@@ -3,6 +3,7 @@ import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -25,11 +26,6 @@ private let directory = "/device"
 private let journalPath = "/device/store.journal"
 private let checkpointTemporary = "/device/store.journal.checkpoint"
 
-/// A fixed clock: `queuedAt` stamps are the same in every run.
-private struct PowerLossClock: TimeSource {
-    func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
-}
-
 /// Preallocation in small steps: the journal is extended often, so crashes
 /// land in extensions too, and each crash copies little.
 private let powerLossPreallocation = 4096
@@ -37,7 +33,7 @@ private let powerLossPreallocation = 4096
 /// Options for a store on `disk`, as a process of its current boot (so
 /// nothing the store does after a crash reaches the disk).
 private func storeOptions(_ disk: SimulatedDisk, checkpointThreshold: Int) -> LocalStore.Options {
-    LocalStore.Options(system: disk.process(), clock: PowerLossClock(),
+    LocalStore.Options(system: disk.process(), clock: FixedClock(),
                        upkeep: checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off,
                        conflictPolicies: ["note": .clientWins, "tag": .mergeFields], preallocationBytes: powerLossPreallocation)
 }

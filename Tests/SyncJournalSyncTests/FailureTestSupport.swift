@@ -2,6 +2,7 @@ import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

@@ -2,18 +2,13 @@ import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
 // Shared helpers of the sync engine tests. Races are staged with
 // FaultInjectingTransport.holdNextRequest / waitUntilHeld / releaseHeld,
 // never with sleeps or polling.
-
-/// A clock that never moves: a device clock far from the server's.
-struct FixedClock: TimeSource {
-    let milliseconds: Int64
-    func nowMilliseconds() -> Int64 { milliseconds }
-}
 
 /// Year 2100 in milliseconds: far ahead of the reference server's clock (late 2025).
 let farFutureMilliseconds: Int64 = 4_102_444_800_000
@@ -22,61 +17,6 @@ let farFutureMilliseconds: Int64 = 4_102_444_800_000
 func fileSize(_ path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     return (attributes[.size] as? NSNumber)?.intValue ?? -1
-}
-
-/// Records every request that passes through it (and the pages pulled), in order.
-actor RecordingTransport: SyncTransport {
-    enum Request: Sendable, Hashable {
-        case push([Mutation])
-        case pull(PullRequest)
-
-        var isPush: Bool { if case .push = self { return true } else { return false } }
-    }
-
-    private let base: any SyncTransport
-    private(set) var requests: [Request] = []
-    private(set) var pages: [PullPage] = []
-    /// The expectation each push carried, in order.
-    private(set) var expectations: [ServerExpectation?] = []
-    /// The replies of the push requests that returned, in order.
-    private(set) var pushReplies: [[MutationResult]] = []
-
-    init(_ base: any SyncTransport) { self.base = base }
-
-    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        try await push(mutations, expecting: nil)
-    }
-
-    func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
-        requests.append(.push(mutations))
-        expectations.append(expectation)
-        let results = try await base.push(mutations, expecting: expectation)
-        pushReplies.append(results)
-        return results
-    }
-
-    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
-        requests.append(.pull(request))
-        let page = try await base.pull(request)
-        pages.append(page)
-        return page
-    }
-
-    /// `push` or `pull`, one per request.
-    var order: [String] { requests.map { $0.isPush ? "push" : "pull" } }
-
-    /// The mutations of each push request.
-    var pushBatches: [[Mutation]] {
-        requests.compactMap { if case .push(let batch) = $0 { return batch } else { return nil } }
-    }
-
-    /// Every pull request.
-    var pullRequests: [PullRequest] {
-        requests.compactMap { if case .pull(let request) = $0 { return request } else { return nil } }
-    }
-
-    /// Every row pulled, in order.
-    var pulledRows: [ServerRow] { pages.flatMap(\.rows) }
 }
 
 /// A transport whose answers the test writes.

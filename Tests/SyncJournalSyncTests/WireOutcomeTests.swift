@@ -3,6 +3,7 @@ import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournal
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -23,28 +24,10 @@ struct TransactionPushTests {
                                 options: .init(kinds: ["trip", "stop", "note"], batchSize: batchSize))
         _ = await engine.sync()
         #expect(await server.acceptedPushSizes == (batchSize >= 3 ? [3] : [2, 1]))
-        #expect(await transport.pushed.flatMap { $0 } == edits.map(\.operation), "one operation per edit, in staging order")
+        #expect(await transport.pushBatches.flatMap { $0.map(\.operationID) } == edits.map(\.operation), "one operation per edit, in staging order")
         for edit in edits {
             if case .acknowledged = await store.outcome(of: edit.operation) {} else { Issue.record("\(edit) not acknowledged") }
         }
         try await store.close()
-    }
-}
-
-/// A transport that remembers the operation ids of every push it passes on.
-private actor RecordingTransport: SyncTransport {
-    private let inner: any SyncTransport
-    /// The operation ids of each push, in order.
-    private(set) var pushed: [[OperationID]] = []
-
-    init(_ inner: any SyncTransport) { self.inner = inner }
-
-    func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
-        pushed.append(mutations.map(\.operationID))
-        return try await inner.push(mutations)
-    }
-
-    func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
-        try await inner.pull(request)
     }
 }

@@ -3,7 +3,7 @@ import SyncJournalCommandLine
 
 /// A ``ToolOutput`` that keeps what a command prints, for the test to read,
 /// and wakes a test waiting for some text to be printed.
-final class CapturedOutput: @unchecked Sendable {
+package final class CapturedOutput: @unchecked Sendable {
     /// A test waiting until what was printed satisfies a condition.
     private struct Waiter {
         var condition: @Sendable (_ standard: String, _ error: String) -> Bool
@@ -15,29 +15,31 @@ final class CapturedOutput: @unchecked Sendable {
     private var errorText = ""
     private var waiters: [Waiter] = []
 
+    package init() {}
+
     /// The output to hand to a command.
-    var output: ToolOutput {
+    package var output: ToolOutput {
         ToolOutput(standard: { text in self.append(standard: text, error: "") },
                    error: { text in self.append(standard: "", error: text) })
     }
 
     /// What was printed on standard output.
-    var standard: String { lock.withLock { standardText } }
+    package var standard: String { lock.withLock { standardText } }
     /// What was printed on standard error.
-    var error: String { lock.withLock { errorText } }
+    package var error: String { lock.withLock { errorText } }
 
     /// Returns once standard output holds `text` (at once if it already does).
-    func waitForStandard(containing text: String) async {
+    package func waitForStandard(containing text: String) async {
         await waitUntil { standard, _ in standard.contains(text) }
     }
 
     /// Returns once standard error holds `text` (at once if it already does).
-    func waitForError(containing text: String) async {
+    package func waitForError(containing text: String) async {
         await waitUntil { _, error in error.contains(text) }
     }
 
     /// Returns once what was printed satisfies `condition`, woken by each print (no polling).
-    func waitUntil(_ condition: @escaping @Sendable (_ standard: String, _ error: String) -> Bool) async {
+    package func waitUntil(_ condition: @escaping @Sendable (_ standard: String, _ error: String) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let satisfied = lock.withLock { () -> Bool in
                 if condition(standardText, errorText) { return true }

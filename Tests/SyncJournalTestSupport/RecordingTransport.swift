@@ -1,0 +1,56 @@
+import SyncJournalProtocol
+
+/// Records every request that passes through it (and the pages pulled), in order.
+package actor RecordingTransport: SyncTransport {
+    package enum Request: Sendable, Hashable {
+        case push([Mutation])
+        case pull(PullRequest)
+
+        package var isPush: Bool { if case .push = self { return true } else { return false } }
+    }
+
+    private let base: any SyncTransport
+    package private(set) var requests: [Request] = []
+    package private(set) var pages: [PullPage] = []
+    /// The expectation each push carried, in order.
+    package private(set) var expectations: [ServerExpectation?] = []
+    /// The replies of the push requests that returned, in order.
+    package private(set) var pushReplies: [[MutationResult]] = []
+
+    package init(_ base: any SyncTransport) { self.base = base }
+
+    package func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
+        try await push(mutations, expecting: nil)
+    }
+
+    package func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
+        requests.append(.push(mutations))
+        expectations.append(expectation)
+        let results = try await base.push(mutations, expecting: expectation)
+        pushReplies.append(results)
+        return results
+    }
+
+    package func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
+        requests.append(.pull(request))
+        let page = try await base.pull(request)
+        pages.append(page)
+        return page
+    }
+
+    /// `push` or `pull`, one per request.
+    package var order: [String] { requests.map { $0.isPush ? "push" : "pull" } }
+
+    /// The mutations of each push request.
+    package var pushBatches: [[Mutation]] {
+        requests.compactMap { if case .push(let batch) = $0 { return batch } else { return nil } }
+    }
+
+    /// Every pull request.
+    package var pullRequests: [PullRequest] {
+        requests.compactMap { if case .pull(let request) = $0 { return request } else { return nil } }
+    }
+
+    /// Every row pulled, in order.
+    package var pulledRows: [ServerRow] { pages.flatMap(\.rows) }
+}
