@@ -7,11 +7,20 @@
 /// touches (a few dozen entries each), not the whole table of 100,000 rows
 /// or queued operations. The number of parts grows with the count (16 to 32
 /// entries a part), so a small store is one dictionary.
+///
+/// The parts are held in groups, so that a write also copies only one group
+/// and the list of groups (about the square root of the number of parts
+/// each), not a list of every part: with 100,000 entries that is 64 and 64
+/// references to retain where it was 4,096, on every write while the
+/// visible state shares the map.
 package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
-    /// The parts; a key lies in the part its hash's top bits name.
-    private var parts: [[Key: Value]] = [[:]]
+    /// The groups of parts; a key lies in the part its hash's top bits name,
+    /// the high half of those bits naming the group.
+    private var groups: [[[Key: Value]]] = [[[:]]]
     /// How far a hash is shifted right to give its part (64: one part).
     private var shift = 64
+    /// How many of the part's bits choose the part within its group.
+    private var innerBits = 0
     /// Entries in all parts.
     package private(set) var count = 0
 
@@ -19,12 +28,13 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
     package init() {}
 
     /// Entries at which the number of parts doubles: 32 a part.
-    private var growthThreshold: Int { parts.count << 5 }
+    private var growthThreshold: Int { (1 << (64 - shift)) << 5 }
 
     @inline(__always)
-    private func part(of key: Key) -> Int {
-        guard shift < 64 else { return 0 }
-        return Int(truncatingIfNeeded: key.partitionBits >> UInt64(shift))
+    private func location(of key: Key) -> (group: Int, part: Int) {
+        guard shift < 64 else { return (0, 0) }
+        let index = Int(truncatingIfNeeded: key.partitionBits >> UInt64(shift))
+        return (index >> innerBits, index & ((1 << innerBits) - 1))
     }
 
     /// Whether the map is empty.
@@ -32,7 +42,10 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
 
     /// The value for `key`.
     package subscript(key: Key) -> Value? {
-        get { parts[part(of: key)][key] }
+        get {
+            let (group, part) = location(of: key)
+            return groups[group][part][key]
+        }
         set {
             if let newValue {
                 updateValue(newValue, forKey: key)
@@ -45,7 +58,8 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
     /// Sets the value for `key`; returns the value it replaced.
     @discardableResult
     package mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        let old = parts[part(of: key)].updateValue(value, forKey: key)
+        let (group, part) = location(of: key)
+        let old = groups[group][part].updateValue(value, forKey: key)
         if old == nil {
             count += 1
             if count > growthThreshold && shift > 48 { repartition() }
@@ -56,7 +70,8 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
     /// Removes `key`; returns its value.
     @discardableResult
     package mutating func removeValue(forKey key: Key) -> Value? {
-        let old = parts[part(of: key)].removeValue(forKey: key)
+        let (group, part) = location(of: key)
+        let old = groups[group][part].removeValue(forKey: key)
         if old != nil { count -= 1 }
         return old
     }
@@ -69,7 +84,8 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
             let result = body(&slot)
             return (result, had, slot != nil)
         }
-        let (result, had, has) = run(&parts[part(of: key)][key])
+        let (group, part) = location(of: key)
+        let (result, had, has) = run(&groups[group][part][key])
         if had != has {
             count += has ? 1 : -1
             if has && count > growthThreshold && shift > 48 { repartition() }
@@ -79,26 +95,34 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
 
     /// Doubles the number of parts, moving every entry (amortised: once per doubling of the count).
     private mutating func repartition() {
-        let old = parts
+        let old = groups
         shift = shift == 64 ? 63 : shift - 1
-        let partCount = 1 << (64 - shift)
-        parts = Array(repeating: [:], count: partCount)
-        for piece in old {
-            for (key, value) in piece { parts[part(of: key)][key] = value }
+        let bits = 64 - shift
+        innerBits = (bits + 1) / 2
+        groups = Array(repeating: Array(repeating: [:], count: 1 << innerBits), count: 1 << (bits - innerBits))
+        for group in old {
+            for piece in group {
+                for (key, value) in piece {
+                    let (group, part) = location(of: key)
+                    groups[group][part][key] = value
+                }
+            }
         }
     }
 
     /// The keys, in no particular order.
-    package var keys: some Sequence<Key> { parts.lazy.flatMap(\.keys) }
+    package var keys: some Sequence<Key> { groups.lazy.joined().flatMap(\.keys) }
 
     /// The values, in no particular order.
-    package var values: some Sequence<Value> { parts.lazy.flatMap(\.values) }
+    package var values: some Sequence<Value> { groups.lazy.joined().flatMap(\.values) }
 
     /// The entries for which `isIncluded` holds, as a dictionary.
     package func filter(_ isIncluded: ((key: Key, value: Value)) throws -> Bool) rethrows -> [Key: Value] {
         var kept: [Key: Value] = [:]
-        for piece in parts {
-            for entry in piece where try isIncluded(entry) { kept[entry.key] = entry.value }
+        for group in groups {
+            for piece in group {
+                for entry in piece where try isIncluded(entry) { kept[entry.key] = entry.value }
+            }
         }
         return kept
     }
@@ -106,8 +130,8 @@ package struct PartitionedMap<Key: PartitionKey, Value: Sendable>: Sendable {
 
 extension PartitionedMap: Sequence {
     /// Walks the entries part by part.
-    package func makeIterator() -> FlattenSequence<[[Key: Value]]>.Iterator {
-        parts.joined().makeIterator()
+    package func makeIterator() -> FlattenSequence<FlattenSequence<[[[Key: Value]]]>>.Iterator {
+        groups.joined().joined().makeIterator()
     }
 
     package var underestimatedCount: Int { count }
