@@ -51,9 +51,11 @@ uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
     return c32;
 }
 
-#elif defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
+#elif defined(__aarch64__) && (defined(__linux__) || defined(__APPLE__))
 #include <arm_acle.h>
+
+#if defined(__linux__)
+#include <sys/auxv.h>
 #ifndef HWCAP_CRC32
 #define HWCAP_CRC32 (1 << 7)
 #endif
@@ -62,28 +64,10 @@ int sj_crc32c_hw_present(void) {
     return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 }
 
-__attribute__((target("+crc")))
-uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
-    const unsigned char *p = (const unsigned char *)bytes;
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, p, 8);
-        crc = __crc32cd(crc, word);
-        p += 8;
-        length -= 8;
-    }
-    while (length > 0) {
-        crc = __crc32cb(crc, *p);
-        p++;
-        length--;
-    }
-    return crc;
-}
-
-#elif defined(__aarch64__) && defined(__APPLE__)
+#define SJ_CRC_TARGET "+crc"
+#else
 #include <sys/types.h>
 #include <sys/sysctl.h>
-#include <arm_acle.h>
 
 int sj_crc32c_hw_present(void) {
 #if defined(__ARM_FEATURE_CRC32)
@@ -97,7 +81,11 @@ int sj_crc32c_hw_present(void) {
 }
 
 // "crc" rather than "+crc": older Apple clang reads only bare feature names here.
-__attribute__((target("crc")))
+#define SJ_CRC_TARGET "crc"
+#endif
+
+// One loop for both systems: only the run-time check differs.
+__attribute__((target(SJ_CRC_TARGET)))
 uint32_t sj_crc32c_hw_update(uint32_t crc, const void *bytes, size_t length) {
     const unsigned char *p = (const unsigned char *)bytes;
     while (length >= 8) {
