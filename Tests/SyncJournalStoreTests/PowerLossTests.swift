@@ -1114,6 +1114,10 @@ private func runWriterWorkload(_ workload: WriterWorkload, on writer: JournalWri
 /// and checks each reopened journal against what was written and acknowledged.
 private func checkWriterStates(_ disk: SimulatedDisk, workload: WriterWorkload, seed: UInt64, acknowledged: [Int], attempted: [Int],
                                context: String, tally: inout StateTally) async {
+    // The disk as it stands now: in group commit the writer goes on writing
+    // the next batches behind a held sync, so every state is cut from this
+    // one picture, not from the live disk.
+    let disk = disk.snapshot()
     // What the file holds before the power goes: the records any state may keep a prefix of.
     let whole = disk.snapshot()
     whole.crash(.processCrash)

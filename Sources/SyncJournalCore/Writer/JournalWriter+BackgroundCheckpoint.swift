@@ -91,7 +91,7 @@ extension JournalWriter {
             // Everything copied must be durable in the journal before the
             // rename: a crash just before it keeps the journal, just after
             // it the new file.
-            if state.withLock({ $0.unsynced }) { try syncOrFail() }
+            if state.withLock({ $0.unsynced }) { _ = try barrier() }
             for record in tail { try file.append(type: record.type, payload: record.payload) }
             try file.finish()
             do throws(SystemError) {

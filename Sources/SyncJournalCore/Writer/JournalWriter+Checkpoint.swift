@@ -37,8 +37,7 @@ extension JournalWriter {
                 if let failure = state.failure { throw failure }
                 if state.closed { throw .closed(path: self.path) }
             }
-            try self.flushBuffer()
-            if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+            try self.settle()
             let (old, firstSequence) = self.state.withLock { ($0.header, $0.nextSequence) }
             // A checkpoint is always written in the current format: this is
             // how a 1.x journal moves to format 2.

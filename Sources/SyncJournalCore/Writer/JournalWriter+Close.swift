@@ -17,12 +17,14 @@ extension JournalWriter {
         guard first else { return }
         try await BlockingIO.run(on: queue) { () throws(JournalError) in
             var syncError: JournalError?
+            // A barrier may still run beside a writer that failed: the file
+            // stays open until it returns.
+            self.awaitBarriers()
             // After a failed sync there is nothing to flush: the failure was
             // reported to every caller it concerned.
             if self.state.withLock({ $0.failure }) == nil {
                 do throws(JournalError) {
-                    try self.flushBuffer()
-                    if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+                    try self.settle()
                     try self.claimDurableRecords()
                 } catch { syncError = error }
             }

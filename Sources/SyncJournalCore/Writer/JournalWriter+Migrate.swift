@@ -14,8 +14,7 @@ extension JournalWriter {
                 return state.header
             }
             guard !old.hasSyncHorizons else { return }
-            try self.flushBuffer()
-            if self.state.withLock({ $0.unsynced }) { try self.syncOrFail() }
+            try self.settle()
             let oldFD = self.fd
             let moved = try JournalWriter.moveToCurrentFormat(path: self.path, fd: oldFD, header: old, understands: nil, io: self.io)
             self.state.withLock {

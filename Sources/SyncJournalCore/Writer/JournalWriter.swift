@@ -37,9 +37,20 @@ package final class JournalWriter: Sendable {
     let lockKey: String
     /// The open journal file. Changed only on the writer's queue (by a rewrite).
     var fd: FileDescriptor { state.withLock { $0.fd } }
-    /// The writer's serial queue: every write, sync, rewrite and close runs on it.
+    /// The writer's serial queue: every write of ``append(records:)``,
+    /// every rewrite and the close run on it.
     let queue: DispatchQueue
+    /// Where group commit syncs what the writer's queue wrote, so the next
+    /// batch is written meanwhile (see `JournalWriter+WritePath.swift`).
+    let barrierQueue: DispatchQueue
     let state: Mutex<State>
+
+    /// An append written and waiting for its barrier: its caller and the
+    /// sequence number of its first record.
+    struct Acknowledgement {
+        var continuation: CheckedContinuation<Result<UInt64, JournalError>, Never>
+        var sequence: UInt64
+    }
 
     /// One caller's records, written contiguously; the continuation gets the
     /// first record's sequence number.
@@ -55,6 +66,8 @@ package final class JournalWriter: Sendable {
         var fd: FileDescriptor
         var pending: [Pending] = []
         var drainScheduled = false
+        /// Appends written and waiting for a barrier.
+        var commits = CommitQueue<Acknowledgement>()
         /// Set by a failed `fdatasync` (or an unrepairable write failure).
         var failure: JournalError?
         var closed = false
@@ -77,8 +90,9 @@ package final class JournalWriter: Sendable {
         var unclaimedRecords: Bool
         /// Whether bytes were written since the last successful sync (bulk mode).
         var unsynced = false
-        /// Bulk mode: encoded records not yet written, and whether a flush is queued.
-        var buffer: [UInt8] = []
+        /// Bulk mode: encoded records not yet written (the window), and
+        /// whether a flush of it is queued.
+        var window: [UInt8] = []
         var flushScheduled = false
         var syncCount = 0
         /// The checkpoint being written beside the journal, if any
@@ -100,6 +114,7 @@ package final class JournalWriter: Sendable {
         inFlightLimit = Int(header.hasSyncHorizons ? header.inFlightLimit : JournalFormat.defaultInFlightLimit)
         self.lockFD = lockFD
         queue = DispatchQueue(label: "SyncJournal.writer")
+        barrierQueue = DispatchQueue(label: "SyncJournal.writer.barrier")
         state = Mutex(State(header: header, fd: fd, nextSequence: nextSequence, endOffset: endOffset,
                             durableEnd: endOffset, allocatedEnd: max(endOffset, allocatedEnd), unclaimedRecords: unclaimedRecords))
     }

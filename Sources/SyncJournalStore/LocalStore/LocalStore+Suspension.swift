@@ -102,6 +102,9 @@ extension LocalStore {
         case .opened(let writer, let reopened, let records):
             self.writer = writer
             writerFailure = nil
+            // A new descriptor: a barrier that failed on the old one says
+            // nothing about it, and nothing written there waits any more.
+            batcher.commits = CommitQueue()
             currentStatus = .ready
             adopt(reopened, records: records)
         case .unreadable(let reason):

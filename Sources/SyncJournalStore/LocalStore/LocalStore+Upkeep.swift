@@ -25,7 +25,7 @@ extension LocalStore {
     /// no longer waits for a sync, or starts one when the journal is due.
     func keepJournalSmall() {
         if let progress = checkpointInProgress {
-            if progress.readyToSwitch && !syncScheduled { switchToCheckpoint() }
+            if progress.readyToSwitch && !batcher.commits.barrierRunning { switchToCheckpoint() }
             return
         }
         guard options.upkeep.isEnabled, case .ready = currentStatus, let writer else { return }
@@ -104,14 +104,14 @@ extension LocalStore {
         }
         guard checkpointInProgress?.checkpoint === checkpoint else { return }
         checkpointInProgress?.readyToSwitch = true
-        if !syncScheduled { switchToCheckpoint() }
+        if !batcher.commits.barrierRunning { switchToCheckpoint() }
     }
 
     /// Replaces the journal with the checkpoint, the records journaled
     /// since its state was taken copied after it. On the store's thread,
     /// with no batch waiting for a sync.
     private func switchToCheckpoint() {
-        guard let progress = checkpointInProgress, progress.readyToSwitch, !syncScheduled, batcher.written.isEmpty else { return }
+        guard let progress = checkpointInProgress, progress.readyToSwitch, batcher.commits.isIdle else { return }
         guard case .ready = currentStatus, let writer else {
             writer?.abandonBackgroundCheckpoint(progress.checkpoint)
             endCheckpoint(progress.checkpoint)

@@ -2,14 +2,15 @@ import SyncJournalPlatform
 import SyncJournalProtocol
 import SyncJournalCore
 
-// The write path runs on the store's own thread (its executor), which may
-// block: a batch is decided, encoded and written there with no hand-over.
-// The sync runs outside the actor (the executor's standby thread serves
-// it meanwhile), so the store stays responsive (reads, retire) while it
-// runs and the next batch is written meanwhile; each batch is acknowledged
-// when a sync that covers it returns. A power cut may then keep
-// a later batch without an earlier one, which format 2's recovery rule
-// allows for (the later batch's records carry the older sync horizon).
+// The store drives the journal's one write path (`JournalWriter+WritePath`)
+// from its own thread (its executor), which may block: a batch is decided,
+// encoded and written there with no hand-over. The barrier runs outside the
+// actor (the executor's standby thread serves it meanwhile), so the store
+// stays responsive (reads, retire) and the next batch is written meanwhile;
+// the commit queue says which batches a returned barrier makes durable. A
+// power cut may then keep a later batch without an earlier one, which
+// format 2's recovery rule allows for (the later batch's records carry the
+// older sync horizon).
 extension LocalStore {
     /// Journals the events `compute` returns, applies them, and returns once
     /// they are durable and visible.
@@ -50,7 +51,7 @@ extension LocalStore {
             if batcher.nextIsCheckpoint {
                 // Resumed by the sync that makes the written batches durable,
                 // or by the end of an automatic checkpoint.
-                guard batcher.written.isEmpty, !syncScheduled, checkpointInProgress == nil else { return }
+                guard batcher.commits.isIdle, checkpointInProgress == nil else { return }
                 await runCheckpoint(batcher.nextBatch()[0], writer: writer)
                 continue
             }
@@ -59,114 +60,117 @@ extension LocalStore {
         if batcher.hasPending { failPending(currentStatus == .retired ? .retired : .closed) }
     }
 
-    /// Decides `batch`, writes it, and syncs it here or hands it to the sync thread.
+    /// Decides `batch`, writes it, and has a barrier cover it.
     private func write(_ batch: [WriteBatcher.Request], writer: JournalWriter) {
         let decision = WriteBatcher.decide(batch, staged: &staged)
         guard !decision.records.isEmpty else {
-            if !batcher.follow(batch, decision.results) {
+            // Nothing to write: answered with the batch written before it.
+            if !batcher.commits.follow([WriteBatcher.Written(requests: batch, decision: decision)]) {
                 for (request, result) in zip(batch, decision.results) { request.continuation.resume(returning: result) }
             }
             return
         }
         var end: Int64?
         do {
-            end = try writer.writeOnCallingThread(records: decision.records)
+            end = try writer.write(records: decision.records)
             if end == nil {
                 // Too much written and not yet synced (format 2's in-flight
-                // limit): sync here, then write.
+                // limit): a barrier here makes room, then the write.
                 // `staged` already holds this batch: it cannot stand for the visible state.
-                completeBatches(through: try writer.syncOnCallingThread(), stagedIsWrittenOnly: false)
-                end = try writer.writeOnCallingThread(records: decision.records)
+                complete(batcher.commits.released(durableThrough: try writer.barrier()), stagedIsWrittenOnly: false)
+                end = try writer.write(records: decision.records)
             }
         } catch {
             writeFailed(batch, decision, error)
             return
         }
         guard let end else {
-            // Only a batch larger than the limit itself finds no room after a sync.
+            // Only a batch larger than the limit itself finds no room after a barrier.
             let bytes = decision.records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count }
             writeFailed(batch, decision, .recordTooLarge(bytes: bytes, maximum: Int(JournalFormat.defaultInFlightLimit)))
             return
         }
-        batcher.wrote(WriteBatcher.Written(end: end, requests: batch, decision: decision))
+        batcher.commits.wrote(end: end, waiters: [WriteBatcher.Written(requests: batch, decision: decision)])
         // Journaled after the state an automatic checkpoint took: copied after it.
         checkpointInProgress?.tail += decision.records
-        scheduleSync(writer: writer)
+        if batcher.commits.barrierStarting() { scheduleBarrier(writer: writer) }
     }
 
-    /// Syncs everything written so far, unless a sync is already under way
-    /// (the one after it covers what is written meanwhile). The sync runs
-    /// after the jobs queued now, on the store's thread but outside the
-    /// actor: the jobs that arrive meanwhile (reads, the next batches) run
-    /// on a standby thread, and when none did, the thread that synced
-    /// acknowledges at once, so a lone edit is written, synced and
-    /// acknowledged with no hand-over between threads.
-    private func scheduleSync(writer: JournalWriter) {
-        guard !syncScheduled else { return }
-        syncScheduled = true
-        executor.perform { self.assumeIsolated { $0.syncWritten(writer: writer) } }
+    /// Runs the barrier the commit queue just started after the jobs queued
+    /// now (batches written meanwhile are covered too), on the store's
+    /// thread but outside the actor: the jobs that arrive meanwhile (reads,
+    /// the next batches) run on a standby thread, and when none did, the
+    /// thread that synced acknowledges at once, so a lone edit is written,
+    /// synced and acknowledged with no hand-over between threads.
+    private func scheduleBarrier(writer: JournalWriter) {
+        executor.perform { self.assumeIsolated { $0.runBarrier(writer: writer) } }
     }
 
-    /// Syncs outside the actor, then acknowledges what the sync covers: on
-    /// this thread when the store is idle, else after the jobs that arrived
-    /// meanwhile.
-    private func syncWritten(writer: JournalWriter) {
+    /// Syncs outside the actor, then acknowledges what the barrier covers:
+    /// on this thread when the store is idle, else after the jobs that
+    /// arrived meanwhile.
+    private func runBarrier(writer: JournalWriter) {
         // Touches only the writer: the actor's state may change meanwhile,
         // as across an `await`.
         executor.runOutside({ () -> Result<Int64, JournalError> in
-            do throws(JournalError) { return .success(try writer.syncOnCallingThread()) } catch { return .failure(error) }
-        }, then: { result in self.assumeIsolated { $0.finishSync(result) } })
+            do throws(JournalError) { return .success(try writer.barrier()) } catch { return .failure(error) }
+        }, then: { result in self.assumeIsolated { $0.barrierEnded(result, writer: writer) } })
     }
 
-    /// Back in the actor after a sync.
-    private func finishSync(_ result: Result<Int64, JournalError>) {
-        syncScheduled = false
+    /// Back in the actor after a barrier.
+    private func barrierEnded(_ result: Result<Int64, JournalError>, writer: JournalWriter) {
         switch result {
-        case .success(let durableEnd): completeBatches(through: durableEnd, stagedIsWrittenOnly: true)
-        case .failure(let error): failWritten(error)
+        case .success(let durableEnd):
+            let (released, stillWaiting) = batcher.commits.barrierEnded(durableThrough: durableEnd)
+            complete(released, stagedIsWrittenOnly: true)
+            if stillWaiting, case .ready = currentStatus, batcher.commits.barrierStarting() { scheduleBarrier(writer: writer) }
+        case .failure(let error):
+            failWritten(error)
         }
-        for waiter in syncIdleWaiters { waiter.resume() }
-        syncIdleWaiters = []
-        if !batcher.written.isEmpty, case .ready = currentStatus, let writer { scheduleSync(writer: writer) }
+        if !batcher.commits.barrierRunning {
+            for waiter in syncIdleWaiters { waiter.resume() }
+            syncIdleWaiters = []
+        }
         keepJournalSmall()
         if batcher.hasPending { startFlushIfIdle() }
     }
 
-    /// Returns once no sync is running (before the file is closed under it).
+    /// Returns once no barrier is running (before the file is closed under it).
     func waitForSyncs() async {
-        guard syncScheduled else { return }
+        guard batcher.commits.barrierRunning else { return }
         await withCheckedContinuation { syncIdleWaiters.append($0) }
     }
 
-    /// Makes the batches a sync up to `durableEnd` covers visible, and
-    /// resumes their callers. `stagedIsWrittenOnly` says that `staged` is the
-    /// visible state plus the written batches and nothing else.
-    private func completeBatches(through durableEnd: Int64, stagedIsWrittenOnly: Bool) {
-        let synced = batcher.takeSynced(through: durableEnd)
+    /// Makes the batches a barrier released visible, and resumes their
+    /// callers. `stagedIsWrittenOnly` says that `staged` is the visible
+    /// state plus the written batches and nothing else.
+    private func complete(_ synced: [WriteBatcher.Written], stagedIsWrittenOnly: Bool) {
         guard !synced.isEmpty else { return }
         // The touched keys serve only indexes and observed queries: a
         // store with neither skips their lookups on the append path.
         let tracking = followsVisibleChanges
         // Every written batch is durable with the last one: the staged state
         // then holds exactly the visible state's events.
-        let share = stagedIsWrittenOnly && batcher.written.isEmpty && (synced.last?.requests.allSatisfy(\.sharesState) ?? false)
+        let share = stagedIsWrittenOnly && !batcher.commits.hasWritten && (synced.last?.requests.allSatisfy(\.sharesState) ?? false)
         let lastTakesStaged = share && !tracking
-        for (position, batch) in zip(synced.indices, synced) {
-            var touched: [RecordKey] = []
-            if lastTakesStaged && position == synced.index(before: synced.endIndex) {
-                // The staged state is what folding this batch would give: it
-                // takes the visible state's place instead of the events being
-                // folded a second time, and the two share their storage (one
-                // copy in memory) until a write changes the parts it touches.
-                state = staged
-            } else {
-                for event in batch.decision.events {
-                    if tracking { state.collectKeys(touchedBy: event, into: &touched) }
-                    state.apply(event)
+        for (position, batch) in synced.enumerated() {
+            if !batch.decision.events.isEmpty {
+                var touched: [RecordKey] = []
+                if lastTakesStaged && position == synced.count - 1 {
+                    // The staged state is what folding this batch would give: it
+                    // takes the visible state's place instead of the events being
+                    // folded a second time, and the two share their storage (one
+                    // copy in memory) until a write changes the parts it touches.
+                    state = staged
+                } else {
+                    for event in batch.decision.events {
+                        if tracking { state.collectKeys(touchedBy: event, into: &touched) }
+                        state.apply(event)
+                    }
                 }
+                journalRecords += batch.decision.records.count
+                visibleStateChanged(touched, events: batch.decision.events)
             }
-            journalRecords += batch.decision.records.count
-            visibleStateChanged(touched, events: batch.decision.events)
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
         // The staged copy holds exactly what the fold just gave the visible
@@ -182,7 +186,7 @@ extension LocalStore {
             currentStatus = .failed(reason: error.description)
             writerFailure = error
         }
-        for batch in batcher.takeWritten() { refuse(batch.requests, batch.decision.results, error) }
+        for batch in batcher.commits.barrierFailed() { refuse(batch.requests, batch.decision.results, error) }
         failPending(.journal(error))
     }
 
@@ -212,7 +216,7 @@ extension LocalStore {
 
     /// Refuses the batches still being synced (the store retired).
     func refuseWritten(_ error: StoreError) {
-        for batch in batcher.takeWritten() {
+        for batch in batcher.commits.takeAll() {
             for request in batch.requests { request.continuation.resume(returning: .failure(error)) }
         }
     }

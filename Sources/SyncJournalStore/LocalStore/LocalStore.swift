@@ -67,10 +67,7 @@ public actor LocalStore {
     var upkeepRetryBytes: Int64 = 0
     /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
-    /// Whether a sync is running (or queued), outside the actor while the
-    /// next batches are written.
-    var syncScheduled = false
-    /// Callers waiting for that sync to end.
+    /// Callers waiting for the running barrier to end.
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waiters for outcomes and streams of changes.
     var board = OutcomeBoard()

@@ -5,9 +5,9 @@ import SyncJournalCore
 /// a batch is being written wait here and go together in the next one (one
 /// write). Each change is decided against the state staged by the changes
 /// before it, when its batch is formed. Written batches wait here for the
-/// `fdatasync` that covers them, in order: while one is synced the next ones
-/// are written (one sync then covers them all). One batcher per store, used
-/// on the store's actor.
+/// barrier that covers them, in order, by the journal's commit rule: while
+/// one is synced the next ones are written (one barrier then covers them
+/// all). One batcher per store, used on the store's actor.
 struct WriteBatcher {
     /// A change waiting to be journaled: it computes its events against the
     /// state staged so far, when its batch is formed.
@@ -36,11 +36,10 @@ struct WriteBatcher {
         var results: [Result<Void, StoreError>] = []
     }
 
-    /// A batch in the journal file, not yet durable: its callers wait for a
-    /// sync that covers `end`.
+    /// A batch in the journal file, not yet durable (or one that wrote
+    /// nothing and waits for the batch before it): its callers wait for a
+    /// barrier that covers it.
     struct Written {
-        /// The end of the batch's bytes in the file.
-        var end: Int64
         /// The requests of the batch, in order.
         var requests: [Request]
         /// What they decided.
@@ -48,13 +47,17 @@ struct WriteBatcher {
     }
 
     private var pending: [Request] = []
-    /// Written batches awaiting their sync, in file order.
-    private(set) var written: [Written] = []
+    /// Written batches and the barrier over them: the journal's commit
+    /// rule (`CommitQueue`), the same one every writer of a journal follows.
+    var commits = CommitQueue<Written>()
     /// Whether a flush is running; a change queued meanwhile joins its next batch.
     private(set) var flushing = false
 
+    /// Written batches awaiting their barrier, in file order.
+    var written: [Written] { commits.waiters }
+
     /// Whether anything is queued, being written or being synced.
-    var isBusy: Bool { !pending.isEmpty || flushing || !written.isEmpty }
+    var isBusy: Bool { !pending.isEmpty || flushing || !commits.isIdle }
 
     /// Whether requests are waiting for a batch.
     var hasPending: Bool { !pending.isEmpty }
@@ -70,34 +73,6 @@ struct WriteBatcher {
         guard !flushing else { return false }
         flushing = true
         return true
-    }
-
-    /// Keeps a written batch until a sync covers it.
-    mutating func wrote(_ batch: Written) { written.append(batch) }
-
-    /// Requests that decided nothing to write wait for the batches written
-    /// before them, so their callers never learn of a result ahead of an
-    /// earlier edit's durability. `false` when nothing is being synced.
-    mutating func follow(_ requests: [Request], _ results: [Result<Void, StoreError>]) -> Bool {
-        guard !written.isEmpty else { return false }
-        written[written.count - 1].requests += requests
-        written[written.count - 1].decision.results += results
-        return true
-    }
-
-    /// Takes the written batches a sync up to `durableEnd` covers, in order.
-    mutating func takeSynced(through durableEnd: Int64) -> ArraySlice<Written> {
-        let count = written.prefix { $0.end <= durableEnd }.count
-        let synced = written.prefix(count)
-        written.removeFirst(count)
-        return synced
-    }
-
-    /// Takes every written batch (a sync failed, or the store retired).
-    mutating func takeWritten() -> [Written] {
-        let all = written
-        written = []
-        return all
     }
 
     /// The flush ended.
