@@ -344,7 +344,7 @@ package enum FuzzJournalReader {
         let disk = disk(holding: bytes)
         let report = try? JournalReader(path: path, system: disk).scan()
         let replayed = try? Replayer.replay(path: path, system: disk)
-        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), upkeep: .off, preallocationBytes: 4096)
+        let options = LocalStore.Options(system: disk, clock: ManualClock(), upkeep: .off, preallocationBytes: 4096)
         let store: LocalStore
         do { store = try await LocalStore.open(path: path, options: options) } catch {
             throw finding("a store opens on any file it can lock", "\(error)")
@@ -400,9 +400,4 @@ package enum FuzzJournalReader {
     static func closeQuietly(_ store: LocalStore) async {
         try? await store.close()
     }
-}
-
-/// A clock stuck at one instant (2025-11-24T16:00:00Z), so fuzz runs repeat.
-struct FixedTimeSource: TimeSource {
-    func nowMilliseconds() -> Int64 { 1_764_000_000_000 }
 }

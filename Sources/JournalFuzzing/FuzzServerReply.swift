@@ -68,7 +68,7 @@ package enum FuzzServerReply {
         let settings = Int(input.byte())
         let disk = SimulatedDisk()
         disk.createDirectory("/fuzz")
-        let options = LocalStore.Options(system: disk, clock: FixedTimeSource(), upkeep: .off,
+        let options = LocalStore.Options(system: disk, clock: ManualClock(), upkeep: .off,
                                          conflictPolicies: ["pin": policies[policyByte % 3], "note": policies[policyByte / 3 % 3]],
                                          maximumPermanentFailures: 1 + settings / 16 % 3, preallocationBytes: 4096)
         let store: LocalStore
@@ -87,7 +87,7 @@ package enum FuzzServerReply {
         }
 
         let script = ReplyScript(store: store, trace: trace)
-        let clock = ManualClock(now: 1_000_000)
+        let clock = ManualClock()
         let engine = SyncEngine(store: store, transport: script,
                                 options: .init(kinds: kinds, batchSize: 1 + settings % 4, pullLimit: 1 + settings / 4 % 4,
                                                maximumPages: 4, maximumResyncPages: 4, jitterSeed: 1),
@@ -112,7 +112,7 @@ package enum FuzzServerReply {
                 }
                 trace?("round \(round): \(["create", "update", "delete"][Int(edit % 3)]) \(kind)/\(id): \(result)")
             }
-            _ = await clock.advance(by: Int64(input.byte()) * 10_000)
+            _ = await clock.advance(by: .seconds(Int64(input.byte()) * 10))
             await script.begin(input)
             let outcome = await engine.sync()
             input = await script.end()

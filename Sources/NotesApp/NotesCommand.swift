@@ -183,9 +183,8 @@ package enum NotesCommand {
                 output.standard("reconciled: \(outcome)\n")
             case .status(let json):
                 let server = try serverURL(of: invocation)
-                let clock = ContinuousSyncClock()
-                let engine = repository.engine(server: server, token: invocation.token, clock: clock)
-                let report = await NotesStatusReport.afterOneSync(of: engine, server: server, clock: clock, now: Date.init)
+                let engine = repository.engine(server: server, token: invocation.token)
+                let report = await NotesStatusReport.afterOneSync(of: engine, server: server)
                 output.standard(json ? report.json() + "\n" : report.text())
             case .watch(let json, let interval):
                 let server = try serverURL(of: invocation)

@@ -210,7 +210,7 @@ public struct NotesRepository: Sendable {
     /// An engine that syncs notes with the server at `server` using `token`
     /// (see ``engine(transport:idlePullInterval:changeWaitTimeout:clock:)``).
     public func engine(server: URL, token: String, idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
-                       clock: any SyncClock = ContinuousSyncClock()) -> SyncEngine {
+                       clock: any SyncClock = ContinuousClock()) -> SyncEngine {
         engine(transport: HTTPTransport(baseURL: server, token: token), idlePullInterval: idlePullInterval,
                changeWaitTimeout: changeWaitTimeout, clock: clock)
     }
@@ -220,7 +220,7 @@ public struct NotesRepository: Sendable {
     /// idle, and keeps a wait for server changes open for up to
     /// `changeWaitTimeout` at a time (`nil`: neither).
     public func engine(transport: any SyncTransport, idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
-                       clock: any SyncClock = ContinuousSyncClock()) -> SyncEngine {
+                       clock: any SyncClock = ContinuousClock()) -> SyncEngine {
         SyncEngine(store: store, transport: transport,
                    options: .init(kinds: [Self.kind], idlePullInterval: idlePullInterval, changeWaitTimeout: changeWaitTimeout),
                    clock: clock)

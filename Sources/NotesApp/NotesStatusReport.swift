@@ -15,17 +15,13 @@ struct NotesStatusReport: Sendable, Hashable {
     /// `notes` keeps no record of earlier runs' syncs).
     var lastSuccessfulSync: Date?
 
-    /// Syncs once with `engine`, then reads its status. The engine's times
-    /// are on `clock`; `now` gives the wall-clock time that matches `clock`'s
-    /// present, so the last good sync can be printed as a date.
-    static func afterOneSync(of engine: SyncEngine, server: URL, clock: any SyncClock,
-                             now: () -> Date) async -> NotesStatusReport {
+    /// Syncs once with `engine`, then reads its status; the last good sync
+    /// is on the wall time of the engine's clock.
+    static func afterOneSync(of engine: SyncEngine, server: URL) async -> NotesStatusReport {
         let outcome = await engine.sync()
         let status = await engine.status
-        let wallNow = now()
-        let clockNow = clock.now()
-        let last = status.lastSuccessfulSyncAt.map { wallNow.addingTimeInterval(-Double(clockNow - $0) / 1_000) }
-        return NotesStatusReport(server: server.absoluteString, status: status, attempt: outcome, lastSuccessfulSync: last)
+        return NotesStatusReport(server: server.absoluteString, status: status, attempt: outcome,
+                                 lastSuccessfulSync: status.lastSuccessfulSyncAt)
     }
 
     /// Whether the server answered: it did when it is online, busy, failing

@@ -54,7 +54,7 @@ public enum LiveLatencyRun {
         func transport(_ url: URL) -> HTTPTransport { HTTPTransport(baseURL: url, token: configuration.token, timeout: timeout) }
         let coalescing = configuration.editCoalescingMilliseconds
         let engineA = SyncEngine(store: deviceA, transport: transport(configuration.server),
-                                 options: .init(kinds: [kind], retryPolicy: RetryPolicy(editCoalescingMilliseconds: coalescing)))
+                                 options: .init(kinds: [kind], retryPolicy: RetryPolicy(editCoalescing: .milliseconds(coalescing))))
         let engineB = SyncEngine(store: deviceB, transport: transport(configuration.deviceBServer ?? configuration.server),
                                  options: .init(kinds: [kind], changeWaitTimeout: .seconds(configuration.changeWaitSeconds)))
         // B's observation hands each arrival (the highest edit number it shows, and when) to the loop below.

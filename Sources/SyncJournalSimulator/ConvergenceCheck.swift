@@ -51,7 +51,7 @@ extension SimulationRun {
                 return
             }
         }
-        await clock.advance(by: 2 * 3_600_000)
+        await clock.advance(by: .seconds(2 * 3_600))
         // Each device has a new engine since `startLive`: all its syncs are these.
         for device in devices { statistics.syncs += await device.engine?.syncsStarted ?? 0 }
         for (index, device) in devices.enumerated() {

@@ -1,3 +1,4 @@
+import Foundation
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -66,7 +67,7 @@ public enum ScenarioRunner {
     /// Runs `scenario` and reports what failed.
     public static func run(_ scenario: Scenario) async -> ScenarioReport {
         let server = ReferenceServer()
-        let clock = ManualClock()
+        let clock = ManualClock(wallTimeAtStart: Date(timeIntervalSince1970: 0))
         let kinds = Self.kinds(of: scenario)
         var devices: [String: SimulatedDevice] = [:]
         var report = ScenarioReport(file: scenario.file, commandsRun: 0, expectationsChecked: 0, failures: [])
@@ -128,7 +129,7 @@ public enum ScenarioRunner {
         case .serverClear(let kind, let id):
             await server.clearFailures(kind: kind, id: id)
         case .wait(let milliseconds):
-            await clock.advance(by: milliseconds)
+            await clock.advance(byMilliseconds: milliseconds)
         case .online(let name, let online):
             try await device(name, in: devices).setOnline(online)
         case .create(let name, let kind, let id, let fields):

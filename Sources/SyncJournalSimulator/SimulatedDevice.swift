@@ -5,12 +5,6 @@ import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting
 
-/// A ``ManualClock`` read as a store's ``TimeSource``, so `queuedAt` stamps are virtual too.
-struct VirtualTimeSource: TimeSource {
-    let clock: ManualClock
-    func nowMilliseconds() -> Int64 { clock.now() }
-}
-
 /// A counter shared by the simulator's parts, to order events.
 final class EventCounter: Sendable {
     private let value = Mutex(0)
@@ -162,7 +156,7 @@ public final class SimulatedDevice {
         // The device's threshold is a record count: automatic checkpoints
         // past that many records (or the live items), whatever their bytes.
         let upkeep: LocalStore.UpkeepPolicy = checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off
-        let options = LocalStore.Options(system: disk, clock: VirtualTimeSource(clock: clock), upkeep: upkeep,
+        let options = LocalStore.Options(system: disk, clock: clock, upkeep: upkeep,
                                          conflictPolicies: policies, preallocationBytes: 4096)
         let opened: LocalStore
         do { opened = try await LocalStore.open(path: path, options: options) } catch {

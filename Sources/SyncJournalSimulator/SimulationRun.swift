@@ -64,10 +64,10 @@ final class SimulationRun {
         generator = SeededGenerator(seed: configuration.seed)
         if let url = configuration.server {
             server = HTTPSimulationServer(baseURL: url, token: configuration.token)
-            clock = ManualClock(now: SystemClock.wallClockMilliseconds())
+            clock = ManualClock(wallTimeAtStart: Date())
         } else {
             server = ReferenceSimulationServer()
-            clock = ManualClock()
+            clock = ManualClock(wallTimeAtStart: Date(timeIntervalSince1970: 0))
         }
     }
 
@@ -113,7 +113,7 @@ final class SimulationRun {
             if let replay { step = replay[index] } else { step = await generate() }
             trace.append(step)
             statistics.steps += 1
-            if step.advance > 0 { await clock.advance(by: step.advance) }
+            if step.advance > 0 { await clock.advance(byMilliseconds: step.advance) }
             if step.tick > 0 { await server.tick(step.tick) }
             await perform(step.action)
             if violation == nil { await checkInvariants() }

@@ -3,7 +3,7 @@ import SyncJournalProtocol
 ///
 /// ```swift
 /// for entry in try await engine.outboxStatus() {
-///     print(entry.operation.key, entry.state, entry.attempts, entry.nextAttemptAt ?? "-", entry.lastError ?? "")
+///     print(entry.operation.key, entry.state, entry.attempts, entry.nextAttemptIn.map { "\($0)" } ?? "-", entry.lastError ?? "")
 /// }
 /// ```
 public struct OutboxEntryStatus: Sendable, Hashable {
@@ -47,12 +47,14 @@ public struct OutboxEntryStatus: Sendable, Hashable {
     public var lastError: String?
     /// The last failure's kind.
     public var lastFailure: FailureKind?
-    /// When the engine will try it next (engine clock milliseconds); `nil`
-    /// when not known here (the journal alone does not say), quarantined, or in flight.
-    public var nextAttemptAt: Int64?
+    /// How long from when the list was made until the engine tries it next
+    /// (`.zero`: it is due); `nil` when not known here (the journal alone does
+    /// not say), quarantined, or in flight. A wait measured on the engine's
+    /// monotonic clock, not a date: changing the device's date does not move it.
+    public var nextAttemptIn: Duration?
 
     /// The listing of one outbox entry.
-    package init(_ entry: OutboxOperation, inFlight: Bool, nextAttemptAt: Int64? = nil) {
+    package init(_ entry: OutboxOperation, inFlight: Bool, nextAttemptIn: Duration? = nil) {
         operation = entry.operation
         sent = entry.sent
         state = entry.quarantined ? .quarantined : inFlight ? .inFlight : entry.sent ? .sent : .queued
@@ -60,7 +62,7 @@ public struct OutboxEntryStatus: Sendable, Hashable {
         permanentFailures = entry.permanentFailures
         lastError = entry.lastError
         lastFailure = entry.lastFailure
-        self.nextAttemptAt = state == .quarantined || state == .inFlight ? nil : nextAttemptAt
+        self.nextAttemptIn = state == .quarantined || state == .inFlight ? nil : nextAttemptIn
     }
 
     /// The operation's id (to await its outcome, retry or discard it).

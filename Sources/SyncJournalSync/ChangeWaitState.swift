@@ -9,9 +9,9 @@ struct ChangeWaitState: Sendable {
     /// When the open wait was opened (clock milliseconds).
     var openedAt: Int64 = 0
     /// Fires when the open wait is overdue (its timeout plus the margin).
-    var overdueTimer: SyncTimer?
+    var overdueTimer: EngineTimer?
     /// Fires when a wait that failed may be opened again.
-    var reconnectTimer: SyncTimer?
+    var reconnectTimer: EngineTimer?
     /// Waits in a row that failed, or came back too soon: the exponent of the reconnect backoff.
     var failuresInARow = 0
     /// Cleared when the transport answers that it cannot wait.

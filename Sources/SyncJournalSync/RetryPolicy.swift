@@ -6,65 +6,90 @@ import SyncJournalProtocol
 /// Full jitter draws each delay uniformly from `0...bound`, where the bound
 /// doubles with every consecutive failure up to a cap. Spreading retries this
 /// way keeps a fleet of devices from hammering a recovering server in step.
+/// The engine works to the millisecond: finer parts of a delay are dropped.
 ///
 /// ```swift
-/// let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000)
-/// var generator = SystemRandomNumberGenerator()
-/// let wait = policy.backoffDelay(afterFailures: 3, using: &generator)  // 0...4_000
+/// let policy = RetryPolicy(baseDelay: .seconds(1), maximumDelay: .seconds(60))
+/// let engine = SyncEngine(store: store, transport: transport,
+///                         options: .init(kinds: ["pin"], retryPolicy: policy))
 /// ```
 public struct RetryPolicy: Sendable, Hashable {
-    /// The backoff bound after the first failure, in milliseconds; the bound
-    /// doubles with each further consecutive failure. A negative value acts as 0.
+    /// The backoff bound after the first failure; the bound doubles with each
+    /// further consecutive failure. A negative value acts as zero.
     ///
     /// ```swift
     /// var policy = RetryPolicy()
-    /// policy.baseDelayMilliseconds = 250
+    /// policy.baseDelay = .milliseconds(250)
     /// ```
-    public var baseDelayMilliseconds: Int64
+    public var baseDelay: Duration
 
-    /// The cap on the backoff bound, in milliseconds: no delay is ever drawn
-    /// above it, however many failures came before. A negative value acts as 0.
+    /// The cap on the backoff bound: no delay is ever drawn above it, however
+    /// many failures came before. A negative value acts as zero.
     ///
     /// ```swift
-    /// let policy = RetryPolicy(maximumDelayMilliseconds: 30_000)  // never wait more than 30 s
+    /// let policy = RetryPolicy(maximumDelay: .seconds(30))  // never wait more than 30 s
     /// ```
-    public var maximumDelayMilliseconds: Int64
+    public var maximumDelay: Duration
 
-    /// How long after a local edit the sync attempt happens, in milliseconds,
-    /// so that a burst of edits goes out in one attempt. A negative value acts as 0.
+    /// How long after a local edit the sync attempt happens, so that a burst
+    /// of edits goes out in one attempt. A negative value acts as zero.
     ///
     /// ```swift
-    /// let policy = RetryPolicy(editCoalescingMilliseconds: 200)
+    /// let policy = RetryPolicy(editCoalescing: .milliseconds(200))
     /// ```
-    public var editCoalescingMilliseconds: Int64
+    public var editCoalescing: Duration
 
     /// How long after a sync that found no connection (while the app still
-    /// reports the device online) the engine looks again, in milliseconds.
-    /// Offline is not a failure: this delay never grows, and an app that
-    /// reports connectivity with ``SyncEngine/setOnline(_:)`` is answered at
-    /// once instead. A value below 1 acts as 1.
+    /// reports the device online) the engine looks again. Offline is not a
+    /// failure: this delay never grows, and an app that reports connectivity
+    /// with ``SyncEngine/setOnline(_:)`` is answered at once instead. A value
+    /// below a millisecond acts as one.
     ///
     /// ```swift
-    /// let policy = RetryPolicy(offlineProbeMilliseconds: 60_000)   // look once a minute
+    /// let policy = RetryPolicy(offlineProbe: .seconds(60))   // look once a minute
     /// ```
-    public var offlineProbeMilliseconds: Int64
+    public var offlineProbe: Duration
 
-    /// A policy with the given delays, in milliseconds.
+    /// A policy with the given delays.
     ///
     /// ```swift
     /// let standard = RetryPolicy()  // 1 s base, 5 min cap, 0.5 s edit coalescing, 30 s offline probe
-    /// let eager = RetryPolicy(baseDelayMilliseconds: 100, maximumDelayMilliseconds: 5_000)
+    /// let eager = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(5))
     /// ```
     public init(
-        baseDelayMilliseconds: Int64 = 1_000,
-        maximumDelayMilliseconds: Int64 = 300_000,
-        editCoalescingMilliseconds: Int64 = 500,
-        offlineProbeMilliseconds: Int64 = 30_000
+        baseDelay: Duration = .seconds(1),
+        maximumDelay: Duration = .seconds(300),
+        editCoalescing: Duration = .milliseconds(500),
+        offlineProbe: Duration = .seconds(30)
     ) {
-        self.baseDelayMilliseconds = baseDelayMilliseconds
-        self.maximumDelayMilliseconds = maximumDelayMilliseconds
-        self.editCoalescingMilliseconds = editCoalescingMilliseconds
-        self.offlineProbeMilliseconds = offlineProbeMilliseconds
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.editCoalescing = editCoalescing
+        self.offlineProbe = offlineProbe
+    }
+
+    /// ``baseDelay`` in whole milliseconds.
+    package var baseDelayMilliseconds: Int64 {
+        get { EngineClock.milliseconds(baseDelay, roundingUp: false) }
+        set { baseDelay = .milliseconds(newValue) }
+    }
+
+    /// ``maximumDelay`` in whole milliseconds.
+    package var maximumDelayMilliseconds: Int64 {
+        get { EngineClock.milliseconds(maximumDelay, roundingUp: false) }
+        set { maximumDelay = .milliseconds(newValue) }
+    }
+
+    /// ``editCoalescing`` in whole milliseconds.
+    package var editCoalescingMilliseconds: Int64 {
+        get { EngineClock.milliseconds(editCoalescing, roundingUp: false) }
+        set { editCoalescing = .milliseconds(newValue) }
+    }
+
+    /// ``offlineProbe`` in whole milliseconds.
+    package var offlineProbeMilliseconds: Int64 {
+        get { EngineClock.milliseconds(offlineProbe, roundingUp: false) }
+        set { offlineProbe = .milliseconds(newValue) }
     }
 
     /// The largest delay ``backoffDelay(afterFailures:using:)`` can draw after

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SyncJournalProtocol
 
 /// What the engine remembers for its ``SyncStatus``: the last outcome, the
@@ -19,8 +24,8 @@ struct StatusState: Sendable {
     var serverUnreachableFromChangeWait = false
     /// The journaled mismatch that stops syncing, read from the store with the counts.
     var serverMismatch: ServerMismatch?
-    /// When a sync last ended well (clock milliseconds).
-    var lastSuccessAt: Int64?
+    /// When a sync last ended well (the clock's wall time).
+    var lastSuccessAt: Date?
     /// Counts read from the store at the last refresh.
     var pending = 0
     var quarantined = 0

@@ -85,7 +85,7 @@ extension SyncEngine {
             }
             await self?.changeWaitEnded(generation, result)
         }
-        let overdue = changeWait.openedAt + Self.milliseconds(timeout) + Self.milliseconds(options.changeWaitMargin)
+        let overdue = changeWait.openedAt + EngineClock.milliseconds(timeout, roundingUp: true) + EngineClock.milliseconds(options.changeWaitMargin, roundingUp: true)
         changeWait.overdueTimer = clock.schedule(at: overdue) { [weak self] in await self?.changeWaitOverdue(generation) }
         publishStatus()
     }
@@ -123,7 +123,7 @@ extension SyncEngine {
         case .success(.timedOut):
             // A wait that gives up much sooner than asked is a server that
             // does not hold waits: reconnect with backoff, not in a loop.
-            let timeout = options.changeWaitTimeout.map(Self.milliseconds) ?? 0
+            let timeout = options.changeWaitTimeout.map { EngineClock.milliseconds($0, roundingUp: true) } ?? 0
             if now - changeWait.openedAt < timeout / 2 {
                 scheduleChangeWaitReconnect(at: now)
             } else if statusState.serverUnreachableFromChangeWait {
@@ -224,15 +224,5 @@ extension SyncEngine {
     package func untilChangeWaitsEnded(_ count: Int) async {
         if changeWait.ended >= count { return }
         await withCheckedContinuation { changeWait.endedWatchers.append((count, $0)) }
-    }
-
-    /// `duration` in whole milliseconds (rounded up, saturating).
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
-        if overflow { return seconds > 0 ? .max : .min }
-        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        let (sum, overflowSum) = whole.addingReportingOverflow(fraction)
-        return overflowSum ? .max : sum
     }
 }

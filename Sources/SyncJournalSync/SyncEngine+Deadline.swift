@@ -6,25 +6,31 @@ import SyncJournalStore
 // caller gets its answer at the deadline even while a request is still out.
 extension SyncEngine {
     /// Syncs as ``sync()`` does (push what is queued, then pull), but returns
-    /// by `deadline`, a time on the engine's ``SyncClock`` (milliseconds).
+    /// within `budget`, measured on the engine's ``SyncClock`` from now.
     ///
-    /// When the sync ends first, this is its outcome. When the deadline comes
+    /// When the sync ends first, this is its outcome. When the time is up
     /// first, the answer is ``SyncOutcome/deadlineReached`` at once; the sync
     /// starts no further request, and a request already out ends on its own:
     /// its reply is kept if it comes (or dropped, if the store is suspended
     /// meanwhile), and its operations otherwise stay queued and go again
     /// with their own ids. A pull keeps every page journaled before the cut,
     /// and the next sync goes on from that cursor. A sync already running
-    /// adopts the earlier deadline. A deadline already past returns at once.
+    /// adopts the earlier deadline. A budget of zero or less returns at once.
     ///
     /// ```swift
-    /// let clock = ContinuousSyncClock()
-    /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]), clock: clock)
     /// // in a background task that must end within 25 seconds:
-    /// let outcome = await engine.sync(before: clock.now() + 25_000)
+    /// let outcome = await engine.sync(within: .seconds(25))
     /// if outcome == .deadlineReached { /* ask for another background task */ }
     /// ```
-    public func sync(before deadline: Int64) async -> SyncOutcome {
+    public func sync(within budget: Duration) async -> SyncOutcome {
+        let now = clock.now()
+        let (deadline, overflow) = now.addingReportingOverflow(EngineClock.milliseconds(budget, roundingUp: false))
+        return await sync(before: overflow ? (budget > .zero ? .max : .min) : deadline)
+    }
+
+    /// ``sync(within:)`` with the deadline in clock milliseconds since the
+    /// clock's start (for tests and the simulator).
+    package func sync(before deadline: Int64) async -> SyncOutcome {
         if suspended { return .skipped(.suspended) }
         guard clock.now() < deadline else { return .deadlineReached }
         runDeadline = min(runDeadline ?? deadline, deadline)

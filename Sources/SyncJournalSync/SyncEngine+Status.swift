@@ -44,7 +44,7 @@ extension SyncEngine {
         statusState.serverUnreachable = statusState.serverUnreachableThisSync
         statusState.serverUnreachableFromChangeWait = false
         if case .ok = outcome {
-            statusState.lastSuccessAt = clock.now()
+            statusState.lastSuccessAt = clock.wallTime
             statusState.serverMismatch = nil
         }
         if case .failed(.serverMismatch(let mismatch)) = outcome { statusState.serverMismatch = mismatch }

@@ -53,7 +53,7 @@ extension SyncEngine {
     public var isSuspended: Bool { suspended }
 
     /// Why the running sync must start no further request: the engine was
-    /// suspended, or the deadline of ``sync(before:)`` has come.
+    /// suspended, or the deadline of ``sync(within:)`` has come.
     func stopBeforeNextRequest() -> SyncOutcome? {
         if suspended { return .skipped(.suspended) }
         if let runDeadline, clock.now() >= runDeadline { return .deadlineReached }

@@ -31,7 +31,7 @@ import SyncJournalStore
 /// - ``statusUpdates()`` tells a UI what the engine does and whether the
 ///   server can be reached.
 /// - On iOS, ``suspend()`` and ``resume()`` pause it while the app is
-///   suspended, and ``sync(before:)`` answers by a background task's deadline.
+///   suspended, and ``sync(within:)`` answers by a background task's deadline.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"]))
@@ -99,7 +99,8 @@ public actor SyncEngine {
     var outbox: LocalStore { store }
     let transport: any SyncTransport
     var options: Options
-    let clock: any SyncClock
+    /// The injected clock, read as milliseconds since a fixed origin.
+    let clock: EngineClock
     var running: Task<SyncOutcome, Never>?
     var generator: SeededGenerator
     /// The scheduler's state (meaningful once started).
@@ -109,7 +110,7 @@ public actor SyncEngine {
     var changeWait = ChangeWaitState()
     /// What the status reports (see SyncEngine+Status).
     var statusState = StatusState()
-    var timer: SyncTimer?
+    var timer: EngineTimer?
     /// Where the store signals local edits while the engine is started, and
     /// the task that schedules a sync for each wake-up.
     /// Whether a status refresh asked for by an edit is yet to run.
@@ -126,20 +127,21 @@ public actor SyncEngine {
     /// Set by ``suspend()``: nothing starts until ``resume()`` (SyncEngine+Suspension).
     var suspended = false
     /// When the running sync must stop starting requests (clock
-    /// milliseconds): the earliest deadline of ``sync(before:)`` callers.
+    /// milliseconds): the earliest deadline of ``sync(within:)`` callers.
     var runDeadline: Int64?
     /// What the last reconciliation queued (for tests and the simulator).
     package internal(set) var lastReconciliation = ReuploadPlan()
 
-    /// An engine for `store` over `transport`, timing retries with `clock`.
-    public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousSyncClock()) {
+    /// An engine for `store` over `transport`, timing retries with `clock`
+    /// (give the store the same one).
+    public init(store: LocalStore, transport: any SyncTransport, options: Options, clock: any SyncClock = ContinuousClock()) {
         self.store = store
         self.transport = transport
         self.options = options
-        self.clock = clock
+        self.clock = EngineClock(clock)
         generator = SeededGenerator(seed: options.jitterSeed ?? UInt64.random(in: 0...UInt64.max))
-        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: clock.now(),
-                                idlePullMilliseconds: options.idlePullInterval.map(Self.milliseconds))
+        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: self.clock.now(),
+                                idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
     }
 
     /// Changes the push batch size (for tests and the simulator).
@@ -160,7 +162,7 @@ public actor SyncEngine {
         guard !started else { return }
         started = true
         schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now(),
-                                idlePullMilliseconds: options.idlePullInterval.map(Self.milliseconds))
+                                idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
         if options.idlePullInterval != nil {
             schedule.handle(.pullRequested, at: clock.now(), using: &generator)
         }
@@ -195,8 +197,26 @@ public actor SyncEngine {
         publishStatus()
     }
 
-    /// When the scheduler will next sync (clock milliseconds), or `nil`.
-    public var nextAttemptAt: Int64? { started ? schedule.nextAttemptAt : nil }
+    /// How long until the scheduler syncs next (`.zero`: it is due), or
+    /// `nil` when none is scheduled (not started, nothing to do, offline,
+    /// syncing, or paused until the app signs in again).
+    ///
+    /// A wait rather than a date: the engine times its attempts on its
+    /// monotonic clock, whose readings mean nothing outside it, and a wait
+    /// stays right when the user changes the device's date. It is measured
+    /// when read; to show a time, add it to the date then
+    /// (`Date.now + .seconds(…)`) or display it as a countdown.
+    ///
+    /// ```swift
+    /// if let wait = await engine.nextAttemptIn { print("retrying in \(wait)") }
+    /// ```
+    public var nextAttemptIn: Duration? {
+        nextAttemptAtMilliseconds.map { .milliseconds(max(0, $0 - clock.now())) }
+    }
+
+    /// When the scheduler will next sync, in clock milliseconds since the
+    /// clock's start, or `nil` (for tests and the simulator).
+    package var nextAttemptAtMilliseconds: Int64? { started ? schedule.nextAttemptAt : nil }
 
     /// The scheduler's whole state (for tests, tools and status screens).
     package var scheduleState: SyncSchedule { schedule }
@@ -207,12 +227,13 @@ public actor SyncEngine {
     /// The outbox with each operation's state, attempts, last error and the
     /// time the engine will next try it.
     public func outboxStatus() async throws(StoreError) -> [OutboxEntryStatus] {
-        let next = nextAttemptAt
+        let next = nextAttemptAtMilliseconds
+        let now = clock.now()
         return try await store.outboxStatus().map { entry in
             var entry = entry
             if entry.state == .queued || entry.state == .sent {
                 let own = retryAt[entry.operation.id]
-                entry.nextAttemptAt = [own, next].compactMap { $0 }.max()
+                entry.nextAttemptIn = [own, next].compactMap { $0 }.max().map { .milliseconds(max(0, $0 - now)) }
             }
             return entry
         }

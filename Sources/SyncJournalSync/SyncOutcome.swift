@@ -12,7 +12,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     case retryLater(reason: String, retryAfterMilliseconds: Int64?)
     /// The sync stopped; what was journaled before the failure stays.
     case failed(SyncFailure)
-    /// The deadline of ``SyncEngine/sync(before:)`` came first. Nothing is
+    /// The deadline of ``SyncEngine/sync(within:)`` came first. Nothing is
     /// half-done: what was journaled stays, operations whose reply did not
     /// come stay queued and go again with their own ids, and a pull goes on
     /// from its last journaled cursor. Sync again when there is time.

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SyncJournalProtocol
 
 /// What a status bar shows about syncing: what the engine is doing, whether
@@ -60,12 +65,15 @@ public struct SyncStatus: Sendable, Hashable {
     public var quarantinedOperations: Int
     /// Conflicts the app has not resolved or dismissed.
     public var conflicts: Int
-    /// When a sync last ended well, in the engine's clock milliseconds (`nil`: not yet).
-    public var lastSuccessfulSyncAt: Int64?
+    /// When a sync last ended well, by the wall time of the engine's
+    /// ``SyncClock`` (`nil`: not yet). A date, unlike the waits ahead
+    /// (``SyncEngine/nextAttemptIn``): a moment that has passed reads the
+    /// same however long the status is kept.
+    public var lastSuccessfulSyncAt: Date?
 
     /// A status; the engine makes these, tests and previews may too.
     public init(activity: Activity = .idle, connectivity: Connectivity = .online, pendingOperations: Int = 0,
-                quarantinedOperations: Int = 0, conflicts: Int = 0, lastSuccessfulSyncAt: Int64? = nil) {
+                quarantinedOperations: Int = 0, conflicts: Int = 0, lastSuccessfulSyncAt: Date? = nil) {
         self.activity = activity
         self.connectivity = connectivity
         self.pendingOperations = pendingOperations

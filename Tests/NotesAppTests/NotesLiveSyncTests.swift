@@ -68,14 +68,14 @@ struct NotesLiveSyncTests {
         let watch = RunningWatch(device, engine: engine, json: false)
         await watch.captured.waitForStandard(containing: "(no notes)\n")
 
-        await clock.advance(by: 0)   // the pull due at start: nothing answers
+        await clock.advance(by: .zero)   // the pull due at start: nothing answers
         await watch.captured.waitForError(containing: "cannot reach")
         #expect(watch.captured.error == "notes: cannot reach the server at reference: server unreachable: connection refused; retrying, changes stay queued in the journal\n")
 
         let other = await server.write(user: "u1", kind: "note", id: "n1", fields: ["text": .string("from A"), "created": .int(1)])
         #expect(other.id == "n1")
-        let retry = try #require(clock.nextDeadline, "a retry is scheduled")
-        await clock.advance(to: retry)
+        let retry = try #require(clock.nextDeadlineMilliseconds, "a retry is scheduled")
+        await clock.advance(toMilliseconds: retry)
         await watch.captured.waitForError(containing: "again")
         await watch.captured.waitForStandard(containing: "n1  from A\n")
         try await watch.end()
@@ -106,9 +106,8 @@ struct NotesLiveSyncTests {
         await faulty.inject(.serverUnreachable(reason: "connection refused"), on: .push)
         let device = try await NotesRepository.open(directory: scratch.file("a"))
         _ = try await device.add(text: "buy milk")
-        let clock = ManualClock(now: 7_000)
-        let report = await NotesStatusReport.afterOneSync(of: device.engine(transport: faulty, clock: clock), server: URL(string: "http://h:1")!,
-                                                         clock: clock, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let clock = ManualClock(wallTimeAtStart: Date(timeIntervalSince1970: 1_800_000_000))
+        let report = await NotesStatusReport.afterOneSync(of: device.engine(transport: faulty, clock: clock), server: URL(string: "http://h:1")!)
         #expect(report.text() == """
             server: http://h:1
             reachable: no
@@ -131,7 +130,7 @@ struct NotesLiveSyncTests {
         let server = ReferenceServer()
         let device = try await NotesRepository.open(directory: scratch.file("a"))
         let id = try await device.add(text: "buy milk")
-        let clock = ManualClock(now: 7_000)
+        let clock = ManualClock(wallTimeAtStart: Date(timeIntervalSince1970: 1_800_000_000))
         let engine = device.engine(transport: server.transport(user: "u1"), clock: clock)
         #expect(await engine.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
         // Another device's text reaches the server first: this device's edit conflicts.
@@ -139,8 +138,7 @@ struct NotesLiveSyncTests {
         _ = await server.update(kind: "note", id: id, changes: ["text": .string("buy soy milk")])
         try await device.edit(id: id, text: "buy rice milk")
 
-        let report = await NotesStatusReport.afterOneSync(of: engine, server: URL(string: "http://h:1")!, clock: clock,
-                                                         now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let report = await NotesStatusReport.afterOneSync(of: engine, server: URL(string: "http://h:1")!)
         #expect(report.serverAnswered)
         #expect(report.status.conflicts == 1)
         #expect(report.text() == """

@@ -15,7 +15,7 @@ struct HTTPEndToEndTests {
     static func store(_ name: String) async throws -> LocalStore {
         let disk = SimulatedDisk()
         disk.createDirectory("/device")
-        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: FixedClock()))
+        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: StillClock()))
     }
 
     static func serve(_ server: ReferenceServer) throws -> ScriptedHTTPResponder {

@@ -14,7 +14,7 @@ struct EngineOverHTTPTests {
     static func store(_ name: String) async throws -> LocalStore {
         let disk = SimulatedDisk()
         disk.createDirectory("/device")
-        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: FixedClock()))
+        return try await LocalStore.open(path: "/device/\(name).journal", options: .init(system: disk, clock: StillClock()))
     }
 
     static func engine(_ store: LocalStore, _ fixture: SyncServerFixture, token: String) -> SyncEngine {

@@ -31,7 +31,7 @@ struct PostgreSQLEndToEndTests {
         var devices: [Device] = []
         for (index, (name, user)) in [("alice-phone", "alice"), ("alice-tablet", "alice"), ("alice-laptop", "alice"),
                                       ("alice-watch", "alice"), ("bob-phone", "bob"), ("bob-tablet", "bob")].enumerated() {
-            let store = try await LocalStore.open(path: "/devices/\(name).journal", options: .init(system: disk, clock: FixedClock()))
+            let store = try await LocalStore.open(path: "/devices/\(name).journal", options: .init(system: disk, clock: StillClock()))
             let server = servers[index % 2]
             let transport = HTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, token: "t-\(user)", timeout: .seconds(30))
             let engine = SyncEngine(store: store, transport: transport, options: .init(kinds: ["pin"], jitterSeed: UInt64(index + 1)))

@@ -169,7 +169,7 @@ struct AutomaticCheckpointTests {
         let directory = try TemporaryDirectory(prefix: "upkeep")
         defer { directory.remove() }
         let path = directory.file("store.journal")
-        let options = LocalStore.Options(system: PosixSystemCalls(), clock: FixedClock())
+        let options = LocalStore.Options(system: PosixSystemCalls(), clock: StillClock())
         let store = try await LocalStore.open(path: path, options: options)
         let note = String(repeating: "x", count: 700)
         try await store.create("pin", id: "one", fields: ["note": .string(note), "n": .int(0)])
@@ -202,7 +202,7 @@ struct AutomaticCheckpointTests {
         let directory = try TemporaryDirectory(prefix: "upkeep-off")
         defer { directory.remove() }
         let path = directory.file("store.journal")
-        let store = try await LocalStore.open(path: path, options: LocalStore.Options(system: PosixSystemCalls(), clock: FixedClock(),
+        let store = try await LocalStore.open(path: path, options: LocalStore.Options(system: PosixSystemCalls(), clock: StillClock(),
                                                                                        upkeep: .off, preallocationBytes: 0))
         try await store.create("pin", id: "one", fields: ["n": .int(0)])
         for n in 1...1_200 {
@@ -222,7 +222,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: StillClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<5 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(0)]) }
         // Updates of queued creates merge into them: the live items stay 5
@@ -294,7 +294,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .off, preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: StillClock(), upkeep: .off, preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<8 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(Int64(id))]) }
         #expect(await store.startAutomaticCheckpoint())
@@ -318,7 +318,7 @@ struct AutomaticCheckpointTests {
         let disk = SimulatedDisk()
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk)
-        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .off, preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: StillClock(), upkeep: .off, preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<8 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(Int64(id))]) }
         #expect(await store.startAutomaticCheckpoint())
@@ -344,7 +344,7 @@ struct AutomaticCheckpointTests {
         disk.createDirectory(upkeepDirectory)
         let calls = CheckpointHoldingCalls(disk: disk, holding: false)
         calls.failCheckpointWrites(true)
-        var options = LocalStore.Options(system: calls, clock: FixedClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
+        var options = LocalStore.Options(system: calls, clock: StillClock(), upkeep: .records(beyond: 20), preallocationBytes: 4096)
         let store = try await LocalStore.open(path: upkeepJournal, options: options)
         for id in 0..<5 { try await store.create("pin", id: "p\(id)", fields: ["n": .int(0)]) }
         let firstGeneration = try #require(generation(on: disk))

@@ -137,7 +137,7 @@ private final class CheckpointScratch {
 @Suite("Checkpoints and crashes")
 struct CheckpointCrashTests {
     static func options(_ system: any SystemCalls, threshold: Int = 0) -> LocalStore.Options {
-        LocalStore.Options(system: system, clock: FixedClock(), upkeep: threshold > 0 ? .records(beyond: threshold) : .off)
+        LocalStore.Options(system: system, clock: StillClock(), upkeep: threshold > 0 ? .records(beyond: threshold) : .off)
     }
 
     /// A state with something in every part of a checkpoint: server rows, an

@@ -31,9 +31,9 @@ enum StoreRulesKit {
     static func options(system: any SystemCalls = PosixSystemCalls(),
                         makeRecordID: (@Sendable () -> String)? = nil) -> LocalStore.Options {
         if let makeRecordID {
-            return LocalStore.Options(system: system, clock: FixedClock(milliseconds: clockTime), upkeep: .off, makeRecordID: makeRecordID)
+            return LocalStore.Options(system: system, clock: StillClock(milliseconds: clockTime), upkeep: .off, makeRecordID: makeRecordID)
         }
-        return LocalStore.Options(system: system, clock: FixedClock(milliseconds: clockTime), upkeep: .off)
+        return LocalStore.Options(system: system, clock: StillClock(milliseconds: clockTime), upkeep: .off)
     }
 
     static func open(_ path: String, system: any SystemCalls = PosixSystemCalls()) async throws -> LocalStore {
@@ -141,14 +141,14 @@ extension StoreError {
 /// reading. The store reads the clock on its actor right before it queues an
 /// edit for the journal, with no suspension in between, so a reading tells
 /// the test that the edit is queued.
-final class StoreRulesSignallingClock: TimeSource, Sendable {
+final class StoreRulesSignallingClock: WallTimeTestClock, Sendable {
     private let readings: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
     private let count = Mutex(0)
 
     init() { (readings, continuation) = AsyncStream.makeStream(of: Void.self) }
 
-    func nowMilliseconds() -> Int64 {
+    func wallTimeMilliseconds() -> Int64 {
         count.withLock { $0 += 1 }
         continuation.yield()
         return StoreRulesKit.clockTime

@@ -33,7 +33,7 @@ private let powerLossPreallocation = 4096
 /// Options for a store on `disk`, as a process of its current boot (so
 /// nothing the store does after a crash reaches the disk).
 private func storeOptions(_ disk: SimulatedDisk, checkpointThreshold: Int) -> LocalStore.Options {
-    LocalStore.Options(system: disk.process(), clock: FixedClock(),
+    LocalStore.Options(system: disk.process(), clock: StillClock(),
                        upkeep: checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off,
                        conflictPolicies: ["note": .clientWins, "tag": .mergeFields], preallocationBytes: powerLossPreallocation)
 }

@@ -4,6 +4,7 @@ import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalTesting
+import SyncJournalTestSupport
 import Testing
 
 // Replay: for random histories of edits and sync outcomes,
@@ -70,10 +71,10 @@ private final class ReplacedFileArchive: SystemCalls, Sendable {
 }
 
 /// A clock that ticks one second per reading, from a fixed start.
-private final class TickingClock: TimeSource, Sendable {
-    private let now = Mutex<Int64>(1_764_000_000_000)
-    func nowMilliseconds() -> Int64 {
-        now.withLock { value in
+private final class TickingClock: WallTimeTestClock, Sendable {
+    private let reading = Mutex<Int64>(1_764_000_000_000)
+    func wallTimeMilliseconds() -> Int64 {
+        reading.withLock { value in
             value += 1000
             return value
         }

@@ -16,7 +16,8 @@ struct EngineLifecycleTests {
         for deliverReply in [true, false] {
             let dir = try TemporaryDirectory(prefix: "engine-lifecycle"); defer { dir.remove() }
             let server = ReferenceServer()
-            let clock = ManualClock(now: 0)
+            let clock = ManualClock()
+            await clock.advance(toMilliseconds: 0)
             let phone = try await Device.open(dir.file("phone.journal"), server: server, batchSize: 2, syncClock: clock)
             for index in 0..<5 { try await phone.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
             let queued = Set(try await phone.store.outboxOperations().map(\.id))
@@ -24,9 +25,9 @@ struct EngineLifecycleTests {
             await phone.faulty.holdNextRequest(.push)
             let cut = Task { await phone.engine.sync(before: 1_000) }
             await phone.faulty.waitUntilHeld()
-            await clock.advance(to: 999)
+            await clock.advance(toMilliseconds: 999)
             #expect(await phone.faulty.isHolding)
-            await clock.advance(to: 1_000)
+            await clock.advance(toMilliseconds: 1_000)
             #expect(await cut.value == .deadlineReached, "reply \(deliverReply)")
             #expect(await phone.faulty.isHolding, "the answer came while the push was still out")
             // Nothing was half-done: the held operations are still queued, marked sent.
@@ -58,13 +59,14 @@ struct EngineLifecycleTests {
             await server.write(user: "u1", kind: "pin", id: "r\(index)", fields: [:])
             await server.tick(10)
         }
-        let clock = ManualClock(now: 0)
+        let clock = ManualClock()
+        await clock.advance(toMilliseconds: 0)
         let phone = try await Device.open(dir.file("phone.journal"), server: server, pullLimit: 2, syncClock: clock)
 
         await phone.faulty.holdNextRequest(.pull)
         let cut = Task { await phone.engine.sync(before: 500) }
         await phone.faulty.waitUntilHeld()
-        await clock.advance(to: 500)
+        await clock.advance(toMilliseconds: 500)
         #expect(await cut.value == .deadlineReached)
         #expect(try await phone.store.cursor(for: "pin") == nil, "nothing pulled yet")
 
@@ -88,13 +90,14 @@ struct EngineLifecycleTests {
     func deadlineEdges() async throws {
         let dir = try TemporaryDirectory(prefix: "engine-lifecycle"); defer { dir.remove() }
         let server = ReferenceServer()
-        let clock = ManualClock(now: 5_000)
+        let clock = ManualClock()
+        await clock.advance(toMilliseconds: 5_000)
         let phone = try await Device.open(dir.file("phone.journal"), server: server, syncClock: clock)
         try await phone.store.create("pin", id: "p", fields: [:])
-        #expect(await phone.engine.sync(before: 5_000) == .deadlineReached)
+        #expect(await phone.engine.sync(within: .zero) == .deadlineReached)
         #expect(await phone.faulty.requestCount == 0)
-        #expect(await phone.engine.sync(before: 6_000) == .ok(pushed: 1, pulled: 1, conflicts: 0))
-        #expect(clock.pendingTimerDeadlines.isEmpty, "the deadline's timer was cancelled")
+        #expect(await phone.engine.sync(within: .seconds(1)) == .ok(pushed: 1, pulled: 1, conflicts: 0))
+        #expect(clock.pendingTimerDeadlineMilliseconds.isEmpty, "the deadline's timer was cancelled")
         try await phone.store.close()
     }
 
@@ -103,7 +106,8 @@ struct EngineLifecycleTests {
         for deliverReply in [true, false] {
             let dir = try TemporaryDirectory(prefix: "engine-lifecycle"); defer { dir.remove() }
             let server = ReferenceServer()
-            let clock = ManualClock(now: 0)
+            let clock = ManualClock()
+            await clock.advance(toMilliseconds: 0)
             let phone = try await Device.open(dir.file("phone.journal"), server: server, syncClock: clock)
             for index in 0..<3 { try await phone.store.create("pin", id: "p\(index)", fields: [:]) }
             let queued = Set(try await phone.store.outboxOperations().map(\.id))
@@ -139,14 +143,15 @@ struct EngineLifecycleTests {
     func suspendedEngineStaysQuiet() async throws {
         let dir = try TemporaryDirectory(prefix: "engine-lifecycle"); defer { dir.remove() }
         let server = ReferenceServer()
-        let clock = ManualClock(now: 0)
+        let clock = ManualClock()
+        await clock.advance(toMilliseconds: 0)
         let phone = try await Device.open(dir.file("phone.journal"), server: server, syncClock: clock)
         await phone.engine.start()
         try await phone.store.create("pin", id: "p", fields: [:])
         await phone.engine.suspend()
         #expect(await phone.engine.isSuspended)
         let before = await phone.engine.syncsStarted
-        await clock.advance(by: 600_000)
+        await clock.advance(byMilliseconds: 600_000)
         #expect(await phone.engine.syncsStarted == before, "no sync while suspended")
         #expect(await phone.engine.appDidBecomeActive() == nil)
         #expect(await phone.engine.resume() == .ok(pushed: 1, pulled: 1, conflicts: 0))

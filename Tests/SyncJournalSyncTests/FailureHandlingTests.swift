@@ -9,7 +9,7 @@ import Testing
 /// "not now" is not "no", no poison pill, a too-large batch splits.
 @Suite("Failures end to end: 503 storms, poison pills, quarantine, too-large batches")
 struct FailureHandlingTests {
-    static let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 30_000, editCoalescingMilliseconds: 500)
+    static let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(30_000), editCoalescing: .milliseconds(500))
 
     // MARK: A 503 storm
 
@@ -29,14 +29,14 @@ struct FailureHandlingTests {
             try #require(failures < 20, "more attempts than injected faults")
             try await rig.expectAttemptScheduled()
             let backoffUntil = await rig.engine.scheduleState.backoffUntil
-            let next = try #require(await rig.engine.nextAttemptAt)
+            let next = try #require(await rig.engine.nextAttemptAtMilliseconds)
             if let backoffUntil { #expect(next >= backoffUntil) }
-            await rig.clock.advance(to: next)
+            await rig.clock.advance(toMilliseconds: next)
             failures += 1
             #expect(await rig.engine.syncsStarted == failures, "one attempt per scheduled time, no storm")
             #expect(await rig.engine.scheduleState.consecutiveFailures == failures)
             if let retryAfter {
-                #expect(try #require(await rig.engine.nextAttemptAt) >= rig.clock.now() + retryAfter, "the retry-after is honoured")
+                #expect(try #require(await rig.engine.nextAttemptAtMilliseconds) >= rig.clock.elapsedMilliseconds + retryAfter, "the retry-after is honoured")
             }
             for entry in try await rig.store.outboxOperations() {
                 #expect(entry.permanentFailures == 0 && !entry.quarantined, "a 503 never uses an operation's budget")
@@ -82,10 +82,10 @@ struct FailureHandlingTests {
         // after the coalescing delay only.
         #expect(await rig.engine.scheduleState.consecutiveFailures == 0)
         #expect(await rig.engine.scheduleState.backoffUntil == nil)
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
         try await rig.store.update("pin", id: "p1", changes: ["n": .int(11)])
-        #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == rig.clock.elapsedMilliseconds + Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.appliedMutations == 8)
     }
@@ -100,7 +100,7 @@ struct FailureHandlingTests {
         settings.maximumPermanentFailures = maximumPermanentFailures
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         try #require(try await rig.store.outboxOperations().isEmpty)
         return (rig, try #require(await server.row(kind: "pin", id: "p1")))
     }
@@ -116,7 +116,7 @@ struct FailureHandlingTests {
         let syncsBefore = await rig.engine.syncsStarted
         let pushesBefore = await server.pushes
 
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == syncsBefore + 1)
         #expect(await server.pushes == pushesBefore + 1, "both went in one push")
         #expect(await server.row(kind: "pin", id: "p2")?.fields == ["name": .string("Museum")], "p2 synced in the same sync")
@@ -130,12 +130,12 @@ struct FailureHandlingTests {
         for failure in 2...4 {
             try await rig.expectAttemptScheduled()
             let status = try #require(try await rig.engine.outboxStatus().first { $0.operation.id == bad })
-            let next = try #require(await rig.engine.nextAttemptAt)
-            #expect(status.nextAttemptAt == next)
+            let next = try #require(await rig.engine.nextAttemptAtMilliseconds)
+            #expect(status.nextAttemptIn == .milliseconds(next - rig.clock.elapsedMilliseconds), "the entry's wait ends at the scheduled attempt")
             let pushes = await server.pushes
-            await rig.clock.advance(to: next - 1)
+            await rig.clock.advance(toMilliseconds: next - 1)
             #expect(await server.pushes == pushes, "not retried before its backoff ends")
-            await rig.clock.advance(to: next)
+            await rig.clock.advance(toMilliseconds: next)
             #expect(await server.pushes == pushes + 1)
             entry = try #require(try await rig.entry(bad))
             #expect(entry.permanentFailures == failure)
@@ -145,20 +145,20 @@ struct FailureHandlingTests {
         #expect(await rig.store.outcome(of: bad).quarantinedOutboxEntry?.id == bad)
         #expect(try await rig.store.record("pin", id: "p1")?.fields == serverCopy.fields, "the view returns to the server's copy")
         #expect(await server.row(kind: "pin", id: "p1") == serverCopy)
-        #expect(await rig.engine.nextAttemptAt == nil, "nothing left that can be sent")
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil, "nothing left that can be sent")
 
         // A later edit of p1 waits behind the quarantined one; another record flows.
         let later = try await rig.store.update("pin", id: "p1", changes: ["visited": .bool(true)]).operation
         try await rig.store.create("pin", id: "p3", fields: ["name": .string("Park")])
         #expect(try await rig.store.record("pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
         let pushesBeforeP3 = await rig.log.pushes.count
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(await server.row(kind: "pin", id: "p3") != nil)
         let sentSince = await rig.log.pushes.dropFirst(pushesBeforeP3).flatMap(\.operationIDs)
         #expect(!sentSince.contains(bad) && !sentSince.contains(later), "p1's queue waits behind its quarantined operation")
         #expect(try await rig.store.outboxOperations().map(\.id) == [bad, later])
         #expect(await server.row(kind: "pin", id: "p1") == serverCopy)
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
         #expect(try await rig.store.conflicts().isEmpty)
     }
 
@@ -185,9 +185,9 @@ struct FailureHandlingTests {
         #expect(try await reopened.store.quarantinedOperations().isEmpty)
         #expect(try await reopened.store.record("pin", id: "p1")?.fields
                 == ["name": .string("Mine"), "visited": .bool(true)], "released: the edit shows again")
-        #expect(await reopened.engine.nextAttemptAt == reopened.clock.now(), "queued work is due at once after a start")
+        #expect(await reopened.engine.nextAttemptAtMilliseconds == reopened.clock.elapsedMilliseconds, "queued work is due at once after a start")
 
-        await reopened.clock.advance(by: 0)
+        await reopened.clock.advance(byMilliseconds: 0)
         #expect(try await reopened.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Mine"), "visited": .bool(true)])
         #expect(try await reopened.store.conflicts().isEmpty)
@@ -206,9 +206,9 @@ struct FailureHandlingTests {
         await server.clearFailures(kind: "pin", id: "p1")
         try await rig.store.retryQuarantined(bad)
         try await rig.expectAttemptScheduled()
-        let next = try #require(await rig.engine.nextAttemptAt)
-        #expect(next == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
-        await rig.clock.advance(to: next)
+        let next = try #require(await rig.engine.nextAttemptAtMilliseconds)
+        #expect(next == rig.clock.elapsedMilliseconds + Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(toMilliseconds: next)
         #expect(try await rig.store.outboxOperations().isEmpty, "the released operation was sent at the next attempt")
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Mine")])
     }
@@ -229,7 +229,7 @@ struct FailureHandlingTests {
         #expect(try await first.store.quarantinedOperations().map(\.id) == [bad])
         #expect(try await first.store.outboxOperations().map(\.id) == [bad, later])
         #expect(try await first.store.record("pin", id: "p1")?.fields == ["name": .string("Cafe"), "visited": .bool(true)])
-        #expect(await first.engine.nextAttemptAt == nil)
+        #expect(await first.engine.nextAttemptAtMilliseconds == nil)
 
         await server.clearFailures(kind: "pin", id: "p1")
         try await first.store.discardQuarantined(bad)
@@ -237,8 +237,8 @@ struct FailureHandlingTests {
         let second = try await first.reopen()
         #expect(try await second.store.outboxOperations().map(\.id) == [later])
         #expect(try await second.store.quarantinedOperations().isEmpty)
-        #expect(await second.engine.nextAttemptAt == second.clock.now())
-        await second.clock.advance(by: 0)
+        #expect(await second.engine.nextAttemptAtMilliseconds == second.clock.elapsedMilliseconds)
+        await second.clock.advance(byMilliseconds: 0)
         #expect(try await second.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == serverCopy.fields.merging(["visited": .bool(true)]) { _, new in new },
                 "the discarded change never reached the server; the later one did")
@@ -276,7 +276,7 @@ struct FailureHandlingTests {
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server)
         for index in 0..<11 { try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
 
-        await rig.clock.advance(by: RetryPolicy().editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: RetryPolicy().editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1, "split within one sync")
         #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.refusedTooLarge > 0)
@@ -302,7 +302,7 @@ struct FailureHandlingTests {
         for index in 3..<6 { try await rig.store.create("pin", id: "small\(index)", fields: ["name": .string("s\(index)")]) }
         let bigID = try #require(try await rig.store.pendingOperations(kind: "pin", id: big).first).id
 
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(await server.appliedMutations == 6)
         #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == (0..<6).map { "small\($0)" })
         #expect(try await rig.store.outboxOperations().map(\.id) == [bigID])
@@ -314,7 +314,7 @@ struct FailureHandlingTests {
         for _ in 2...3 { try #require(await rig.advanceToNextAttempt()) }
         #expect(try await rig.store.quarantinedOperations().map(\.id) == [bigID])
         #expect(try await rig.store.record("pin", id: big) == nil, "never on the server: the view drops it")
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
         #expect(await server.appliedMutations == 6)
     }
 }

@@ -39,7 +39,7 @@ actor AttemptLog: SyncTransport {
     func push(_ mutations: [Mutation]) async throws(TransportError) -> [MutationResult] {
         // The engine is suspended in this very await, so its state can be read.
         let until = await engine?.scheduleState.backoffUntil
-        pushes.append(Attempt(at: clock.now(), backoffUntil: until, operationIDs: mutations.map(\.operationID)))
+        pushes.append(Attempt(at: clock.elapsedMilliseconds, backoffUntil: until, operationIDs: mutations.map(\.operationID)))
         return try await base.push(mutations)
     }
 
@@ -104,7 +104,7 @@ struct FailureRig {
     /// (reporting `online`), otherwise the test calls `engine.sync()`.
     static func open(_ path: String, server: ReferenceServer, clock: ManualClock = ManualClock(),
                      settings: Settings = Settings(), start: Bool = true, online: Bool = true) async throws -> FailureRig {
-        let store = try await LocalStore.open(path: path, options: .init(clock: FixedClock(milliseconds: farFutureMilliseconds),
+        let store = try await LocalStore.open(path: path, options: .init(clock: StillClock(milliseconds: farFutureMilliseconds),
                                                                          maximumPermanentFailures: settings.maximumPermanentFailures))
         let faulty = FaultInjectingTransport(settings.wrap(server.transport(user: settings.user)))
         let log = AttemptLog(faulty, clock: clock)
@@ -144,11 +144,11 @@ struct FailureRig {
     func expectAttemptScheduled(online: Bool = true, _ comment: Comment? = nil,
                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
         guard online, try await !sendableOperations().isEmpty else { return }
-        let next = await engine.nextAttemptAt
+        let next = await engine.nextAttemptAtMilliseconds
         let schedule = await engine.scheduleState
         #expect(next != nil, "the queue stalled: \(comment ?? "") \(schedule)", sourceLocation: sourceLocation)
         guard let next else { return }
-        #expect(clock.pendingTimerDeadlines.contains(next), "no timer set for the scheduled attempt at \(next)",
+        #expect(clock.pendingTimerDeadlineMilliseconds.contains(next), "no timer set for the scheduled attempt at \(next)",
                 sourceLocation: sourceLocation)
         if let until = await engine.scheduleState.backoffUntil {
             #expect(next >= until, "an attempt scheduled inside the backoff", sourceLocation: sourceLocation)
@@ -158,8 +158,8 @@ struct FailureRig {
     /// Advances the clock to the next scheduled attempt; `false` if none is scheduled.
     @discardableResult
     func advanceToNextAttempt() async -> Bool {
-        guard let next = await engine.nextAttemptAt else { return false }
-        await clock.advance(to: next)
+        guard let next = await engine.nextAttemptAtMilliseconds else { return false }
+        await clock.advance(toMilliseconds: next)
         return true
     }
 }

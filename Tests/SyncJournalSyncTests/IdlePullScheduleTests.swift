@@ -8,7 +8,7 @@ import Testing
 /// after refused credentials.
 @Suite("Sync schedule: idle pulls, requested pulls and the sign-in pause")
 struct IdlePullScheduleTests {
-    static let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 16_000, editCoalescingMilliseconds: 500)
+    static let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(16_000), editCoalescing: .milliseconds(500))
 
     @Test("with an idle interval, a sync that ends well schedules the next pull one interval later, with nothing pending")
     func idleIntervalAfterSync() {

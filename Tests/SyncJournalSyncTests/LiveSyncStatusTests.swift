@@ -25,17 +25,17 @@ struct LiveSyncStatusTests {
 
         await rig.faulty.inject(.unauthorized(reason: "HTTP 401"), on: .push)
         await rig.engine.setOnline(true)
-        await rig.clock.advance(by: LiveRig.coalescing)
+        await rig.clock.advance(byMilliseconds: LiveRig.coalescing)
         await Self.waitUntil(live) { $0.connectivity == .authenticationNeeded(reason: "HTTP 401") }
         #expect(live.needsSignIn)
         #expect(live.status.pendingOperations == 1)
         #expect(live.status.lastSuccessfulSyncAt == nil)
 
-        await rig.clock.advance(by: 5_000)
+        await rig.clock.advance(byMilliseconds: 5_000)
         _ = await rig.engine.resumeAfterAuthentication()
         await Self.waitUntil(live) { $0.connectivity == .online && $0.pendingOperations == 0 }
         #expect(!live.needsSignIn)
-        #expect(live.status.lastSuccessfulSyncAt == rig.clock.now())
+        #expect(live.status.lastSuccessfulSyncAt == rig.clock.wallTime)
         #expect(await rig.server.rows(user: "u1", kind: "pin").map(\.id) == ["p1"])
     }
 

@@ -29,14 +29,14 @@ actor RequestLog: SyncTransport {
     }
 
     func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
-        requests.append(.push(at: clock.now(), operations: mutations.map(\.operationID)))
+        requests.append(.push(at: clock.elapsedMilliseconds, operations: mutations.map(\.operationID)))
         pushesOpen += 1
         defer { pushesOpen -= 1 }
         return try await base.push(mutations, expecting: expectation)
     }
 
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
-        requests.append(.pull(at: clock.now(), duringPush: pushesOpen > 0))
+        requests.append(.pull(at: clock.elapsedMilliseconds, duringPush: pushesOpen > 0))
         return try await base.pull(request)
     }
 
@@ -119,10 +119,10 @@ struct LiveRig {
     static func open(_ path: String, server: ReferenceServer, user: String = "u1", clock: ManualClock = ManualClock(),
                      idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
                      start: Bool = true, online: Bool = true, base: (any SyncTransport)? = nil) async throws -> LiveRig {
-        let store = try await LocalStore.open(path: path, options: .init(clock: FixedClock(milliseconds: farFutureMilliseconds)))
+        let store = try await LocalStore.open(path: path, options: .init(clock: StillClock(milliseconds: farFutureMilliseconds)))
         let faulty = FaultInjectingTransport(base ?? server.transport(user: user))
         let log = RequestLog(faulty, clock: clock)
-        let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 16_000, editCoalescingMilliseconds: coalescing)
+        let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(16_000), editCoalescing: .milliseconds(coalescing))
         let engine = SyncEngine(store: store, transport: log,
                                 options: .init(kinds: ["pin"], retryPolicy: policy, jitterSeed: 11,
                                                idlePullInterval: idlePullInterval, changeWaitTimeout: changeWaitTimeout,

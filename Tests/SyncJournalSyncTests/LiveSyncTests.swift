@@ -19,16 +19,16 @@ struct LiveSyncTests {
         let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let rig = try await LiveRig.open(dir.file("device.journal"), server: server, idlePullInterval: .seconds(30))
-        #expect(await rig.engine.nextAttemptAt == 0, "a pull is due at start")
-        await rig.clock.advance(by: 0)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == 0, "a pull is due at start")
+        await rig.clock.advance(byMilliseconds: 0)
         #expect(await rig.log.pullTimes == [0])
 
         await server.write(user: "u1", kind: "pin", id: "p9", fields: ["name": .string("From the tablet")])
-        await rig.clock.advance(to: 29_999)
+        await rig.clock.advance(toMilliseconds: 29_999)
         #expect(try await rig.store.record("pin", id: "p9") == nil, "not before the interval")
-        await rig.clock.advance(to: 30_000)
+        await rig.clock.advance(toMilliseconds: 30_000)
         #expect(try await rig.store.record("pin", id: "p9")?.fields["name"] == .string("From the tablet"))
-        await rig.clock.advance(to: 90_000)
+        await rig.clock.advance(toMilliseconds: 90_000)
         #expect(await rig.log.pullTimes == [0, 30_000, 60_000, 90_000], "one request per idle pull")
         #expect(await rig.log.requests.count == 4, "no push when nothing is pending")
     }
@@ -38,18 +38,18 @@ struct LiveSyncTests {
         let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let rig = try await LiveRig.open(dir.file("device.journal"), server: server, idlePullInterval: .seconds(30))
-        await rig.clock.advance(by: 0)
+        await rig.clock.advance(byMilliseconds: 0)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         await rig.faulty.holdNextRequest(.push)
         let syncing = Task { await rig.engine.sync() }
         await rig.faulty.waitUntilHeld()
-        await rig.clock.advance(by: 120_000)
+        await rig.clock.advance(byMilliseconds: 120_000)
         #expect(await rig.log.pullTimes == [0], "no pull while the push is held")
         await rig.faulty.releaseHeld()
         guard case .ok(pushed: 1, _, _) = await syncing.value else { Issue.record("the push did not succeed"); return }
         #expect(await rig.log.pullTimes == [0, 120_000], "the sync's own pull follows its push")
         #expect(await rig.log.pullsDuringPush == 0)
-        await rig.clock.advance(to: 150_000)
+        await rig.clock.advance(toMilliseconds: 150_000)
         #expect(await rig.log.pullTimes == [0, 120_000, 150_000])
     }
 
@@ -100,9 +100,9 @@ struct LiveSyncTests {
         await rig.engine.untilChangeWaitsEnded(1)
         #expect(await rig.engine.isReconnectingChangeWait)
         #expect(await rig.engine.changeWaitsOpened == 1)
-        let reconnect = try #require(clock.nextDeadline)
+        let reconnect = try #require(clock.nextDeadlineMilliseconds)
         #expect(reconnect > 0 && reconnect <= 1_000, "within the first backoff")
-        await clock.advance(to: reconnect)
+        await clock.advance(toMilliseconds: reconnect)
         #expect(await rig.engine.changeWaitsOpened == 2)
         await server.write(user: "u1", kind: "pin", id: "p9", fields: [:])
         await rig.engine.untilChangeWaitsEnded(2)
@@ -119,18 +119,18 @@ struct LiveSyncTests {
         await waits.untilWaitHeld()
         var updates = await rig.engine.statusUpdates().makeAsyncIterator()
         #expect(await updates.next()?.connectivity == .online)
-        let before = rig.clock.now()
+        let before = rig.clock.elapsedMilliseconds
 
         await waits.endHeldWait(.failure(.serverUnreachable(reason: "connection refused")))
         await rig.engine.untilChangeWaitsEnded(1)
         let unreachable = SyncStatus.Connectivity.serverUnreachable(reason: "server unreachable: connection refused")
-        #expect(rig.clock.now() == before, "no time passed")
+        #expect(rig.clock.elapsedMilliseconds == before, "no time passed")
         #expect(await rig.engine.status.connectivity == unreachable, "the same reading as a pull that found the server down")
         #expect(await nextStatus(&updates) { $0.connectivity == unreachable } != nil, "told to listeners too")
         #expect(await rig.engine.isReconnectingChangeWait)
-        let reconnect = try #require(rig.clock.nextDeadline)
+        let reconnect = try #require(rig.clock.nextDeadlineMilliseconds)
         #expect(reconnect > before && reconnect <= before + 1_000, "within the first backoff")
-        await rig.clock.advance(to: reconnect)
+        await rig.clock.advance(toMilliseconds: reconnect)
         #expect(await rig.engine.changeWaitsOpened == 2)
         await waits.releaseAll()
         await rig.engine.stop()
@@ -146,13 +146,13 @@ struct LiveSyncTests {
         await waits.endHeldWait(.failure(.serverUnreachable(reason: "connection refused")))
         await rig.engine.untilChangeWaitsEnded(1)
         #expect(await rig.engine.status.connectivity == .serverUnreachable(reason: "server unreachable: connection refused"))
-        let reconnect = try #require(rig.clock.nextDeadline)
-        await rig.clock.advance(to: reconnect)
+        let reconnect = try #require(rig.clock.nextDeadlineMilliseconds)
+        await rig.clock.advance(toMilliseconds: reconnect)
         await waits.untilWaitHeld()
         let pullsBefore = await rig.log.pullTimes.count
 
         // The server is back and holds the wait for its whole minute.
-        await rig.clock.advance(to: reconnect + 60_000)
+        await rig.clock.advance(toMilliseconds: reconnect + 60_000)
         await waits.endHeldWait(.success(.timedOut))
         await rig.engine.untilChangeWaitsEnded(2)
         #expect(await rig.log.pullTimes.count == pullsBefore + 1, "one pull puts the status right")
@@ -170,9 +170,9 @@ struct LiveSyncTests {
         await rig.faulty.inject(.hold, on: .changeWait)
         await rig.engine.start()
         await rig.faulty.waitUntilHeld()
-        await rig.clock.advance(to: 69_999)
+        await rig.clock.advance(toMilliseconds: 69_999)
         #expect(await rig.engine.changeWaitsOpened == 1)
-        await rig.clock.advance(to: 70_000)
+        await rig.clock.advance(toMilliseconds: 70_000)
         #expect(await rig.engine.changeWaitsOpened == 2, "replaced after 60 s plus the 10 s margin")
         await server.write(user: "u1", kind: "pin", id: "p9", fields: [:])
         await rig.engine.untilChangeWaitsEnded(2)
@@ -209,19 +209,19 @@ struct LiveSyncTests {
         let dir = try TemporaryDirectory(prefix: "live-sync-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let rig = try await LiveRig.open(dir.file("device.journal"), server: server, idlePullInterval: .seconds(30))
-        await rig.clock.advance(by: 0)
+        await rig.clock.advance(byMilliseconds: 0)
         await rig.faulty.inject(.unauthorized(reason: "HTTP 401 from /v1/sync/push"), on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
-        await rig.clock.advance(by: LiveRig.coalescing)
+        await rig.clock.advance(byMilliseconds: LiveRig.coalescing)
         #expect(await rig.engine.isWaitingForAuthentication)
         let entry = try #require(try await rig.engine.outboxStatus().first)
         #expect(entry.attempts == 0 && entry.permanentFailures == 0 && entry.state != .quarantined, "no operation charged")
         let requests = await rig.log.requests.count
 
         try await rig.store.create("pin", id: "p2", fields: [:])
-        await rig.clock.advance(by: 3_600_000)
+        await rig.clock.advance(byMilliseconds: 3_600_000)
         #expect(await rig.log.requests.count == requests, "no push, no idle pull while paused")
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
 
         guard case .ok(pushed: 2, _, _) = await rig.engine.resumeAfterAuthentication() else { Issue.record("no sync after sign-in"); return }
         #expect(await !rig.engine.isWaitingForAuthentication)
@@ -239,7 +239,7 @@ struct LiveSyncTests {
         #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await !rig.engine.isWaitingForAuthentication)
         try await rig.store.create("pin", id: "p1", fields: [:])
-        await rig.clock.advance(by: LiveRig.coalescing)
+        await rig.clock.advance(byMilliseconds: LiveRig.coalescing)
         #expect(await server.row(kind: "pin", id: "p1") != nil, "edits are scheduled again")
     }
 
@@ -261,7 +261,7 @@ struct LiveSyncTests {
         let bob = try await LiveRig.open(dir.file("bob.journal"), server: server, user: "bob", clock: alice.clock,
                                          idlePullInterval: .seconds(30), changeWaitTimeout: .seconds(60))
         try await bob.store.create("pin", id: "b1", fields: [:])
-        await bob.clock.advance(by: 60_000)
+        await bob.clock.advance(byMilliseconds: 60_000)
         _ = await bob.engine.appDidBecomeActive()
         let oldIDs = Set(leftBehind.map(\.id))
         #expect(Set(await bob.log.pushedOperations).isDisjoint(with: oldIDs))

@@ -120,12 +120,12 @@ struct OutcomeAndStatusTests {
         #expect(result.value == nil, "one permanent failure: still waiting")
         #expect(try await device.store.outboxOperations().first?.permanentFailures == 1)
 
-        await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+        await clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         await letOtherTasksRun(device.store)
         #expect(result.value == nil, "two permanent failures: still waiting")
 
-        await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+        await clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
         #expect(await device.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         try await Self.requireSettled([op], on: device.store)
         let entry = try #require(await waiter.value.asQuarantined)
@@ -250,8 +250,9 @@ struct OutcomeAndStatusTests {
     func outboxStatusListsEveryState() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let clock = ManualClock(now: 10_000)
-        let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000)
+        let clock = ManualClock()
+        await clock.advance(toMilliseconds: 10_000)
+        let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(60_000))
         var device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock,
                                            retryPolicy: policy, maximumPermanentFailures: 1)
         await server.rejectPermanently(kind: "pin", id: "bad", reason: "422 check constraint")
@@ -268,18 +269,18 @@ struct OutcomeAndStatusTests {
         #expect(status.map(\.permanentFailures) == [1, 0, 0])
         #expect(status.map(\.lastError) == ["422 check constraint", "lock timeout", nil])
         #expect(status.map(\.lastFailure) == [.permanent, .transient, nil])
-        #expect(status.allSatisfy { $0.nextAttemptAt == nil }, "the journal alone does not know next attempt times")
+        #expect(status.allSatisfy { $0.nextAttemptIn == nil }, "the journal alone does not know next attempt times")
 
         // The engine adds its own retry times: the failed operation waits out its backoff.
         var engineStatus = try await device.engine.outboxStatus()
         #expect(engineStatus.map(\.state) == status.map(\.state))
-        let flakyNext = try #require(engineStatus[1].nextAttemptAt)
-        #expect(flakyNext > 10_000 && flakyNext <= 10_000 + policy.backoffBound(afterFailures: 1))
-        #expect(engineStatus[0].nextAttemptAt == nil, "quarantined: never tried until the app decides")
-        #expect(engineStatus[2].nextAttemptAt == nil, "not scheduled: the engine was not started")
+        let flakyWait = try #require(engineStatus[1].nextAttemptIn)
+        #expect(flakyWait > .zero && flakyWait <= .milliseconds(policy.backoffBound(afterFailures: 1)))
+        #expect(engineStatus[0].nextAttemptIn == nil, "quarantined: never tried until the app decides")
+        #expect(engineStatus[2].nextAttemptIn == nil, "not scheduled: the engine was not started")
 
         // Past the backoff, a sync hands flaky and fresh over; the push is held.
-        await clock.advance(to: flakyNext)
+        await clock.advance(by: flakyWait)
         await device.faulty.holdNextRequest(.push)
         let engine = device.engine
         let syncing = Task { await engine.sync() }
@@ -288,7 +289,7 @@ struct OutcomeAndStatusTests {
         #expect(status.map(\.state) == [.quarantined, .inFlight, .inFlight])
         engineStatus = try await device.engine.outboxStatus()
         #expect(engineStatus.map(\.state) == [.quarantined, .inFlight, .inFlight])
-        #expect(engineStatus.allSatisfy { $0.nextAttemptAt == nil }, "nothing in flight or quarantined has a next attempt")
+        #expect(engineStatus.allSatisfy { $0.nextAttemptIn == nil }, "nothing in flight or quarantined has a next attempt")
         await device.faulty.releaseHeld()
         #expect(await syncing.value == .ok(pushed: 2, pulled: 2, conflicts: 0))
 
@@ -308,8 +309,9 @@ struct OutcomeAndStatusTests {
     func engineOutboxStatusFollowsScheduler() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let clock = ManualClock(now: 1_000)
-        let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 60_000, editCoalescingMilliseconds: 500)
+        let clock = ManualClock()
+        await clock.advance(toMilliseconds: 1_000)
+        let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(60_000), editCoalescing: .milliseconds(500))
         let device = try await Device.open(dir.file("device.journal"), server: server, syncClock: clock, retryPolicy: policy)
         await device.engine.start()
 
@@ -317,24 +319,26 @@ struct OutcomeAndStatusTests {
         var status = try await device.engine.outboxStatus()
         #expect(status.count == 1)
         #expect(status.first?.state == .queued && status.first?.attempts == 0)
-        #expect(status.first?.nextAttemptAt == 1_500, "the edit's coalesced attempt")
-        #expect(await device.engine.nextAttemptAt == 1_500)
+        #expect(status.first?.nextAttemptIn == .milliseconds(500), "the edit's coalesced attempt, half a second from now")
+        #expect(await device.engine.nextAttemptAtMilliseconds == 1_500)
 
         // The scheduled attempt meets a 503 with a retry-after of 30 s.
         await device.faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: 30_000), on: .push)
-        await clock.advance(to: 1_500)
+        await clock.advance(toMilliseconds: 1_500)
         #expect(await device.engine.syncsStarted == 1)
         status = try await device.engine.outboxStatus()
         let entry = try #require(status.first)
         #expect(entry.state == .sent)
         #expect(entry.attempts == 1 && entry.permanentFailures == 0)
         #expect(entry.lastError == "503 service unavailable" && entry.lastFailure == .transient)
-        let next = try #require(entry.nextAttemptAt)
-        #expect(next >= 1_500 + 30_000, "never before the server's retry-after")
-        #expect(next == (await device.engine.nextAttemptAt))
+        let wait = try #require(entry.nextAttemptIn)
+        #expect(wait >= .seconds(30), "never before the server's retry-after")
+        #expect(wait == (await device.engine.nextAttemptIn))
+        let next = try #require(await device.engine.nextAttemptAtMilliseconds)
+        #expect(next == clock.elapsedMilliseconds + wait.wholeMilliseconds)
 
         // When the backoff ends, the scheduled attempt empties the outbox.
-        await clock.advance(to: next)
+        await clock.advance(by: wait)
         #expect(await device.engine.syncsStarted == 2)
         #expect(try await device.engine.outboxStatus().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1") != nil)

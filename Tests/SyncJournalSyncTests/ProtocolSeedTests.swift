@@ -137,7 +137,7 @@ struct ProtocolSeedTests {
         #expect(try await intruder.store.rejections().isEmpty)
         // Retried after its backoff until the budget (3) is spent, then quarantined.
         for _ in 2...3 {
-            await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+            await clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
             #expect(await intruder.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         }
         let quarantined = try await intruder.store.quarantinedOperations()

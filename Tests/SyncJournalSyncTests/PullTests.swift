@@ -128,7 +128,7 @@ struct PullTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let device = try await Device.open(dir.file("a.journal"), server: server,
-                                           clock: FixedClock(milliseconds: farFutureMilliseconds))
+                                           clock: StillClock(milliseconds: farFutureMilliseconds))
         await server.write(user: "u1", kind: "pin", id: "p1", fields: ["name": .string("A")])
         await server.tick(5)
         await server.write(user: "u1", kind: "pin", id: "p2", fields: ["name": .string("B")])

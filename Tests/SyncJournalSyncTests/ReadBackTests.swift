@@ -120,8 +120,8 @@ struct ReadBackTests {
             #expect(entry.lastError?.contains("collision") == true)
             // Retryable: it has a next attempt time, after its own backoff.
             let status = try #require(try await rig.engine.outboxStatus().first)
-            #expect(status.state == .sent && status.nextAttemptAt != nil)
-            await rig.clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+            #expect(status.state == .sent && status.nextAttemptIn != nil)
+            await rig.clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
         }
         #expect(try await rig.store.quarantinedOperations().isEmpty)
         #expect(try await rig.store.conflicts().isEmpty)
@@ -150,7 +150,7 @@ struct ReadBackTests {
         #expect(entry.attempts == 2)
         #expect(entry.lastError?.contains("could not read the row back") == true)
 
-        await rig.clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+        await rig.clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
         #expect(await rig.engine.sync() == .ok(pushed: 1, pulled: 0, conflicts: 0))
         #expect(await server.reads == 1)
         #expect(await server.appliedMutations == 1)
@@ -209,7 +209,7 @@ struct ReadBackTests {
         #expect(try await rig.store.currentState().snapshot[RecordKey(kind: "pin", id: "p1")] == nil)
         #expect(try await rig.store.conflicts().isEmpty)
         let status = try #require(try await rig.engine.outboxStatus().first)
-        #expect(status.state == .quarantined && status.nextAttemptAt == nil)
+        #expect(status.state == .quarantined && status.nextAttemptIn == nil)
 
         // Journaled: after a restart it is still quarantined and the copy still forgotten.
         let reopened = try await rig.reopen(start: false)

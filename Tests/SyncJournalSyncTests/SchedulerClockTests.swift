@@ -12,7 +12,7 @@ import Testing
 /// and never sooner than the backoff allows.
 @Suite("Scheduler on a virtual clock: offline, backoff, retry-after, no storm, coalescing, never stalls")
 struct SchedulerClockTests {
-    static let policy = RetryPolicy(baseDelayMilliseconds: 1_000, maximumDelayMilliseconds: 16_000, editCoalescingMilliseconds: 500)
+    static let policy = RetryPolicy(baseDelay: .milliseconds(1_000), maximumDelay: .milliseconds(16_000), editCoalescing: .milliseconds(500))
 
     static func settings(_ policy: RetryPolicy = Self.policy, seed: UInt64 = 7) -> FailureRig.Settings {
         var settings = FailureRig.Settings()
@@ -29,19 +29,19 @@ struct SchedulerClockTests {
         let server = ReferenceServer()
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings(), online: false)
         try await rig.store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
-        #expect(await rig.engine.nextAttemptAt == nil)
-        #expect(rig.clock.pendingTimerDeadlines.isEmpty)
-        await rig.clock.advance(by: 3_600_000)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
+        #expect(rig.clock.pendingTimerDeadlineMilliseconds.isEmpty)
+        await rig.clock.advance(byMilliseconds: 3_600_000)
         #expect(await rig.engine.syncsStarted == 0, "no attempt in an hour offline")
         #expect(await server.pushes == 0)
 
         await rig.engine.setOnline(true)
-        #expect(await rig.engine.nextAttemptAt == rig.clock.now(), "at once")
-        await rig.clock.advance(by: 0)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == rig.clock.elapsedMilliseconds, "at once")
+        await rig.clock.advance(byMilliseconds: 0)
         #expect(await rig.engine.syncsStarted == 1)
         #expect(try await rig.store.outboxOperations().isEmpty)
         #expect(await server.row(kind: "pin", id: "p1")?.fields == ["name": .string("Cafe")])
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
     }
 
     @Test("going offline cancels the scheduled attempt; coming back during a backoff waits for the backoff to end")
@@ -50,28 +50,28 @@ struct SchedulerClockTests {
         let server = ReferenceServer()
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         try await rig.store.create("pin", id: "p1", fields: [:])
-        #expect(await rig.engine.nextAttemptAt != nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds != nil)
         await rig.engine.setOnline(false)
-        #expect(await rig.engine.nextAttemptAt == nil)
-        await rig.clock.advance(by: 60_000)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
+        await rig.clock.advance(byMilliseconds: 60_000)
         #expect(await rig.engine.syncsStarted == 0)
 
         // Online again, then a 503 with a long retry-after.
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: 20_000), on: .push)
         await rig.engine.setOnline(true)
-        await rig.clock.advance(by: 0)
+        await rig.clock.advance(byMilliseconds: 0)
         #expect(await rig.engine.syncsStarted == 1)
-        let failedAt = rig.clock.now()
+        let failedAt = rig.clock.elapsedMilliseconds
         let backoffEnds = try #require(await rig.engine.scheduleState.backoffUntil)
         #expect(backoffEnds >= failedAt + 20_000)
         // Offline and online again in the middle of the backoff: not at once.
-        await rig.clock.advance(by: 5_000)
+        await rig.clock.advance(byMilliseconds: 5_000)
         await rig.engine.setOnline(false)
         await rig.engine.setOnline(true)
-        #expect(await rig.engine.nextAttemptAt == backoffEnds)
-        await rig.clock.advance(to: backoffEnds - 1)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == backoffEnds)
+        await rig.clock.advance(toMilliseconds: backoffEnds - 1)
         #expect(await rig.engine.syncsStarted == 1)
-        await rig.clock.advance(to: backoffEnds)
+        await rig.clock.advance(toMilliseconds: backoffEnds)
         #expect(await rig.engine.syncsStarted == 2)
         #expect(try await rig.store.outboxOperations().isEmpty)
     }
@@ -83,16 +83,16 @@ struct SchedulerClockTests {
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await rig.faulty.inject(.offline, on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1)
         #expect(try await rig.store.outboxOperations().count == 1, "skipped: still queued")
         // The app never reported the device offline: the engine looks again by itself.
         try await rig.expectAttemptScheduled()
-        #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.offlineProbeMilliseconds)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == rig.clock.elapsedMilliseconds + Self.policy.offlineProbeMilliseconds)
         #expect(await rig.engine.scheduleState.consecutiveFailures == 0, "offline is not a failure")
         try await rig.store.create("pin", id: "p2", fields: [:])
-        #expect(await rig.engine.nextAttemptAt == rig.clock.now() + Self.policy.editCoalescingMilliseconds)
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == rig.clock.elapsedMilliseconds + Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 2)
         #expect(try await rig.store.outboxOperations().isEmpty, "the queue drained without the app reporting connectivity")
     }
@@ -104,14 +104,14 @@ struct SchedulerClockTests {
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await rig.faulty.inject(.offline, on: .push, times: 10)
         try await rig.store.create("pin", id: "p1", fields: [:])
-        await rig.clock.advance(by: Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(byMilliseconds: Self.policy.editCoalescingMilliseconds)
         for probe in 1...10 {
             #expect(await rig.engine.syncsStarted == probe)
-            let next = try #require(await rig.engine.nextAttemptAt)
-            #expect(next == rig.clock.now() + Self.policy.offlineProbeMilliseconds)
-            await rig.clock.advance(to: next - 1)
+            let next = try #require(await rig.engine.nextAttemptAtMilliseconds)
+            #expect(next == rig.clock.elapsedMilliseconds + Self.policy.offlineProbeMilliseconds)
+            await rig.clock.advance(toMilliseconds: next - 1)
             #expect(await rig.engine.syncsStarted == probe, "nothing before the probe")
-            await rig.clock.advance(to: next)
+            await rig.clock.advance(toMilliseconds: next)
         }
         #expect(await rig.engine.syncsStarted == 11)
         #expect(try await rig.store.outboxOperations().isEmpty)
@@ -163,25 +163,25 @@ struct SchedulerClockTests {
     func retryAfterIsHonoured() async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
-        let policy = RetryPolicy(baseDelayMilliseconds: 100, maximumDelayMilliseconds: 1_000, editCoalescingMilliseconds: 500)
+        let policy = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .milliseconds(1_000), editCoalescing: .milliseconds(500))
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings(policy))
         await rig.faulty.inject(.transient(reason: "429 too many requests", retryAfterMilliseconds: 30_000), on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
-        await rig.clock.advance(by: 500)
+        await rig.clock.advance(byMilliseconds: 500)
         #expect(await rig.engine.syncsStarted == 1)
-        let failedAt = rig.clock.now()
+        let failedAt = rig.clock.elapsedMilliseconds
         // The jittered backoff (at most 100 ms) is shorter: the retry-after decides.
-        #expect(await rig.engine.nextAttemptAt == failedAt + 30_000)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == failedAt + 30_000)
 
-        await rig.clock.advance(by: 1_000)
+        await rig.clock.advance(byMilliseconds: 1_000)
         try await rig.store.create("pin", id: "p2", fields: [:])
         await rig.engine.setOnline(false)
         await rig.engine.setOnline(true)
         try await rig.expectAttemptScheduled()
-        await rig.clock.advance(to: failedAt + 30_000 - 1)
+        await rig.clock.advance(toMilliseconds: failedAt + 30_000 - 1)
         #expect(await rig.engine.syncsStarted == 1, "no attempt inside the retry-after")
         #expect(await server.pushes == 0)
-        await rig.clock.advance(to: failedAt + 30_000)
+        await rig.clock.advance(toMilliseconds: failedAt + 30_000)
         #expect(await rig.engine.syncsStarted == 2)
         #expect(await rig.log.pushTimes.last == failedAt + 30_000)
         #expect(try await rig.store.outboxOperations().isEmpty)
@@ -197,10 +197,10 @@ struct SchedulerClockTests {
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 100_000)
         let hour: Int64 = 3_600_000
         var edits = 0
-        while clock.now() < hour {
+        while clock.elapsedMilliseconds < hour {
             try await rig.store.create("pin", id: "e\(edits)", fields: [:])
             edits += 1
-            let fired = await clock.advance(by: 10_000)
+            let fired = await clock.advance(byMilliseconds: 10_000)
             #expect(fired <= 10, "timers fired in 10 s: \(fired)")
             try await rig.expectAttemptScheduled()
         }
@@ -232,18 +232,18 @@ struct SchedulerClockTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
-        let start = rig.clock.now()
+        let start = rig.clock.elapsedMilliseconds
         for index in 0..<50 {
             try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))])
-            #expect(await rig.engine.nextAttemptAt == start + Self.policy.editCoalescingMilliseconds)
-            await rig.clock.advance(by: 5)
+            #expect(await rig.engine.nextAttemptAtMilliseconds == start + Self.policy.editCoalescingMilliseconds)
+            await rig.clock.advance(byMilliseconds: 5)
         }
         #expect(await rig.engine.syncsStarted == 0)
-        await rig.clock.advance(to: start + Self.policy.editCoalescingMilliseconds)
+        await rig.clock.advance(toMilliseconds: start + Self.policy.editCoalescingMilliseconds)
         #expect(await rig.engine.syncsStarted == 1)
         #expect(await server.acceptedPushSizes == [50])
         #expect(try await rig.store.outboxOperations().isEmpty)
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
     }
 
     // MARK: Never stalls
@@ -276,10 +276,10 @@ struct SchedulerClockTests {
             }
             try await rig.expectAttemptScheduled(online: online, "step \(step)")
             // Move to the next attempt (or a little, when nothing is due).
-            if online, let next = await rig.engine.nextAttemptAt {
-                await rig.clock.advance(to: max(next, rig.clock.now()))
+            if online, let next = await rig.engine.nextAttemptAtMilliseconds {
+                await rig.clock.advance(toMilliseconds: max(next, rig.clock.elapsedMilliseconds))
             } else {
-                await rig.clock.advance(by: 1_000)
+                await rig.clock.advance(byMilliseconds: 1_000)
             }
             try await rig.expectAttemptScheduled(online: online, "after step \(step)")
             if step > 25, try await rig.sendableOperations().isEmpty { break }
@@ -290,7 +290,7 @@ struct SchedulerClockTests {
         #expect(await server.row(kind: "pin", id: "a")?.fields == ["n": .int(1)])
         #expect(await server.row(kind: "pin", id: "e")?.fields == ["n": .int(2)])
         #expect(await rig.faulty.pendingFaults == 0, "every injected fault was met")
-        #expect(await rig.engine.nextAttemptAt == nil)
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil)
         for attempt in await rig.log.pushes {
             if let until = attempt.backoffUntil { #expect(attempt.at >= until) }
         }
@@ -314,15 +314,15 @@ struct SchedulerClockTests {
         #expect(await rig.engine.scheduleState.backoffUntil == nil)
 
         try await rig.store.update("pin", id: "p1", changes: ["n": .int(1)])
-        let editedAt = rig.clock.now()
-        #expect(await rig.engine.nextAttemptAt == editedAt + Self.policy.editCoalescingMilliseconds)
+        let editedAt = rig.clock.elapsedMilliseconds
+        #expect(await rig.engine.nextAttemptAtMilliseconds == editedAt + Self.policy.editCoalescingMilliseconds)
         await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push)
         try #require(await rig.advanceToNextAttempt())
         #expect(await rig.engine.scheduleState.consecutiveFailures == 1)
-        let failedAt = rig.clock.now()
-        let next = try #require(await rig.engine.nextAttemptAt)
+        let failedAt = rig.clock.elapsedMilliseconds
+        let next = try #require(await rig.engine.nextAttemptAtMilliseconds)
         #expect(next - failedAt <= Self.policy.backoffBound(afterFailures: 1), "the backoff starts again from the base")
-        await rig.clock.advance(to: next)
+        await rig.clock.advance(toMilliseconds: next)
         #expect(try await rig.store.outboxOperations().isEmpty)
     }
 }

@@ -259,9 +259,9 @@ extension ServerIdentityTests {
         let mismatch = ServerMismatch.differentServer(expected: Self.serverA, found: Self.serverB)
         #expect(await rig.engine.sync() == .failed(.serverMismatch(mismatch)))
         #expect(await rig.engine.status.connectivity == .serverChanged(mismatch))
-        #expect(await rig.engine.nextAttemptAt == nil, "nothing is scheduled: retrying cannot help")
+        #expect(await rig.engine.nextAttemptAtMilliseconds == nil, "nothing is scheduled: retrying cannot help")
         let started = await rig.engine.syncsStarted
-        await clock.advance(by: 3_600_000)
+        await clock.advance(byMilliseconds: 3_600_000)
         #expect(await rig.engine.syncsStarted == started, "an hour later, still no retry")
 
         await rig.engine.stop()

@@ -51,7 +51,7 @@ struct SyncScheduleTests {
 
     @Test("full jitter draws across the whole range, down to 0 and up to the bound")
     func fullJitterCoversZeroToBound() {
-        let policy = RetryPolicy(baseDelayMilliseconds: 4, maximumDelayMilliseconds: 1_000)
+        let policy = RetryPolicy(baseDelay: .milliseconds(4), maximumDelay: .milliseconds(1_000))
         var generator = SeededGenerator(seed: 2)
         var seen = Set<Int64>()
         for _ in 0..<2_000 { seen.insert(policy.backoffDelay(afterFailures: 1, using: &generator)) }
@@ -79,7 +79,7 @@ struct SyncScheduleTests {
     @Test("a huge failure count does not overflow: the bound is the cap")
     func hugeFailureCountDoesNotOverflow() {
         var generator = SeededGenerator(seed: 4)
-        let huge = RetryPolicy(baseDelayMilliseconds: Int64.max / 2, maximumDelayMilliseconds: Int64.max)
+        let huge = RetryPolicy(baseDelay: .milliseconds(Int64.max / 2), maximumDelay: .milliseconds(Int64.max))
         for n in [62, 63, 64, 65, 1_000, Int.max] {
             #expect(Self.policy.backoffBound(afterFailures: n) == Self.policy.maximumDelayMilliseconds)
             let delay = Self.policy.backoffDelay(afterFailures: n, using: &generator)
@@ -123,7 +123,7 @@ struct SyncScheduleTests {
         }
 
         // A retry-after shorter than the jittered backoff does not shorten it.
-        var schedule = SyncSchedule(policy: RetryPolicy(baseDelayMilliseconds: 60_000), hasPendingWork: true, at: 0)
+        var schedule = SyncSchedule(policy: RetryPolicy(baseDelay: .milliseconds(60_000)), hasPendingWork: true, at: 0)
         for _ in 0..<5 {
             let now: Int64 = 1_000_000
             schedule.handle(.syncStarted, at: now, using: &generator)
@@ -313,8 +313,8 @@ struct SyncScheduleTests {
         var generator = SeededGenerator(seed: 0x5C4E_D01E)
         let policies = [
             Self.policy,
-            RetryPolicy(baseDelayMilliseconds: 10, maximumDelayMilliseconds: 1_000, editCoalescingMilliseconds: 0),
-            RetryPolicy(baseDelayMilliseconds: 0, maximumDelayMilliseconds: 0, editCoalescingMilliseconds: 50),
+            RetryPolicy(baseDelay: .milliseconds(10), maximumDelay: .milliseconds(1_000), editCoalescing: .milliseconds(0)),
+            RetryPolicy(baseDelay: .milliseconds(0), maximumDelay: .milliseconds(0), editCoalescing: .milliseconds(50)),
         ]
         for sequence in 0..<3_000 {
             let policy = policies[sequence % policies.count]

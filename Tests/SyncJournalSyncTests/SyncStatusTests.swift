@@ -33,7 +33,7 @@ struct SyncStatusTests {
 
         await rig.faulty.inject(.serverUnreachable(reason: "connection refused"), on: .push)
         await rig.engine.setOnline(true)
-        await rig.clock.advance(by: 0)
+        await rig.clock.advance(byMilliseconds: 0)
         let down = await nextStatus(&updates) { if case .serverUnreachable = $0.connectivity { return true } else { return false } }
         #expect(down?.pendingOperations == 1)
         #expect(down?.activity == .idle)
@@ -43,10 +43,10 @@ struct SyncStatusTests {
         let signIn = await nextStatus(&updates) { $0.connectivity == .authenticationNeeded(reason: "HTTP 401") }
         #expect(signIn?.pendingOperations == 1)
 
-        await rig.clock.advance(by: 5_000)
+        await rig.clock.advance(byMilliseconds: 5_000)
         _ = await rig.engine.resumeAfterAuthentication()
         let recovered = await nextStatus(&updates) { $0.connectivity == .online }
-        #expect(recovered == SyncStatus(activity: .idle, connectivity: .online, pendingOperations: 0, lastSuccessfulSyncAt: 5_000))
+        #expect(recovered == SyncStatus(activity: .idle, connectivity: .online, pendingOperations: 0, lastSuccessfulSyncAt: rig.clock.wallTimeAtStart + 5))
 
         // Another writer changes p1; the local edit of the same field conflicts (the server wins).
         await server.tick(1)
@@ -74,7 +74,7 @@ struct SyncStatusTests {
         _ = await syncing.value
         let after = await nextStatus(&updates) { $0.pendingOperations == 0 && $0.activity != .pushing && $0.activity != .pulling }
         #expect(after?.activity == .waitingForChanges)
-        #expect(after?.lastSuccessfulSyncAt == 0)
+        #expect(after?.lastSuccessfulSyncAt == rig.clock.wallTimeAtStart)
     }
 
     @Test("while the retry after an unanswered sync runs, the status still reads server unreachable, never server busy")

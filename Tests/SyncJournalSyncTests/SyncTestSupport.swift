@@ -60,8 +60,8 @@ struct Device {
     /// every run draws the same delays.
     static func open(_ path: String, server: ReferenceServer, user: String = "u1",
                      kinds: [String] = ["pin"], batchSize: Int = 100, pullLimit: Int = 500,
-                     clock: any TimeSource = FixedClock(milliseconds: farFutureMilliseconds),
-                     syncClock: any SyncClock = ContinuousSyncClock(),
+                     clock: any SyncClock = StillClock(milliseconds: farFutureMilliseconds),
+                     syncClock: any SyncClock = ContinuousClock(),
                      retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64 = 42,
                      conflictPolicies: [String: ConflictPolicy] = [:],
                      maximumPermanentFailures: Int = 3) async throws -> Device {
@@ -81,7 +81,7 @@ struct Device {
 
 /// Opens a store with a fixed clock.
 func openStore(_ path: String, clock: Int64 = farFutureMilliseconds) async throws -> LocalStore {
-    try await LocalStore.open(path: path, options: .init(clock: FixedClock(milliseconds: clock)))
+    try await LocalStore.open(path: path, options: .init(clock: StillClock(milliseconds: clock)))
 }
 
 /// A row as a server would send it.
@@ -106,4 +106,11 @@ extension SyncOutcome {
 func serverWinsResolution(for operation: JournalOperation, strategy: ConflictResolution.Strategy = .serverWins) -> ConflictResolution {
     ConflictResolution(strategy: strategy, replacement: nil,
                        lostFields: operation.kind == .delete ? [] : operation.fields.keys.sorted())
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (rounded down), as the engine counts.
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
+    }
 }

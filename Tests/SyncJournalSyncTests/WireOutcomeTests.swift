@@ -127,7 +127,7 @@ struct WireOutcomeTests {
 
         // Past the backoff it is tried again, and the third failure quarantines it.
         for failures in 2...3 {
-            await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+            await clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
             #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
             #expect(await recorder.pushBatches.count == failures)
             entry = try #require(try await store.outboxOperations().first)
@@ -139,7 +139,7 @@ struct WireOutcomeTests {
         #expect(try await store.conflicts().isEmpty)
 
         // Quarantined: never sent again until the app decides.
-        await clock.advance(by: RetryPolicy().maximumDelayMilliseconds)
+        await clock.advance(byMilliseconds: RetryPolicy().maximumDelayMilliseconds)
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await recorder.pushBatches.count == 3)
     }
@@ -169,11 +169,11 @@ struct WireOutcomeTests {
         #expect(await engine.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await recorder.pushBatches.count == 1, "not resent before its backoff")
         let status = try #require(try await engine.outboxStatus().first)
-        let retryAt = try #require(status.nextAttemptAt)
-        #expect(retryAt > clock.now() && retryAt <= clock.now() + RetryPolicy().baseDelayMilliseconds)
+        let wait = try #require(status.nextAttemptIn)
+        #expect(wait > .zero && wait <= RetryPolicy().baseDelay)
 
         // ...and one after it tries it again.
-        await clock.advance(to: retryAt)
+        await clock.advance(by: wait)
         _ = await engine.sync()
         #expect(await recorder.pushBatches.count == 2)
         #expect(try await store.outboxOperations().first?.attempts == 2)

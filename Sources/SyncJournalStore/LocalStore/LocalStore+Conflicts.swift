@@ -67,7 +67,7 @@ extension LocalStore {
     /// }
     /// ```
     public func resolveConflict(_ id: OperationID, keeping decision: ConflictDecision) async throws(StoreError) {
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         let newID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             guard let conflict = staged.conflicts.first(where: { $0.id == id }) else { throw .conflictNotFound(id) }

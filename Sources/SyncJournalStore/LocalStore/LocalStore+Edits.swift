@@ -24,7 +24,7 @@ extension LocalStore {
         let recordID = id ?? options.makeRecordID()
         try Self.validate(kind: kind, id: recordID, fields: fields)
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: recordID))
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: recordID)
@@ -55,7 +55,7 @@ extension LocalStore {
                         modelVersion: Int?) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)
@@ -86,7 +86,7 @@ extension LocalStore {
     package func delete(_ kind: String, id: String, modelVersion: Int?) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id)

@@ -124,7 +124,7 @@ extension LocalStore {
         let policies = options.conflictPolicies
         let defaultPolicy = options.defaultConflictPolicy
         let limit = options.maximumPermanentFailures
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         // Conflicts for the app; merges that lost nothing are not counted.
         var kept = 0
         try await submit(sharesState: false) { (staged) throws(StoreError) in

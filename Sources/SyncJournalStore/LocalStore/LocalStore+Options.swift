@@ -12,8 +12,9 @@ extension LocalStore {
             get { fileSystem.calls }
             set { fileSystem = FileSystem(newValue) }
         }
-        /// The clock for `queuedAt` stamps.
-        public var clock: any TimeSource
+        /// The clock whose wall time the store stamps on edits (`queuedAt`); give
+        /// the engine the same one.
+        public var clock: any SyncClock
         /// When the store checkpoints its journal by itself, off the edit
         /// path (``UpkeepPolicy``): past 1.5× the live bytes or items, never
         /// under 1 MiB and 1,000 records, by default. `.off` leaves it to
@@ -74,7 +75,7 @@ extension LocalStore {
         /// Default options: the machine's file system and clock, the standard
         /// upkeep (checkpoint past 1.5× the live bytes), server wins, quarantine after 3 permanent
         /// failures, the journal preallocated 1 MiB at a time.
-        public init(fileSystem: FileSystem = .system, clock: any TimeSource = SystemTimeSource(),
+        public init(fileSystem: FileSystem = .system, clock: any SyncClock = ContinuousClock(),
                     upkeep: UpkeepPolicy = .standard,
                     makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                     conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,
@@ -90,7 +91,7 @@ extension LocalStore {
         }
 
         /// Options over these system calls (a fault injector in the package's own tests).
-        package init(system: any SystemCalls, clock: any TimeSource = SystemTimeSource(),
+        package init(system: any SystemCalls, clock: any SyncClock = ContinuousClock(),
                      upkeep: UpkeepPolicy = .standard,
                      makeRecordID: @escaping @Sendable () -> String = { OperationID.random().description },
                      conflictPolicies: [String: ConflictPolicy] = [:], defaultConflictPolicy: ConflictPolicy = .serverWins,

@@ -22,7 +22,7 @@ extension LocalStore {
     /// against the state as the write is formed. Returns the plan.
     package func queueReuploads(serverRows: [RecordKey: ServerRow], kinds: Set<String>,
                                 sameHistory: Bool) async throws(StoreError) -> ReuploadPlan {
-        let now = options.clock.nowMilliseconds()
+        let now = options.clock.wallTimeMilliseconds
         let result = ReuploadPlanDraft()
         try await submit(sharesState: false) { (staged) throws(StoreError) in
             let plan = staged.reuploadPlan(serverRows: serverRows, kinds: kinds, sameHistory: sameHistory, queuedAt: now,

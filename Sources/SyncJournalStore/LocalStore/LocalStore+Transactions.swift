@@ -59,7 +59,7 @@ extension LocalStore {
     /// stamped with, and the records its body reads.
     private func transactionStart() throws(StoreError) -> (@Sendable () -> String, Int64, StoreState) {
         try checkReadable()
-        return (options.makeRecordID, options.clock.nowMilliseconds(), state)
+        return (options.makeRecordID, options.clock.wallTimeMilliseconds, state)
     }
 
     /// Journals the staged operations of a transaction as one record.
