@@ -104,7 +104,7 @@ extension PushReplyCodec {
     /// values. The reply is measured first and written into an array of
     /// its exact size (it echoes every applied row, so it is about as large
     /// as its push).
-    package static func encode(_ results: [EncodedMutationResult], includingModelVersions: Bool = true) -> [UInt8] {
+    package static func encode(encoded results: [EncodedMutationResult], includingModelVersions: Bool = true) -> [UInt8] {
         var counter = ByteCounter()
         write(results, includingModelVersions: includingModelVersions, to: &counter)
         var out: [UInt8] = []

@@ -162,7 +162,7 @@ public struct SyncRouter: HTTPResponder {
                 throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
             }
             let results = try store { () throws(StorageError) in try encodedStorage.pushEncoded(user: user, mutations, expecting: expectation) }
-            return .json(status: 200, body: PushReplyCodec.encode(results, includingModelVersions: modelVersions))
+            return .json(status: 200, body: PushReplyCodec.encode(encoded: results, includingModelVersions: modelVersions))
         }
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
