@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# The resident memory a sync-server process spends on large pushes: one
-# record whose field is an array of ELEMENTS small integers
-# ({"array": [1,1,…]}), the shape whose JSON is densest in values.
+# The resident memory a sync-server process spends on large pushes of one
+# SHAPE (-s, default int-array):
+#   int-array:  one record whose field is an array of ELEMENTS small
+#               integers ({"array": [1,1,…]}), the JSON densest in values;
+#   string:     one record whose field is one string of 2 x ELEMENTS bytes;
+#   fields:     ELEMENTS / 3000 records of 256 fields each, every field a
+#               short string;
+#   mutations:  ELEMENTS / 3000 records (at most 1,000: a push's limit),
+#               each a title, a number and an array of 2,500 integers;
+#   nested:     one record whose field is an array of ELEMENTS / 100 arrays
+#               of 100 integers each.
+# Each shape makes a body of about 2 x ELEMENTS bytes.
 #
-#   tools/measure-push-memory.sh [-e ELEMENTS] [-n SEQUENTIAL] [-c CONCURRENT] [SERVER_BINARY]
+#   tools/measure-push-memory.sh [-s SHAPE] [-e ELEMENTS] [-n SEQUENTIAL] [-c CONCURRENT] [SERVER_BINARY]
 #
 # SERVER_BINARY defaults to .build/release/sync-server (swift build -c release
 # --product sync-server). Two runs, each on a fresh server with a SQLite
@@ -15,15 +24,17 @@
 #     user; the peak and the RSS once all are answered.
 # Every push must be answered 200. Defaults: ELEMENTS 3000000 (a 6 MB body).
 set -euo pipefail
+shape=int-array
 elements=3000000
 sequential=8
 concurrent=16
-while getopts "e:n:c:" option; do
+while getopts "s:e:n:c:" option; do
   case $option in
+    s) shape=$OPTARG ;;
     e) elements=$OPTARG ;;
     n) sequential=$OPTARG ;;
     c) concurrent=$OPTARG ;;
-    *) echo "usage: $0 [-e ELEMENTS] [-n SEQUENTIAL] [-c CONCURRENT] [SERVER_BINARY]" >&2; exit 64 ;;
+    *) echo "usage: $0 [-s SHAPE] [-e ELEMENTS] [-n SEQUENTIAL] [-c CONCURRENT] [SERVER_BINARY]" >&2; exit 64 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -38,17 +49,35 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# One body per push: the same array, its own operation and record id.
+# One body per push: the same values, its own operations and record ids.
 count=$((sequential > concurrent ? sequential : concurrent))
-python3 - "$work" "$elements" "$count" <<'EOF'
+python3 - "$work" "$elements" "$count" "$shape" <<'EOF'
 import sys, uuid
-work, elements, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-array = ",".join(["1"] * elements)
+work, elements, count, shape = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+
+def mutation(record, fields):
+    return ('{"operationId":"%s","kind":"blob","op":"create","recordId":"%s",'
+            '"baseUpdatedAt":null,"fields":{%s}}') % (uuid.uuid4(), record, fields)
+
+def body(i):
+    if shape == "int-array":
+        return [mutation("r%d" % i, '"values":{"array":[%s]}' % ",".join(["1"] * elements))]
+    if shape == "string":
+        return [mutation("r%d" % i, '"text":"%s"' % ("x" * (2 * elements)))]
+    if shape == "fields":
+        fields = ",".join('"field%03d":"value%03d"' % (f, f) for f in range(256))
+        return [mutation("r%d-%d" % (i, m), fields) for m in range(max(1, elements // 3000))]
+    if shape == "mutations":
+        fields = '"n":1,"title":"a small title","values":{"array":[%s]}' % ",".join(["1"] * 2500)
+        return [mutation("r%d-%d" % (i, m), fields) for m in range(min(1000, max(1, elements // 3000)))]
+    if shape == "nested":
+        inner = '{"array":[%s]}' % ",".join(["1"] * 100)
+        return [mutation("r%d" % i, '"rows":{"array":[%s]}' % ",".join([inner] * max(1, elements // 100)))]
+    sys.exit("unknown shape %s: int-array, string, fields, mutations or nested" % shape)
+
 for i in range(count):
-    body = ('{"mutations":[{"operationId":"%s","kind":"blob","op":"create","recordId":"r%d",'
-            '"baseUpdatedAt":null,"fields":{"values":{"array":[%s]}}}]}') % (uuid.uuid4(), i, array)
     with open("%s/body%d.json" % (work, i), "w") as f:
-        f.write(body)
+        f.write('{"mutations":[%s]}' % ",".join(body(i)))
 EOF
 body_bytes=$(stat -c %s "$work/body0.json")
 
@@ -63,7 +92,7 @@ start_server() {
   "$server" --port 0 --db "$work/db-$1.sqlite" "${users[@]}" >"$log" 2>&1 &
   pid=$!
   local tries=0
-  until grep -q "listening on" "$log"; do
+  until grep -qs "listening on" "$log"; do
     tries=$((tries + 1))
     [ $tries -lt 300 ] || { echo "sync-server did not start:" >&2; cat "$log" >&2; exit 69; }
     sleep 0.1
@@ -89,7 +118,7 @@ expect_ok() {
   [ "$1" = 200 ] || { echo "a push was answered $1, not 200" >&2; exit 70; }
 }
 
-echo "body: $body_bytes bytes ($(mib $((body_bytes / 1024))) MiB), $elements elements"
+echo "shape $shape: body $body_bytes bytes ($(mib $((body_bytes / 1024))) MiB), ELEMENTS $elements"
 
 start_server sequential
 base=$(kib "$pid" VmRSS)

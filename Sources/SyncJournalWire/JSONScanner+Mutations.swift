@@ -35,6 +35,16 @@ extension JSONScanner {
 
     /// The mutation at the position (found at `path`); the position is then past it.
     mutating func decodeMutation(at path: String) throws(WireError) -> Mutation {
+        try decodeMutation(at: path) { (scanner: inout JSONScanner, fieldsPath: String) throws(WireError) in
+            try scanner.decodeFields(depth: FieldValue.maximumNestingDepth, path: { fieldsPath })
+        }
+    }
+
+    /// The mutation at the position (found at `path`), whose fields
+    /// `readFields` reads from the position of the `fields` member (at the
+    /// path it is given) when their turn comes; the position is then past it.
+    mutating func decodeMutation(at path: String,
+                                 fields readFields: (inout JSONScanner, String) throws(WireError) -> [String: FieldValue]) throws(WireError) -> Mutation {
         let members = try objectMembers(at: path, allowed: MutationCodec.members)
         let end = position
         // Members other than the fields are small when valid; one that is
@@ -55,7 +65,7 @@ extension JSONScanner {
             let fieldsPath = JSONPath.member(path, "fields")
             guard let offset = members["fields"] else { throw .missingMember(path: fieldsPath) }
             position = offset
-            return try decodeFields(depth: FieldValue.maximumNestingDepth, path: { fieldsPath })
+            return try readFields(&self, fieldsPath)
         }
         position = end
         return mutation

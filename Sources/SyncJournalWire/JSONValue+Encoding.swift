@@ -47,7 +47,7 @@ extension JSONValue {
 
     /// Appends an integer's decimal digits (what `String(value)` spells)
     /// without making a string: replies can hold millions of them.
-    static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+    static func writeInteger<Sink: ByteSink>(_ value: Int64, to out: inout Sink) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt64 = 1
@@ -59,7 +59,7 @@ extension JSONValue {
         }
     }
 
-    static func writeNumber(_ value: Double, to out: inout [UInt8]) {
+    static func writeNumber<Sink: ByteSink>(_ value: Double, to out: inout Sink) {
         guard value.isFinite else {
             out.append(contentsOf: "null".utf8)
             return
@@ -73,9 +73,15 @@ extension JSONValue {
         }
     }
 
-    static func writeString(_ value: String, to out: inout [UInt8]) {
+    static func writeString<Sink: ByteSink>(_ value: String, to out: inout Sink) {
+        writeString(utf8: value.utf8, to: &out)
+    }
+
+    /// Appends a string given as its UTF-8 bytes (a stored field's, which
+    /// are never made into a `String` on their way to a reply).
+    static func writeString<Sink: ByteSink>(utf8 value: some Collection<UInt8>, to out: inout Sink) {
         out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
+        for byte in value {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
             case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)

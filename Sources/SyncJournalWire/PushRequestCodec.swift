@@ -31,6 +31,16 @@ public enum PushRequestCodec {
     /// fields built once, an array at its final size. A push's memory is
     /// then its body and its mutations' values, whatever their shape.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> [Mutation] {
+        try decode(body, parser: parser) { (scanner: inout JSONScanner, path: String) throws(WireError) in
+            try scanner.decodeMutation(at: path)
+        }
+    }
+
+    /// The items of a request body, each read by `readMutation` from the
+    /// position of a mutation (found at the path it is given), with every
+    /// check of ``decode(_:parser:)`` on the body and the list.
+    static func decode<Item: PushedItem>(_ body: some Collection<UInt8>, parser: JSONParser,
+                                         mutation readMutation: (inout JSONScanner, String) throws(WireError) -> Item) throws(WireError) -> [Item] {
         let byteCount = body.count
         if byteCount > parser.maximumByteCount { throw .tooLarge(byteCount: byteCount, limit: parser.maximumByteCount) }
         var scanner = JSONScanner(bytes: Array(body), maximumDepth: parser.maximumDepth)
@@ -42,14 +52,14 @@ public enum PushRequestCodec {
         scanner.position = listAt
         guard scanner.bytes[listAt] == UInt8(ascii: "[") else { throw .wrongType(path: listPath, expected: "an array") }
         let count = scanner.countElements()
-        var mutations: [Mutation] = []
+        var mutations: [Item] = []
         mutations.reserveCapacity(count)
         var firstIndex: [OperationID: Int] = [:]
         firstIndex.reserveCapacity(count)
         for index in 0..<count {
             let path = JSONPath.element(listPath, index)
             scanner.skipWhitespace()
-            let mutation = try scanner.decodeMutation(at: path)
+            let mutation = try readMutation(&scanner, path)
             scanner.skipSeparator()
             if let first = firstIndex.updateValue(index, forKey: mutation.operationID) {
                 throw .invalidValue(path: path + ".operationId",
@@ -59,4 +69,15 @@ public enum PushRequestCodec {
         }
         return mutations
     }
+}
+
+/// What a push's list holds, for the check that no operation id appears twice.
+protocol PushedItem {
+    var operationID: OperationID { get }
+}
+
+extension Mutation: PushedItem {}
+
+extension EncodedMutation: PushedItem {
+    var operationID: OperationID { mutation.operationID }
 }

@@ -153,6 +153,17 @@ public struct SyncRouter: HTTPResponder {
     }
 
     private func pushAdmitted(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+        // A storage that takes fields encoded gets them straight from the
+        // body's bytes: a push then costs about its body, not a value per
+        // array element (24 bytes or more each where the JSON spent two).
+        if let encodedStorage = storage as? any EncodedPushStorage {
+            let mutations = try decode { () throws(WireError) in try PushRequestCodec.decodeEncoded(body) }
+            if mutations.count > maximumBatchSize {
+                throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
+            }
+            let results = try store { () throws(StorageError) in try encodedStorage.pushEncoded(user: user, mutations, expecting: expectation) }
+            return .json(status: 200, body: PushReplyCodec.encode(encoded: results, includingModelVersions: modelVersions))
+        }
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
             throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)

@@ -170,6 +170,16 @@ public final class SQLiteStorage: SyncStorage {
         return try pooledTransaction(immediate: false, body)
     }
 
+    /// Runs `body` in one write transaction, as pushes do (see ``transaction(immediate:_:)``).
+    func writeTransaction<T>(_ body: (StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
+        try transaction(immediate: true) { (_, queries) throws(StorageError) in try body(queries) }
+    }
+
+    /// Tells the change observer, if any, of a committed push.
+    func notifyObserver(_ change: StorageChange) {
+        changeObserver.withLock({ $0 })?(change)
+    }
+
     private func pooledTransaction<T>(immediate: Bool,
                                       _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         let now = self.now
@@ -308,7 +318,7 @@ public final class SQLiteStorage: SyncStorage {
     /// Refuses a request that expects another server or one further along:
     /// the stamp counter is every user's latest stamp (one counter orders
     /// them all), at or above every stamp and cursor ever handed out.
-    private static func refuseUnexpected(_ expectation: ServerExpectation?, identity: ServerIdentity?,
+    static func refuseUnexpected(_ expectation: ServerExpectation?, identity: ServerIdentity?,
                                          _ queries: StorageTransaction) throws(StorageError) {
         guard let expectation else { return }
         if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: try queries.lastStamp()) {

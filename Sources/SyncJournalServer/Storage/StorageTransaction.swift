@@ -8,7 +8,7 @@ struct StorageTransaction {
     let database: SQLiteDatabase
     let now: @Sendable () -> Int64
 
-    private func sql<T>(_ work: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+    func sql<T>(_ work: () throws(SQLiteError) -> T) throws(StorageError) -> T {
         do throws(SQLiteError) { return try work() } catch { throw StorageError(sqlite: error) }
     }
 
