@@ -11,12 +11,23 @@ import Dispatch
 /// own thread when no other thread holds it. A store syncs its journal that way: a lone edit is written,
 /// synced and acknowledged by one thread, and reads never wait for the sync.
 ///
-/// Only one thread runs the executor's work at a time (it holds the
-/// executor); the others sleep, each on a semaphore of its own.
-///
-/// The threads leave the executor after ``shutdown()`` once the jobs already
-/// queued have run, and are parked for the next executor (``ParkedThreads``);
-/// the owner must call it (an actor, from its `deinit`), or the threads stay.
+/// What it keeps true, each with its test in `DedicatedThreadExecutorTests`:
+/// 1. **One holder.** At most one thread runs the executor's work at a time
+///    (it holds the executor); the others sleep, each on a semaphore of its
+///    own. ``isCurrent`` is true on that thread and on no other.
+/// 2. **Arrival order.** Work runs in the order it was enqueued; what the
+///    holder had taken but not run when it stepped outside goes back to the
+///    front, ahead of anything newer.
+/// 3. **Progress while outside.** Work that arrives while the holder is in
+///    ``runOutside(_:then:)`` runs meanwhile, on a standby thread.
+/// 4. **No hand-over when alone.** If nothing took the executor meanwhile,
+///    the caller of ``runOutside(_:then:)`` runs its continuation at once on
+///    its own thread; otherwise the continuation waits its turn behind the
+///    work that arrived.
+/// 5. **Shutdown runs what was queued.** After ``shutdown()`` the work
+///    already queued still runs; then the threads leave and are parked for
+///    the next executor (``ParkedThreads``). The owner must call it (an
+///    actor, from its `deinit`), or the threads stay.
 package final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is behind `queue`'s lock, except a
     // slot's `taken` and `next`, which only the thread holding the executor touches.

@@ -148,3 +148,54 @@ struct DedicatedThreadExecutorTests {
         #expect(ran.load(ordering: .relaxed) == count)
     }
 }
+
+extension DedicatedThreadExecutorTests {
+    @Test("work from several threads runs in the order each thread enqueued it, and only the holding thread reads as current")
+    func arrivalOrderPerProducerAndIsCurrent() async {
+        let executor = DedicatedThreadExecutor()
+        defer { executor.shutdown() }
+        let seen = Mutex<[Int: [Int]]>([:])
+        let notCurrentInside = Atomic(0)
+        let producers = 4
+        let perProducer = 500
+        let finished = Atomic(0)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for producer in 0..<producers {
+                DispatchQueue.global().async {
+                    for index in 0..<perProducer {
+                        executor.perform {
+                            if !executor.isCurrent { _ = notCurrentInside.add(1, ordering: .relaxed) }
+                            seen.withLock { $0[producer, default: []].append(index) }
+                            if finished.add(1, ordering: .relaxed).newValue == producers * perProducer { done.resume() }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(!executor.isCurrent, "a thread that does not hold the executor never reads as current")
+        #expect(notCurrentInside.load(ordering: .relaxed) == 0)
+        let orders = seen.withLock { $0 }
+        for producer in 0..<producers { #expect(orders[producer] == Array(0..<perProducer)) }
+    }
+
+    @Test("work queued before shutdown still runs, all of it, after shutdown is called")
+    func shutdownRunsQueuedWork() async {
+        let executor = DedicatedThreadExecutor()
+        let ran = Atomic(0)
+        let gate = DispatchSemaphore(value: 0)
+        let count = 300
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // The first piece holds the thread until shutdown has been called,
+            // so everything behind it is still queued then.
+            executor.perform { gate.wait() }
+            for _ in 0..<count {
+                executor.perform {
+                    if ran.add(1, ordering: .relaxed).newValue == count { done.resume() }
+                }
+            }
+            executor.shutdown()
+            gate.signal()
+        }
+        #expect(ran.load(ordering: .relaxed) == count)
+    }
+}

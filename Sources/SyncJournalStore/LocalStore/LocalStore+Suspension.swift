@@ -51,7 +51,7 @@ extension LocalStore {
             // marks the end and releases the lock, which it always does.
             try? await writer.close()
         }
-        staged = state
+        states.dropInFlight()
         currentStatus = .suspended
     }
 
@@ -127,8 +127,7 @@ extension LocalStore {
     /// the suspension, and tells indexes, observers and waiters what differs.
     private func adopt(_ reopened: StoreState, records: Int) {
         let before = state
-        state = reopened
-        staged = reopened
+        states.reset(to: reopened)
         journalRecords = records
         guard before != reopened else { return }
         if !options.indexes.isEmpty { fieldIndexes = FieldIndexes(options.indexes, state: reopened) }
@@ -172,8 +171,7 @@ extension LocalStore {
     /// and keeps nothing it can no longer back with the file.
     private func becomeUnreadable(_ reason: UnreadableReason) {
         currentStatus = .unreadable(reason)
-        state = StoreState()
-        staged = state
+        states.reset(to: StoreState())
         endObservation()
     }
 

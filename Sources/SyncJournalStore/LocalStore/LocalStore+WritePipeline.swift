@@ -62,7 +62,7 @@ extension LocalStore {
 
     /// Decides `batch`, writes it, and has a barrier cover it.
     private func write(_ batch: [WriteBatcher.Request], writer: JournalWriter) {
-        let decision = WriteBatcher.decide(batch, staged: &staged)
+        let decision = states.decide(batch)
         guard !decision.records.isEmpty else {
             // Nothing to write: answered with the batch written before it.
             if !batcher.commits.follow([WriteBatcher.Written(requests: batch, decision: decision)]) {
@@ -76,7 +76,7 @@ extension LocalStore {
             if end == nil {
                 // Too much written and not yet synced (format 2's in-flight
                 // limit): a barrier here makes room, then the write.
-                // `staged` already holds this batch: it cannot stand for the visible state.
+                // The staged state already holds this batch: it cannot stand for the visible state.
                 complete(batcher.commits.released(durableThrough: try writer.barrier()), stagedIsWrittenOnly: false)
                 end = try writer.write(records: decision.records)
             }
@@ -142,46 +142,34 @@ extension LocalStore {
     }
 
     /// Makes the batches a barrier released visible, and resumes their
-    /// callers. `stagedIsWrittenOnly` says that `staged` is the visible
-    /// state plus the written batches and nothing else.
+    /// callers. `stagedIsWrittenOnly` says that the staged state is the
+    /// visible state plus the written batches and nothing else.
     private func complete(_ synced: [WriteBatcher.Written], stagedIsWrittenOnly: Bool) {
         guard !synced.isEmpty else { return }
         // The touched keys serve only indexes and observed queries: a
         // store with neither skips their lookups on the append path.
         let tracking = followsVisibleChanges
-        // Every written batch is durable with the last one: the staged state
-        // then holds exactly the visible state's events.
-        let share = stagedIsWrittenOnly && !batcher.commits.hasWritten && (synced.last?.requests.allSatisfy(\.sharesState) ?? false)
-        let lastTakesStaged = share && !tracking
+        // When every written batch is durable with the last one, the staged
+        // state holds exactly the visible state's events plus the last's.
+        let last = synced.lastIndex { !$0.decision.events.isEmpty }
+        let stagedFollows = stagedIsWrittenOnly && !batcher.commits.hasWritten
+            && (last.map { synced[$0].requests.allSatisfy(\.sharesState) } ?? false)
         for (position, batch) in synced.enumerated() {
             if !batch.decision.events.isEmpty {
                 var touched: [RecordKey] = []
-                if lastTakesStaged && position == synced.count - 1 {
-                    // The staged state is what folding this batch would give: it
-                    // takes the visible state's place instead of the events being
-                    // folded a second time, and the two share their storage (one
-                    // copy in memory) until a write changes the parts it touches.
-                    state = staged
-                } else {
-                    for event in batch.decision.events {
-                        if tracking { state.collectKeys(touchedBy: event, into: &touched) }
-                        state.apply(event)
-                    }
-                }
+                states.makeVisible(batch.decision.events, stagedIsWhatFollows: stagedFollows && position == last,
+                                   tracking: tracking, touched: &touched)
                 journalRecords += batch.decision.records.count
                 visibleStateChanged(touched, events: batch.decision.events)
             }
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }
-        // The staged copy holds exactly what the fold just gave the visible
-        // one: share the storage again.
-        if share && !lastTakesStaged { staged = state }
     }
 
     /// A sync failed: every batch written before it returned fails (later
     /// ones were decided on top of them), and so does the store, for good.
     private func failWritten(_ error: JournalError) {
-        staged = state
+        states.dropInFlight()
         if case .ready = currentStatus {
             currentStatus = .failed(reason: error.description)
             writerFailure = error
@@ -194,10 +182,7 @@ extension LocalStore {
     /// and the outbox stay as they were.
     private func writeFailed(_ batch: [WriteBatcher.Request], _ decision: WriteBatcher.Decision, _ error: JournalError) {
         // What later changes are decided against: the durable state and the batches being synced.
-        staged = state
-        for written in batcher.written {
-            for event in written.decision.events { staged.apply(event) }
-        }
+        states.restage(inFlight: batcher.written)
         if case .writerFailed = error, case .ready = currentStatus {
             currentStatus = .failed(reason: error.description)
             writerFailure = error

@@ -38,12 +38,11 @@ public actor LocalStore {
     package nonisolated let recovery: JournalRecovery?
     var options: Options
     var writer: JournalWriter?
+    /// The durable state the app sees, and the staged one the next change
+    /// is decided against (``VisibleAndStaged`` keeps the rule between them).
+    var states: VisibleAndStaged
     /// The durable state: what the app sees.
-    var state: StoreState
-    /// `state` plus the events of the batch being written: what the next
-    /// change is decided against. Kept separately (not copied per batch) so
-    /// an edit costs the same with 10 or 100,000 records.
-    var staged: StoreState
+    var state: StoreState { states.visible }
     /// Operations handed to a transport and awaiting a reply. Memory only:
     /// after a restart nothing is in flight.
     var inFlight: Set<OperationID> = []
@@ -90,8 +89,7 @@ public actor LocalStore {
         self.path = path
         self.options = options
         self.writer = writer
-        self.state = state
-        staged = state
+        states = VisibleAndStaged(state)
         fieldIndexes = options.indexes.isEmpty ? FieldIndexes() : FieldIndexes(options.indexes, state: state)
         currentStatus = status
         self.journalRecords = journalRecords
