@@ -70,24 +70,37 @@ let package = Package(
         .target(name: "SyncJournalTesting", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalPlatform"]),
         // The argument parser every tool shares: flags, values, positionals, help text, exit 64 on a mistake.
         .target(name: "SyncJournalCommandLine"),
-        // The deterministic sync simulator and its scenario language.
-        .target(name: "SyncJournalSimulator", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
         // The logic behind each command-line tool, one module per tool, so it is
         // testable in-process and links only the layers that tool needs.
+        //
+        // How modules are named:
+        //   - a library an app or a server links is `SyncJournal…` (SyncJournalServer
+        //     too: it is the reference backend, documented in its own article, and
+        //     tests link it as a library, not only through sync-server);
+        //   - a module holding one tool's logic is that tool's name in UpperCamelCase
+        //     plus `Tool` (journal-dump -> JournalDumpTool, sync-sim -> SyncSimTool),
+        //     and its tests are that name plus `Tests`; no app links these. The three
+        //     fuzz-* executables share one, FuzzTool: they are one tool, a regression
+        //     runner with three targets, and not all of them fuzz the journal (they
+        //     also fuzz the server's replies and the wire messages);
+        //   - the example app's logic is NotesApp, a name that says it is the example
+        //     app (what the README and the catalog call it) rather than a tool.
         .target(name: "JournalDumpTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalCommandLine"]),
         .target(name: "JournalSalvageTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "JournalDumpTool", "SyncJournalCommandLine"]),
         // journal-crash's writer, and the sample and golden journals it writes with `samples`.
         .target(name: "JournalCrashTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting", "SyncJournalCommandLine"]),
+        // sync-sim's logic: the deterministic sync simulator and its scenario language.
+        .target(name: "SyncSimTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalCommandLine"]),
         // The narrated demo, its two demo servers (in-memory, HTTP) and the push benchmark.
         .target(name: "SyncDemoTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalHTTP", "SyncJournalCommandLine"]),
         // The three fuzz targets and their regression runner.
-        .target(name: "JournalFuzzing", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalWire", "JournalDumpTool", "SyncJournalCommandLine"]),
+        .target(name: "FuzzTool", dependencies: ["SyncJournalProtocol", "SyncJournalPlatform", "SyncJournalCore", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalWire", "JournalDumpTool", "SyncJournalCommandLine"]),
 
         // The system SQLite: journal-bench's baseline and sync-server's storage.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The benchmark's logic: workloads, baselines (raw disk, SQLite), report.
-        .target(name: "JournalBench", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalCommandLine", "CSQLite", "SyncJournalPlatform"]),
-        .executableTarget(name: "journal-bench", dependencies: ["JournalBench", "SyncJournalPlatform"], path: "tools/journal-bench"),
+        .target(name: "JournalBenchTool", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalTesting", "SyncJournalCommandLine", "CSQLite", "SyncJournalPlatform"]),
+        .executableTarget(name: "journal-bench", dependencies: ["JournalBenchTool", "SyncJournalPlatform"], path: "tools/journal-bench"),
         // The system libpq: sync-server's PostgreSQL storage.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The HTTP sync server: HTTP/1.1 on POSIX sockets (through SyncJournalPlatform), routing, SQLite and PostgreSQL storage.
@@ -99,8 +112,8 @@ let package = Package(
         .target(name: "SyncJournalServer", dependencies: ["SyncJournalProtocol", "SyncJournalWire", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalCommandLine", "CSQLite", "CLibPQ", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .executableTarget(name: "sync-server", dependencies: ["SyncJournalServer", "SyncJournalCommandLine"], path: "tools/sync-server"),
         // The load generator: concurrent HTTP clients against a running sync-server (any backend).
-        .target(name: "SyncJournalLoad", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
-        .executableTarget(name: "sync-load", dependencies: ["SyncJournalLoad"], path: "tools/sync-load"),
+        .target(name: "SyncLoadTool", dependencies: ["SyncJournalHTTP", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalSync", "SyncJournalStore", "SyncJournalCommandLine", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
+        .executableTarget(name: "sync-load", dependencies: ["SyncLoadTool"], path: "tools/sync-load"),
         // The example app: a notes command line built only on what an app links
         // (the SyncJournal and SyncJournalHTTP products) and the shared parser.
         .target(name: "NotesApp", dependencies: ["SyncJournal", "SyncJournalHTTP", "SyncJournalCommandLine"]),
@@ -110,12 +123,12 @@ let package = Package(
         .executableTarget(name: "journal-dump", dependencies: ["JournalDumpTool", "SyncJournalCommandLine"], path: "tools/journal-dump"),
         .executableTarget(name: "journal-crash", dependencies: ["JournalCrashTool", "SyncJournalCommandLine", "SyncJournalPlatform"], path: "tools/journal-crash"),
         .executableTarget(name: "journal-salvage", dependencies: ["JournalSalvageTool", "SyncJournalCommandLine"], path: "tools/journal-salvage"),
-        .executableTarget(name: "sync-sim", dependencies: ["SyncJournalSimulator"], path: "tools/sync-sim"),
+        .executableTarget(name: "sync-sim", dependencies: ["SyncSimTool"], path: "tools/sync-sim"),
         // Fuzz targets: built normally they replay input files (the regression
         // corpus); tools/fuzz.sh builds them with libFuzzer (-sanitize=fuzzer).
-        .executableTarget(name: "fuzz-journal-reader", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-journal-reader"),
-        .executableTarget(name: "fuzz-server-reply", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
-        .executableTarget(name: "fuzz-wire-messages", dependencies: ["JournalFuzzing", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
+        .executableTarget(name: "fuzz-journal-reader", dependencies: ["FuzzTool", "SyncJournalCommandLine"], path: "tools/fuzz-journal-reader"),
+        .executableTarget(name: "fuzz-server-reply", dependencies: ["FuzzTool", "SyncJournalCommandLine"], path: "tools/fuzz-server-reply"),
+        .executableTarget(name: "fuzz-wire-messages", dependencies: ["FuzzTool", "SyncJournalCommandLine"], path: "tools/fuzz-wire-messages"),
 
         // Helpers several test targets share: running the built tools, a clock that
         // stands still, a recording transport, captured output. Not a product: no app links it.
@@ -131,25 +144,25 @@ let package = Package(
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalTestSupport", "SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalTestSupport", "SyncJournalStore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(
-            name: "SyncJournalSimulatorTests",
-            dependencies: ["SyncJournalTestSupport", "SyncJournalSimulator", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
+            name: "SyncSimToolTests",
+            dependencies: ["SyncJournalTestSupport", "SyncSimTool", "SyncJournalTesting", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-sim"],
             resources: [.copy("Scenarios")]
         ),
         .testTarget(name: "SyncJournalCommandLineTests", dependencies: ["SyncJournalCommandLine"]),
-        .testTarget(name: "JournalBenchTests", dependencies: ["JournalBench"]),
+        .testTarget(name: "JournalBenchToolTests", dependencies: ["JournalBenchTool"]),
         .testTarget(name: "SyncJournalWireTests", dependencies: ["SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore"]),
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalTestSupport", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(
             name: "SyncJournalServerTests",
             dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
         ),
-        .testTarget(name: "SyncJournalLoadTests", dependencies: ["SyncJournalLoad"]),
+        .testTarget(name: "SyncLoadToolTests", dependencies: ["SyncLoadTool"]),
         .testTarget(name: "NotesAppTests", dependencies: ["SyncJournalTestSupport", "NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),
         // The client tools run as binaries against the sync-server binary.
         .testTarget(name: "ServerClientToolsTests", dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalTesting", "sync-server", "sync-demo", "sync-sim", "sync-load", "notes"]),
         .testTarget(
             name: "JournalToolsTests",
-            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "JournalFuzzing", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
+            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalProtocol", "JournalDumpTool", "JournalCrashTool", "FuzzTool", "SyncJournalCommandLine", "SyncJournalCore", "SyncJournalStore", "SyncJournalTesting",
                            "journal-dump", "journal-crash", "journal-salvage", "sync-demo", "sync-sim", "journal-bench", "sync-server", "sync-load",
                            "fuzz-journal-reader", "fuzz-server-reply", "fuzz-wire-messages"],
             resources: [.copy("Expected")]

@@ -10,38 +10,42 @@
 /// does, so a device clock that runs fast by up to that much still has its
 /// old edits judged as possibly applied.
 ///
+/// Package access: how long a server remembers is the server's policy,
+/// which no app sets or reads; `sync-server` and the reference server apply
+/// it through `StorageRules`, and the protocol module is where both reach it.
+///
 /// ```swift
 /// let retention = OperationRetention(days: 30)
 /// if retention.mayBeForgotten(mutation, at: now) { /* judge without memory */ }
 /// ```
-public struct OperationRetention: Sendable, Hashable {
+package struct OperationRetention: Sendable, Hashable {
     /// How long an applied operation id is remembered, in milliseconds of server time.
-    public let retentionMilliseconds: Int64
+    package let retentionMilliseconds: Int64
     /// How far a device clock may run ahead of the server's and still have
     /// its forgotten edits recognised: a day, or half the retention when that
     /// is shorter.
-    public var clockAllowanceMilliseconds: Int64 { min(Self.dayMilliseconds, retentionMilliseconds / 2) }
+    package var clockAllowanceMilliseconds: Int64 { min(Self.dayMilliseconds, retentionMilliseconds / 2) }
 
     /// Milliseconds in a day.
-    public static let dayMilliseconds: Int64 = 86_400_000
+    package static let dayMilliseconds: Int64 = 86_400_000
     /// The retention `sync-server` keeps when not told otherwise.
-    public static let defaultDays = 30
+    package static let defaultDays = 30
 
     /// A retention of `retentionMilliseconds` (at least 1).
-    public init(retentionMilliseconds: Int64) {
+    package init(retentionMilliseconds: Int64) {
         self.retentionMilliseconds = max(1, retentionMilliseconds)
     }
 
     /// A retention of whole days (1 or more; larger values are capped so
     /// the milliseconds fit in Int64).
-    public init(days: Int) {
+    package init(days: Int) {
         let capped = Int64(min(max(days, 1), 100_000_000))
         self.init(retentionMilliseconds: capped * Self.dayMilliseconds)
     }
 
     /// The server time before which remembered operations are pruned at
     /// `now`: every row remembered strictly before it is past the retention.
-    public func pruneBefore(now: Int64) -> Int64 {
+    package func pruneBefore(now: Int64) -> Int64 {
         let (limit, overflow) = now.subtractingReportingOverflow(retentionMilliseconds)
         return overflow ? Int64.min : limit
     }
@@ -50,7 +54,7 @@ public struct OperationRetention: Sendable, Hashable {
     /// time `now`, may have been applied and forgotten: it carries no
     /// `queuedAt`, or was queued (by the device's clock) more than the
     /// retention less the clock allowance ago.
-    public func mayBeForgotten(_ mutation: Mutation, at now: Int64) -> Bool {
+    package func mayBeForgotten(_ mutation: Mutation, at now: Int64) -> Bool {
         guard let queuedAt = mutation.queuedAt else { return true }
         let (horizon, overflow) = now.subtractingReportingOverflow(retentionMilliseconds - clockAllowanceMilliseconds)
         return overflow || queuedAt < horizon

@@ -25,9 +25,10 @@ import SyncJournalSync
 ///   filtered by id, stamp and row-level security): a create of an existing
 ///   id answers ``MutationOutcome/duplicate``, an update or delete that
 ///   matches nothing answers ``MutationOutcome/noMatch``, and the client
-///   reads the row back with ``read(user:kind:id:)``. With an
-///   ``operationRetention``, remembered ids are forgotten as `sync-server`
-///   forgets them (``pruneRememberedOperations()``), under the same rules.
+///   reads the row back with ``read(user:kind:id:)``. The package's own
+///   tests can also give it an operation retention, so that remembered ids
+///   are forgotten as `sync-server` forgets them, under the same rules;
+///   that is a server's policy, which no app's test sets, so it is not public.
 /// - Clients may wait for changes (``waitForChanges(user:after:)``): a wait
 ///   returns as soon as the user has rows after its cursors, whoever wrote
 ///   them (another device's push, or ``write(user:kind:id:fields:)``).
@@ -124,7 +125,7 @@ public actor ReferenceServer {
     /// ```swift
     /// await server.setOperationRetention(OperationRetention(retentionMilliseconds: 10_000))
     /// ```
-    public private(set) var operationRetention: OperationRetention?
+    package private(set) var operationRetention: OperationRetention?
 
     /// The identity of the server's database, carried by every page
     /// (``PullPage/server``); `nil` for a server from before identities,
@@ -194,7 +195,7 @@ public actor ReferenceServer {
     /// ```swift
     /// await server.setOperationRetention(OperationRetention(days: 30))
     /// ```
-    public func setOperationRetention(_ retention: OperationRetention?) {
+    package func setOperationRetention(_ retention: OperationRetention?) {
         operationRetention = retention
         rememberedAt = [:]
         guard retention != nil else { return }
@@ -209,7 +210,7 @@ public actor ReferenceServer {
     /// let forgotten = await server.pruneRememberedOperations()
     /// ```
     @discardableResult
-    public func pruneRememberedOperations() -> Int {
+    package func pruneRememberedOperations() -> Int {
         guard let operationRetention else { return 0 }
         let cutoff = operationRetention.pruneBefore(now: storage.clock)
         var forgotten = 0

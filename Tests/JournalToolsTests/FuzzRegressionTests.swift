@@ -1,5 +1,5 @@
 import Foundation
-import JournalFuzzing
+import FuzzTool
 import JournalDumpTool
 import SyncJournalCommandLine
 import SyncJournalCore

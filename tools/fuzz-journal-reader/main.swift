@@ -1,4 +1,4 @@
-// The journal-reader fuzz target (FuzzJournalReader in JournalFuzzing).
+// The journal-reader fuzz target (FuzzJournalReader in FuzzTool).
 //
 // Built normally: a regression runner that replays the files and directories
 // given through the target, in-process, and exits 0 if none breaks an invariant:
@@ -8,7 +8,7 @@
 // which parses the libFuzzer flags and calls the target for every input
 // (the fuzz build links libFuzzer's own main too; SwiftPM's
 // `--defsym main=<module>_main` makes this one the entry point).
-import JournalFuzzing
+import FuzzTool
 
 #if FUZZING
 import Foundation

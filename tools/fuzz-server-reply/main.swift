@@ -1,4 +1,4 @@
-// The server-reply fuzz target (FuzzServerReply in JournalFuzzing).
+// The server-reply fuzz target (FuzzServerReply in FuzzTool).
 //
 // Built normally: a regression runner that replays the files and directories
 // given through the target, in-process, and exits 0 if none breaks an invariant:
@@ -9,7 +9,7 @@
 // which parses the libFuzzer flags and calls the target for every input
 // (the fuzz build links libFuzzer's own main too; SwiftPM's
 // `--defsym main=<module>_main` makes this one the entry point).
-import JournalFuzzing
+import FuzzTool
 
 #if FUZZING
 import Foundation

@@ -1,7 +1,7 @@
 // journal-bench: the store's workloads against SQLite and the raw disk,
 // interleaved in one process run (see `journal-bench --help`).
-// The logic lives in JournalBench, testable in-process.
-import JournalBench
+// The logic lives in JournalBenchTool, testable in-process.
+import JournalBenchTool
 import SyncJournalPlatform
 
 let result = await JournalBench.main(Array(CommandLine.arguments.dropFirst())) { line in StandardStream.error.write(line) }

@@ -1,7 +1,7 @@
 // sync-load: N concurrent HTTP clients against a running sync-server for D seconds.
-// The logic lives in SyncJournalLoad (LoadCommand, LoadRunner), testable in-process.
+// The logic lives in SyncLoadTool (LoadCommand, LoadRunner), testable in-process.
 import Foundation
-import SyncJournalLoad
+import SyncLoadTool
 
 let result = await LoadCommand.main(Array(CommandLine.arguments.dropFirst()))
 FileHandle.standardOutput.write(Data(result.output.utf8))

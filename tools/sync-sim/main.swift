@@ -3,9 +3,9 @@
 //   sync-sim run FILE...                                       run scenario files
 //   sync-sim --seed S --devices D --steps N [--faults LIST]   one seeded random run
 //
-// The logic lives in SyncJournalSimulator (SyncSimCommand), testable in-process.
+// The logic lives in SyncSimTool (SyncSimCommand), testable in-process.
 import Foundation
-import SyncJournalSimulator
+import SyncSimTool
 
 let result = await SyncSimCommand.main(Array(CommandLine.arguments.dropFirst()))
 FileHandle.standardOutput.write(Data(result.output.utf8))

@@ -48,7 +48,7 @@ public final class PostgreSQLStorage: SyncStorage {
     /// The stamp clock, or `nil` for the database server's clock.
     let now: (@Sendable () -> Int64)?
     /// How long applied operation ids are remembered (`nil`: for ever).
-    public let operationRetention: OperationRetention?
+    package let operationRetention: OperationRetention?
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -88,7 +88,7 @@ public final class PostgreSQLStorage: SyncStorage {
     /// - Throws: ``StorageError/unavailable(reason:)`` when the database cannot
     ///   be reached, ``StorageError/postgres(_:)`` when the tables cannot be
     ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
-    public init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
+    package init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true) throws(StorageError) {
         self.operationRetention = operationRetention

@@ -51,7 +51,7 @@ public struct SyncServerOptions: Sendable {
     /// pruning forgets them (`nil`: for ever; `--operation-retention-days`,
     /// default 30 days). A mutation no longer remembered is judged by its
     /// `queuedAt` (journals/PROTOCOL.md, "Remembered operations").
-    public var operationRetention: OperationRetention? = OperationRetention(days: OperationRetention.defaultDays)
+    package var operationRetention: OperationRetention? = OperationRetention(days: OperationRetention.defaultDays)
     /// The pause between two rounds of pruning remembered operations.
     public var operationPruneIntervalMilliseconds = 60_000
     /// The most remembered operations one pruning transaction forgets.

@@ -33,7 +33,7 @@ public final class SQLiteStorage: SyncStorage {
     /// When retention purges run (`nil`: no retention).
     private let retentionSchedule: TombstoneRetentionSchedule?
     /// How long applied operation ids are remembered (`nil`: for ever).
-    public let operationRetention: OperationRetention?
+    package let operationRetention: OperationRetention?
     /// Who hears of committed pushes (``observeChanges(_:)``); one process
     /// writes the file, so telling it after the commit is enough.
     private let changeObserver = Mutex<(@Sendable (StorageChange) -> Void)?>(nil)
@@ -68,7 +68,7 @@ public final class SQLiteStorage: SyncStorage {
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
     ///   another version or a stored identity that is not one.
-    public init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
+    package init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
         self.path = path

@@ -1,11 +1,11 @@
-import JournalBench
+import JournalBenchTool
 import Testing
 
 /// `journal-bench --quick --json` in-process with tiny sizes: checks the
 /// shape of the JSON and that every workload and baseline appears. Never a
 /// timed assertion: the figures themselves are not checked.
 @Suite("journal-bench")
-struct JournalBenchTests {
+struct JournalBenchToolTests {
     static let workloads = ["durable-edit", "group-commit", "crash-durable", "replay", "checkpoint", "push", "open", "memory", "indexed-query", "upkeep", "backlog"]
     static let baselines = ["sqlite-wal-full-1-row-per-txn", "raw-fdatasync-preallocated", "raw-fdatasync-growing",
                             "sqlite-wal-full-64-rows-per-txn", "raw-64-per-fdatasync-preallocated", "raw-64-per-fdatasync-growing",

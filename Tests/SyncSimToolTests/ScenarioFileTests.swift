@@ -1,6 +1,6 @@
 import Foundation
 import SyncJournalProtocol
-import SyncJournalSimulator
+import SyncSimTool
 import SyncJournalStore
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SyncJournalProtocol
-@testable import SyncJournalSimulator
+@testable import SyncSimTool
 import SyncJournalStore
 import SyncJournalSync
 import SyncJournalTesting

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SyncJournalLoad
+import SyncLoadTool
 
 @Suite("sync-load's command line and statistics")
 struct LoadConfigurationTests {

@@ -1,5 +1,5 @@
 import Foundation
-import SyncJournalSimulator
+import SyncSimTool
 import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
