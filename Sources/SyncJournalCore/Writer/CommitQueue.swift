@@ -32,23 +32,20 @@ package struct CommitQueue<Waiter> {
 
     /// Written batches not yet covered by a barrier, in file order.
     private var batches: [Batch] = []
-    /// The end of the last batch known when the running barrier started;
-    /// `nil` when none runs.
-    package private(set) var barrierCovers: Int64?
+    /// Whether a barrier the queue started is running.
+    package private(set) var barrierRunning = false
     /// Set by a failed barrier: the file's durability is unknown from then on.
     package private(set) var failed = false
 
     /// An empty queue.
     package init() {}
 
-    /// Whether a barrier is running.
-    package var barrierRunning: Bool { barrierCovers != nil }
 
     /// Whether written batches wait for a barrier.
     package var hasWritten: Bool { !batches.isEmpty }
 
     /// Whether nothing is written and unsynced and no barrier runs.
-    package var isIdle: Bool { batches.isEmpty && barrierCovers == nil }
+    package var isIdle: Bool { batches.isEmpty && !barrierRunning }
 
     /// A batch was written and ends at `end` in the file; `waiters` learn of
     /// its durability once a barrier that starts from now on returns.
@@ -71,8 +68,8 @@ package struct CommitQueue<Waiter> {
     /// file's end first, and reports with ``barrierEnded(durableThrough:)``
     /// or ``barrierFailed()``.
     package mutating func barrierStarting() -> Bool {
-        guard !failed, barrierCovers == nil, let last = batches.last else { return false }
-        barrierCovers = last.end
+        guard !failed, !barrierRunning, !batches.isEmpty else { return false }
+        barrierRunning = true
         return true
     }
 
@@ -81,7 +78,7 @@ package struct CommitQueue<Waiter> {
     /// order, and whether batches written meanwhile still wait: the owner
     /// then starts the next barrier with ``barrierStarting()``.
     package mutating func barrierEnded(durableThrough: Int64) -> (released: [Waiter], stillWaiting: Bool) {
-        barrierCovers = nil
+        barrierRunning = false
         let released = released(durableThrough: durableThrough)
         return (released, !batches.isEmpty)
     }
@@ -103,7 +100,7 @@ package struct CommitQueue<Waiter> {
     /// starts again.
     package mutating func barrierFailed() -> [Waiter] {
         failed = true
-        barrierCovers = nil
+        barrierRunning = false
         return takeAll()
     }
 

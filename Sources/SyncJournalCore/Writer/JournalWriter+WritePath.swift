@@ -232,7 +232,15 @@ extension JournalWriter {
                 for request in batch { request.continuation.resume(returning: .failure(error)) }
                 continue
             }
-            guard let end else { continue }
+            guard let end else {
+                // Only a batch larger than the in-flight limit by itself
+                // finds no room once nothing is unsynced.
+                let bytes = records.reduce(0) { $0 + JournalFormat.recordHeaderLength + $1.payload.count }
+                for request in batch {
+                    request.continuation.resume(returning: .failure(.recordTooLarge(bytes: bytes, maximum: inFlightLimit)))
+                }
+                continue
+            }
             var sequence = state.withLock { $0.nextSequence } - UInt64(records.count)
             var acknowledgements: [Acknowledgement] = []
             for request in batch {

@@ -14,9 +14,12 @@ struct StorageTransaction {
 
     // MARK: Rows
 
-    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let found: (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?, modelVersion: Int64?)? = try sql {
-            () throws(SQLiteError) in
+    /// A row's columns as stored, its fields still the stored bytes: what
+    /// both the value reads and the encoded reads of a push start from.
+    typealias StoredRow = (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?, modelVersion: Int64?)
+
+    func storedRow(kind: String, id: String) throws(StorageError) -> StoredRow? {
+        try sql { () throws(SQLiteError) -> StoredRow? in
             try database.withStatement("select owner, fields, updated_at, deleted_at, created_by, model_version from rows where kind = ?1 and id = ?2") {
                 statement throws(SQLiteError) in
                 statement.bind(1, kind)
@@ -26,16 +29,11 @@ struct StorageTransaction {
                         statement.optionalInt64(5))
             }
         }
-        guard let found else { return nil }
-        let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
-        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: "\(kind)/\(id)")
-        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                                       modelVersion: modelVersion),
-                        owner: found.owner, createdBy: found.createdBy)
     }
 
-    func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
-        let fields = Self.encodeFields(row.fields)
+    /// Inserts or replaces a row whose fields are already encoded.
+    func writeRow(kind: String, id: String, owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?,
+                  createdBy: String?, modelVersion: Int?) throws(StorageError) {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
                 insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version)
@@ -44,17 +42,31 @@ struct StorageTransaction {
                   updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
                   model_version = excluded.model_version
                 """) { statement throws(SQLiteError) in
-                statement.bind(1, row.kind)
-                statement.bind(2, row.id)
+                statement.bind(1, kind)
+                statement.bind(2, id)
                 statement.bind(3, owner)
                 statement.bind(4, bytes: fields)
-                statement.bind(5, row.updatedAt)
-                statement.bind(6, row.deletedAt)
+                statement.bind(5, updatedAt)
+                statement.bind(6, deletedAt)
                 statement.bind(7, createdBy)
-                statement.bind(8, row.modelVersion.map(Int64.init))
+                statement.bind(8, modelVersion.map(Int64.init))
                 _ = try statement.step()
             }
         }
+    }
+
+    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
+        guard let found = try storedRow(kind: kind, id: id) else { return nil }
+        let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: "\(kind)/\(id)")
+        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                                       modelVersion: modelVersion),
+                        owner: found.owner, createdBy: found.createdBy)
+    }
+
+    func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
+        try writeRow(kind: row.kind, id: row.id, owner: owner, fields: Self.encodeFields(row.fields), updatedAt: row.updatedAt,
+                     deletedAt: row.deletedAt, createdBy: createdBy, modelVersion: row.modelVersion)
     }
 
     /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order.
@@ -94,46 +106,57 @@ struct StorageTransaction {
 
     // MARK: Remembered operations
 
-    func remembered(owner: String, operationID: OperationID) throws(StorageError) -> ServerRow? {
-        let key = operationID.description
-        let found: (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)? = try sql {
-            () throws(SQLiteError) in
+    /// A remembered operation's row as stored, its fields still the stored bytes.
+    typealias StoredOperation = (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)
+
+    func storedOperation(owner: String, operationID: OperationID) throws(StorageError) -> StoredOperation? {
+        try sql { () throws(SQLiteError) -> StoredOperation? in
             try database.withStatement("""
                 select kind, id, fields, updated_at, deleted_at, model_version from operations where owner = ?1 and operation_id = ?2
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, owner)
-                statement.bind(2, key)
+                statement.bind(2, operationID.description)
                 guard try statement.step() else { return nil }
                 return (statement.text(0), statement.text(1), statement.bytes(2), statement.int64(3), statement.optionalInt64(4),
                         statement.optionalInt64(5))
             }
         }
-        guard let found else { return nil }
-        let fields = try Self.decodeFields(found.fields, table: "operations", key: "\(owner)/\(key)")
-        let modelVersion = try Self.modelVersion(found.modelVersion, table: "operations", key: "\(owner)/\(key)")
-        return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                         modelVersion: modelVersion)
     }
 
-    func remember(owner: String, operationID: OperationID, row: ServerRow, at rememberedAt: Int64) throws(StorageError) {
-        let fields = Self.encodeFields(row.fields)
+    /// Remembers an operation's result row whose fields are already encoded.
+    func insertOperation(owner: String, operationID: OperationID, kind: String, id: String, fields: [UInt8], updatedAt: Int64,
+                         deletedAt: Int64?, modelVersion: Int?, at rememberedAt: Int64) throws(StorageError) {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
                 insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version)
                 values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 """) { statement throws(SQLiteError) in
-                statement.bind(8, rememberedAt)
                 statement.bind(1, owner)
                 statement.bind(2, operationID.description)
-                statement.bind(3, row.kind)
-                statement.bind(4, row.id)
+                statement.bind(3, kind)
+                statement.bind(4, id)
                 statement.bind(5, bytes: fields)
-                statement.bind(6, row.updatedAt)
-                statement.bind(7, row.deletedAt)
-                statement.bind(9, row.modelVersion.map(Int64.init))
+                statement.bind(6, updatedAt)
+                statement.bind(7, deletedAt)
+                statement.bind(8, rememberedAt)
+                statement.bind(9, modelVersion.map(Int64.init))
                 _ = try statement.step()
             }
         }
+    }
+
+    func remembered(owner: String, operationID: OperationID) throws(StorageError) -> ServerRow? {
+        guard let found = try storedOperation(owner: owner, operationID: operationID) else { return nil }
+        let key = "\(owner)/\(operationID.description)"
+        let fields = try Self.decodeFields(found.fields, table: "operations", key: key)
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "operations", key: key)
+        return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                         modelVersion: modelVersion)
+    }
+
+    func remember(owner: String, operationID: OperationID, row: ServerRow, at rememberedAt: Int64) throws(StorageError) {
+        try insertOperation(owner: owner, operationID: operationID, kind: row.kind, id: row.id, fields: Self.encodeFields(row.fields),
+                            updatedAt: row.updatedAt, deletedAt: row.deletedAt, modelVersion: row.modelVersion, at: rememberedAt)
     }
 
     /// Forgets at most `limit` operations remembered before `cutoff` (server
