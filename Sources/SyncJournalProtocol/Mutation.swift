@@ -22,10 +22,13 @@ public struct Mutation: Sendable, Hashable {
     /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
     /// stated. The server keeps the highest on the record (``ServerRow/modelVersion``).
     public var modelVersion: Int?
+    /// The space of the record (journals/PROTOCOL.md, "Spaces").
+    public var space: SpaceID
 
     /// Creates a mutation.
     public init(operationID: OperationID, kind: String, op: OperationKind, recordID: String,
-                fields: [String: FieldValue], baseUpdatedAt: Int64?, queuedAt: Int64? = nil, modelVersion: Int? = nil) {
+                fields: [String: FieldValue], baseUpdatedAt: Int64?, queuedAt: Int64? = nil, modelVersion: Int? = nil,
+                space: SpaceID = .personal) {
         self.operationID = operationID
         self.kind = kind
         self.op = op
@@ -34,5 +37,9 @@ public struct Mutation: Sendable, Hashable {
         self.baseUpdatedAt = baseUpdatedAt
         self.queuedAt = queuedAt
         self.modelVersion = modelVersion
+        self.space = space
     }
+
+    /// The record the mutation is about.
+    public var key: RecordKey { RecordKey(kind: kind, id: recordID, space: space) }
 }

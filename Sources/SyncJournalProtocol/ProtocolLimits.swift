@@ -51,6 +51,16 @@ public enum ProtocolLimits {
     /// enough that a queued operation keeps it in two bytes.
     public static let maximumModelVersion = 65_535
 
+    /// The longest name of a shared space, in UTF-8 bytes.
+    public static let maximumSpaceNameBytes = 128
+
+    /// The most shared spaces one user may be a member of: one pull covers
+    /// them all, so its request stays bounded.
+    public static let maximumSpacesPerUser = 1_000
+
+    /// The most members one shared space may have.
+    public static let maximumMembersPerSpace = 1_000
+
     /// Whether `version` is a model version the protocol carries: 1 to
     /// ``maximumModelVersion``.
     ///

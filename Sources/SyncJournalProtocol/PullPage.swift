@@ -15,12 +15,26 @@ public struct PullPage: Sendable, Hashable {
     /// The identity of the server's database (`nil`: a server that has
     /// none, which keeps working as before identities).
     public var server: ServerIdentity?
+    /// Per shared space that had rows in the page (or whose cursor moved
+    /// past purged tombstones on the last page), the cursor after it per
+    /// kind, as ``nextCursors`` for the personal space.
+    public var nextSpaceCursors: [SpaceID: [String: PullCursor]]
+    /// The spaces the user is a member of whose description is newer than
+    /// the one the request held, or that it did not name (joined).
+    public var spaces: [Space]
+    /// The spaces the request named that the user is not a member of: left,
+    /// removed, deleted, or never one (the server never says which).
+    public var lostSpaces: [SpaceID]
 
     /// Creates a page.
-    public init(rows: [ServerRow], nextCursors: [String: PullCursor], hasMore: Bool, server: ServerIdentity? = nil) {
+    public init(rows: [ServerRow], nextCursors: [String: PullCursor], hasMore: Bool, server: ServerIdentity? = nil,
+                nextSpaceCursors: [SpaceID: [String: PullCursor]] = [:], spaces: [Space] = [], lostSpaces: [SpaceID] = []) {
         self.rows = rows
         self.nextCursors = nextCursors
         self.hasMore = hasMore
         self.server = server
+        self.nextSpaceCursors = nextSpaceCursors
+        self.spaces = spaces
+        self.lostSpaces = lostSpaces
     }
 }

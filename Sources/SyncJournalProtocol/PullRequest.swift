@@ -14,6 +14,12 @@ public struct PullRequest: Sendable, Hashable {
     /// sync): any other, or one behind it, refuses the pull with
     /// ``TransportError/serverMismatch(_:)``.
     public var expectation: ServerExpectation?
+    /// The shared spaces the device syncs and what it holds of each
+    /// (journals/PROTOCOL.md, "Pull across spaces"); `nil` pulls the
+    /// personal space alone, as a device that knows nothing of spaces does.
+    /// Every space the user is a member of is pulled, those not named here
+    /// from the start; the kinds pulled in each are the keys of ``cursors``.
+    public var spaces: [SpaceID: SpaceCursors]?
 
     /// Creates a request.
     ///
@@ -21,10 +27,12 @@ public struct PullRequest: Sendable, Hashable {
     /// let request = PullRequest(cursors: ["pin": cursor], limit: 500)
     /// let again = PullRequest(cursors: ["pin": nil], limit: 500, isResync: true)   // a re-pull from the start
     /// ```
-    public init(cursors: [String: PullCursor?], limit: Int, isResync: Bool = false, expectation: ServerExpectation? = nil) {
+    public init(cursors: [String: PullCursor?], limit: Int, isResync: Bool = false, expectation: ServerExpectation? = nil,
+                spaces: [SpaceID: SpaceCursors]? = nil) {
         self.cursors = cursors
         self.limit = limit
         self.isResync = isResync
         self.expectation = expectation
+        self.spaces = spaces
     }
 }

@@ -16,20 +16,23 @@ public struct ServerRow: Sendable, Hashable {
     /// tombstone; `nil` when no write stated one. A device whose own version
     /// is lower can tell that a newer version of the app has touched it.
     public var modelVersion: Int?
+    /// The space the record lives in.
+    public var space: SpaceID
 
     /// Creates a row.
     public init(kind: String, id: String, fields: [String: FieldValue] = [:], updatedAt: Int64, deletedAt: Int64? = nil,
-                modelVersion: Int? = nil) {
+                modelVersion: Int? = nil, space: SpaceID = .personal) {
         self.kind = kind
         self.id = id
         self.fields = fields
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
         self.modelVersion = modelVersion
+        self.space = space
     }
 
     /// The row's key.
-    public var key: RecordKey { RecordKey(kind: kind, id: id) }
+    public var key: RecordKey { RecordKey(kind: kind, id: id, space: space) }
 
     /// Whether this row says the record was deleted.
     public var isTombstone: Bool { deletedAt != nil }

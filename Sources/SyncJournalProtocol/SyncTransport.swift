@@ -31,6 +31,26 @@ public protocol SyncTransport: Sendable {
     /// transport without change notifications need not implement this: the
     /// default answers ``ChangeWaitResult/notSupported``.
     func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult
+    /// Reads one row of any space, as ``read(kind:id:)`` does for the
+    /// personal space (`nil` also for a space the user is not a member of).
+    /// The default reads personal rows with ``read(kind:id:)`` and refuses
+    /// shared ones.
+    func read(_ key: RecordKey) async throws(TransportError) -> ServerRow?
+    /// Waits as ``waitForChanges(after:timeout:)`` does, following the
+    /// shared spaces `spaces` holds as well (`nil`: the personal space
+    /// alone): a push into any space the user is a member of, or a change
+    /// to the user's memberships, ends the wait. The default follows the
+    /// personal space alone.
+    func waitForChanges(after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?,
+                        timeout: Duration) async throws(TransportError) -> ChangeWaitResult
+    /// Sends one membership change and returns the space as it is after it
+    /// (`nil` after ``SpaceChange/leave(_:)`` and ``SpaceChange/delete(_:)``).
+    /// A refusal is ``TransportError/spaceRefused(_:)``. The default: a
+    /// transport to a server without spaces, a permanent error.
+    func change(_ change: SpaceChange) async throws(TransportError) -> Space?
+    /// Every shared space the user is a member of, ordered by id. The
+    /// default: a transport to a server without spaces, a permanent error.
+    func spaces() async throws(TransportError) -> [Space]
 }
 
 extension SyncTransport {
@@ -47,5 +67,27 @@ extension SyncTransport {
     /// Not supported: the engine pulls on its idle interval instead.
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
         .notSupported
+    }
+
+    /// Personal rows through ``read(kind:id:)``; a shared row is a permanent error.
+    public func read(_ key: RecordKey) async throws(TransportError) -> ServerRow? {
+        guard key.space.isPersonal else { throw .permanent(reason: "this transport has no shared spaces") }
+        return try await read(kind: key.kind, id: key.id)
+    }
+
+    /// Follows the personal space alone, through ``waitForChanges(after:timeout:)``.
+    public func waitForChanges(after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?,
+                               timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        try await waitForChanges(after: cursors, timeout: timeout)
+    }
+
+    /// Not supported: a permanent error.
+    public func change(_ change: SpaceChange) async throws(TransportError) -> Space? {
+        throw .permanent(reason: "this transport has no shared spaces")
+    }
+
+    /// Not supported: a permanent error.
+    public func spaces() async throws(TransportError) -> [Space] {
+        throw .permanent(reason: "this transport has no shared spaces")
     }
 }

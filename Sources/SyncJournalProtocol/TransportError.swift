@@ -22,14 +22,17 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server refused the request as too large (HTTP 413): the engine
     /// splits the batch and retries; a single operation this large fails permanently.
     case tooLarge(reason: String)
-    /// A pull cursor of these kinds is older than the server's tombstone
-    /// horizon: deletions since then are forgotten, so the engine re-pulls
-    /// those kinds from the start (a resync).
+    /// A pull cursor of these kinds (in any space) is older than the
+    /// server's tombstone horizon: deletions since then are forgotten, so
+    /// the engine re-pulls those kinds from the start in every space (a resync).
     case cursorExpired(kinds: [String])
     /// The server is not the one the device's ``ServerExpectation`` names,
     /// or it went back in time: it applied nothing. Retrying will not help;
     /// the app reconciles the device with the server it now has.
     case serverMismatch(ServerMismatch)
+    /// The server refused a membership request (journals/PROTOCOL.md,
+    /// "Membership"); sending it again gets the same answer.
+    case spaceRefused(SpaceRefusal)
 
     /// A one-line explanation.
     public var description: String {
@@ -42,6 +45,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge(let reason): return "too large: \(reason)"
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.sorted().joined(separator: ", "))"
         case .serverMismatch(let mismatch): return "server mismatch: \(mismatch)"
+        case .spaceRefused(let refusal): return "refused: \(refusal)"
         }
     }
 }
