@@ -17,6 +17,8 @@ extension JournalDumpCommand {
         ]
         // Only when stated (format 2.3), so dumps of older journals read as before.
         if let version = op.modelVersion { members.append(("modelVersion", .int(Int64(version)))) }
+        // Only for a shared space (format 2.5), so personal records dump as before.
+        if let space = op.space.text { members.append(("space", .string(space))) }
         members.append(("fields", FieldSummary.json(op.fields)))
         return members
     }
@@ -29,8 +31,21 @@ extension JournalDumpCommand {
             ("deletedAt", row.deletedAt.map { .int($0) } ?? .null),
         ]
         if let version = row.modelVersion { members.append(("modelVersion", .int(Int64(version)))) }
+        if let space = row.space.text { members.append(("space", .string(space))) }
         members.append(("fields", FieldSummary.json(row.fields)))
         return .object(members)
+    }
+
+    /// `[("space", id)]` for a shared space, nothing for the personal one.
+    static func spaceJSON(_ space: SpaceID) -> [(String, JSONText)] {
+        space.text.map { [("space", .string($0))] } ?? []
+    }
+
+    /// A shared space's description: `id`, `name`, `role`, `version`, `members` (`user`, `role`).
+    static func describedSpaceJSON(_ space: Space) -> JSONText {
+        .object([("id", .string(space.id.description)), ("name", .string(space.name)), ("role", .string(space.role.description)),
+                 ("version", .int(space.version)),
+                 ("members", .array(space.members.map { .object([("user", .string($0.user)), ("role", .string($0.role.description))]) }))])
     }
 
     static func cursorJSON(_ cursor: PullCursor) -> JSONText {
@@ -125,8 +140,12 @@ extension JournalDumpCommand {
             return [("opId", .string(id.description)), ("permanent", .bool(permanent)), ("reason", .string(reason))]
         case .conflicted(let id, let server):
             return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null)]
-        case .pulled(let kind, let rows, let cursor):
-            return [("kind", .string(kind)), ("cursor", cursor.map(cursorJSON) ?? .null), ("rows", .array(rows.map(rowJSON)))]
+        case .pulled(let kind, let rows, let cursor, let space):
+            return spaceJSON(space) + [("kind", .string(kind)), ("cursor", cursor.map(cursorJSON) ?? .null), ("rows", .array(rows.map(rowJSON)))]
+        case .spaceDescribed(let space):
+            return [("space", describedSpaceJSON(space))]
+        case .spaceLost(let space):
+            return spaceJSON(space)
         case .attemptFailed(let id, let kind, let reason, let quarantine):
             return [("opId", .string(id.description)), ("failure", .string(kind.description)), ("quarantine", .bool(quarantine)),
                     ("reason", .string(reason))]
@@ -137,8 +156,8 @@ extension JournalDumpCommand {
         case .conflictResolved(let id, let server, let base, let resolution):
             return [("opId", .string(id.description)), ("server", server.map(rowJSON) ?? .null), ("base", base.map(rowJSON) ?? .null),
                     ("resolution", resolutionJSON(resolution))]
-        case .forgotten(let kind, let ids):
-            return [("kind", .string(kind)), ("recordIds", .array(ids.map { .string($0) }))]
+        case .forgotten(let kind, let ids, let space):
+            return spaceJSON(space) + [("kind", .string(kind)), ("recordIds", .array(ids.map { .string($0) }))]
         case .transaction(let edits):
             return [("edits", .array(edits.map { .object(eventJSON($0.event)) }))]
         case .server(let change):
@@ -162,6 +181,9 @@ extension JournalDumpCommand {
             case .server(let known): return [("part", .string("server")), ("server", serverJSON(known))]
             case .outbox(let entries): return [("part", .string("outbox")), ("outbox", .array(entries.map(outboxJSON)))]
             case .cursors(let cursors): return [("part", .string("cursors")), ("cursors", cursorsJSON(cursors))]
+            case .spaceCursors(let space, let cursors):
+                return [("part", .string("spaceCursors"))] + spaceJSON(space) + [("cursors", cursorsJSON(cursors))]
+            case .spaces(let spaces): return [("part", .string("spaces")), ("spaces", .array(spaces.map(describedSpaceJSON)))]
             case .conflicts(let conflicts): return [("part", .string("conflicts")), ("conflicts", .array(conflicts.map(conflictJSON)))]
             case .rejections(let rejections): return [("part", .string("rejections")), ("rejections", .array(rejections.map(rejectionJSON)))]
             case .end(let rows, let operations, let conflicts, let rejections):

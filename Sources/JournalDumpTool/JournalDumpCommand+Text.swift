@@ -53,6 +53,9 @@ extension JournalDumpCommand {
         }
     }
 
+    /// ` in space ID` for a shared space, nothing for the personal one.
+    static func inSpace(_ space: SpaceID) -> String { space.isPersonal ? "" : " in space \(space)" }
+
     /// The columns of an operation: op, kind, record, base, fields.
     static func operationColumns(_ op: JournalOperation) -> String {
         pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
@@ -125,9 +128,14 @@ extension JournalDumpCommand {
         case .conflicted(let id, let server):
             return lines("\(id) conflicts; " + (server == nil ? "the server deleted the record" : "the server's copy wins:"),
                          server.map { [rowColumns($0)] } ?? [])
-        case .pulled(let kind, let rows, let cursor):
-            return lines("(\(rows.count) \(kind) row\(rows.count == 1 ? "" : "s"), cursor \(cursor.map(\.description) ?? "unchanged"))",
+        case .pulled(let kind, let rows, let cursor, let space):
+            return lines("(\(rows.count) \(kind) row\(rows.count == 1 ? "" : "s")\(inSpace(space)), cursor \(cursor.map(\.description) ?? "unchanged"))",
                          rows.map(rowColumns))
+        case .spaceDescribed(let space):
+            return lines("space \(space.id) \(quoted(space.name)), \(space.role), version \(space.version)",
+                         space.members.map { "member \($0.user): \($0.role)" })
+        case .spaceLost(let space):
+            return lines("membership of space \(space) ended: its rows leave, its queued operations are rejected", [])
         case .attemptFailed(let id, let kind, let reason, let quarantine):
             let outcome = !quarantine ? "stays queued" : kind == .deletedOrNoAccess ? "quarantined; the device forgets its copy of the row" : "quarantined"
             return lines("\(id) failed (\(kind)), \(outcome): " + quoted(reason), [])
@@ -148,8 +156,8 @@ extension JournalDumpCommand {
             return lines("\(id) conflicts; " + resolutionText(resolution),
                          ["server: " + (server.map(rowColumns) ?? "deleted the record"), "base:   " + (base.map(rowColumns) ?? "unknown")]
                             + (resolution.replacement.map { ["queued in its place: " + operationColumns($0)] } ?? []))
-        case .forgotten(let kind, let ids):
-            return lines("(\(ids.count) \(kind) row\(ids.count == 1 ? "" : "s") the server no longer has)", ids)
+        case .forgotten(let kind, let ids, let space):
+            return lines("(\(ids.count) \(kind) row\(ids.count == 1 ? "" : "s")\(inSpace(space)) the server no longer has)", ids)
         case .transaction(let edits):
             return lines("(\(edits.count) edits, durable and visible together)", edits.flatMap { edit in
                 [operationColumns(edit.operation)] + edit.compaction.map { step in
@@ -187,6 +195,10 @@ extension JournalDumpCommand {
                 })
             case .cursors(let cursors):
                 return lines("cursors: " + cursors.keys.sorted(by: utf8Order).map { "\($0) \(cursors[$0]!)" }.joined(separator: ", "), [])
+            case .spaceCursors(let space, let cursors):
+                return lines("cursors in space \(space): " + cursors.keys.sorted(by: utf8Order).map { "\($0) \(cursors[$0]!)" }.joined(separator: ", "), [])
+            case .spaces(let spaces):
+                return lines("spaces: \(spaces.count)", spaces.map { "\($0.id) \(quoted($0.name)), \($0.role), version \($0.version), \($0.members.count) member\($0.members.count == 1 ? "" : "s")" })
             case .conflicts(let conflicts):
                 return lines("conflicts: \(conflicts.count)", conflicts.flatMap { conflict in
                     [operationColumns(conflict.operation),

@@ -58,12 +58,15 @@ extension CheckpointPart {
             for operation in operations { operation.encode(into: &writer) }
         case .cursors(let cursors):
             writer.writeUInt8(3)
-            let kinds = cursors.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            writer.writeVarint(UInt64(kinds.count))
-            for kind in kinds {
-                writer.writeString(kind)
-                cursors[kind]!.encode(into: &writer)
-            }
+            Self.encode(cursors, into: &writer)
+        case .spaceCursors(let space, let cursors):
+            writer.writeUInt8(9)
+            space.encodeShared(into: &writer)
+            Self.encode(cursors, into: &writer)
+        case .spaces(let spaces):
+            writer.writeUInt8(10)
+            writer.writeVarint(UInt64(spaces.count))
+            for space in spaces { space.encode(into: &writer) }
         case .conflicts(let conflicts):
             writer.writeUInt8(6)
             writer.writeVarint(UInt64(conflicts.count))
@@ -95,6 +98,27 @@ extension CheckpointPart {
         }
     }
 
+    /// Writes cursors by kind, each kind once, in byte order (parts 3 and 9).
+    private static func encode(_ cursors: [String: PullCursor], into writer: inout ByteWriter) {
+        let kinds = cursors.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        writer.writeVarint(UInt64(kinds.count))
+        for kind in kinds {
+            writer.writeString(kind)
+            cursors[kind]!.encode(into: &writer)
+        }
+    }
+
+    /// Reads cursors by kind (for a repeated kind the last one wins).
+    private static func decodeCursors(from reader: inout ByteReader) throws(ByteReader.Failure) -> [String: PullCursor] {
+        let count = try reader.readCount(minimumItemSize: 3)
+        var cursors: [String: PullCursor] = [:]
+        for _ in 0..<count {
+            let kind = try reader.readString()
+            cursors[kind] = try PullCursor.decode(from: &reader)
+        }
+        return cursors
+    }
+
     /// Reads one part.
     package static func decode(from reader: inout ByteReader) throws(ByteReader.Failure) -> CheckpointPart {
         let at = reader.position
@@ -110,13 +134,16 @@ extension CheckpointPart {
             for _ in 0..<count { operations.append(try OutboxOperation.decode(from: &reader)) }
             return .outbox(operations)
         case 3:
-            let count = try reader.readCount(minimumItemSize: 3)
-            var cursors: [String: PullCursor] = [:]
-            for _ in 0..<count {
-                let kind = try reader.readString()
-                cursors[kind] = try PullCursor.decode(from: &reader)
-            }
-            return .cursors(cursors)
+            return .cursors(try decodeCursors(from: &reader))
+        case 9:
+            let space = try SpaceID.decodeShared(from: &reader)
+            return .spaceCursors(space, try decodeCursors(from: &reader))
+        case 10:
+            // A description takes at least 20 bytes: its id, an empty name, a role, a version and no members.
+            let count = try reader.readCount(minimumItemSize: 20)
+            var spaces: [Space] = []
+            for _ in 0..<count { spaces.append(try Space.decode(from: &reader)) }
+            return .spaces(spaces)
         case 4:
             let count = try reader.readCount(minimumItemSize: 23)
             var conflicts: [ConflictRecord] = []

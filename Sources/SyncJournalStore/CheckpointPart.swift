@@ -10,6 +10,10 @@ package enum CheckpointPart: Sendable, Hashable {
     case outbox([OutboxOperation])
     /// Pull cursors per kind.
     case cursors([String: PullCursor])
+    /// *2.5* Where each kind's pull stopped in one shared space.
+    case spaceCursors(SpaceID, [String: PullCursor])
+    /// *2.5* The shared spaces the user is a member of.
+    case spaces([Space])
     /// Conflicts waiting for the app.
     case conflicts([ConflictRecord])
     /// Base copies of rows with queued edits made on an older copy (1.1).

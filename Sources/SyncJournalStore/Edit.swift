@@ -9,13 +9,16 @@ public struct Edit: Sendable, Hashable {
     public let kind: String
     /// The record's id; for a create, the id the store chose when the caller gave none.
     public let id: String
+    /// The space of the edited record.
+    public let space: SpaceID
     /// The queued operation that carries this edit to the server.
     public let operation: OperationID
 
     /// Makes a handle. The store makes these; apps only read them.
-    package init(kind: String, id: String, operation: OperationID) {
+    package init(kind: String, id: String, space: SpaceID = .personal, operation: OperationID) {
         self.kind = kind
         self.id = id
+        self.space = space
         self.operation = operation
     }
 }

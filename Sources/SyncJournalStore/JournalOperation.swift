@@ -22,16 +22,40 @@ public struct JournalOperation: Sendable, Hashable {
     public var fields: [String: FieldValue]
     /// When the edit was made, in milliseconds since the epoch (never used as a base).
     public var queuedAt: Int64
-    /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
-    public var baseUpdatedAt: Int64?
-    // The optional stamp, the one-byte kind and the two-byte model version
-    // come last and pack together: an operation takes 76 bytes instead of
-    // 96, and a queue holds 100,000.
-    /// Create, update or delete.
-    public var kind: OperationKind
-    // The model version in two bytes (0: not stated), so a queued
-    // operation's place in the outbox stays 80 bytes.
+    // The base stamp, the kind, the space and the model version come last
+    // and pack together: the stamp without an optional's tag byte, the
+    // kind (2 bits), whether a base is stated (1 bit) and the space's
+    // handle (29 bits, `SpaceHandles`) in one word, the model version in
+    // two bytes (0: not stated). An operation takes 78 bytes instead of
+    // 112, its place in the outbox stays 80, and a queue holds 100,000.
+    private var storedBase: Int64
+    private var packed: UInt32
     private var storedModelVersion: UInt16
+
+    private static let kindBits: UInt32 = 0b11
+    private static let baseStatedBit: UInt32 = 0b100
+    private static let spaceShift: UInt32 = 3
+
+    /// The server stamp of the copy the device edited; `nil` for a record the server has not confirmed.
+    public var baseUpdatedAt: Int64? {
+        get { packed & Self.baseStatedBit != 0 ? storedBase : nil }
+        set {
+            storedBase = newValue ?? 0
+            packed = newValue == nil ? packed & ~Self.baseStatedBit : packed | Self.baseStatedBit
+        }
+    }
+
+    /// Create, update or delete.
+    public var kind: OperationKind {
+        get { OperationKind(code: UInt8(packed & Self.kindBits)) ?? .update }
+        set { packed = packed & ~Self.kindBits | UInt32(newValue.code) }
+    }
+
+    /// The space of the record (the personal space unless the edit named another).
+    public var space: SpaceID {
+        get { SpaceHandles.space(for: packed >> Self.spaceShift) }
+        set { packed = packed & (Self.kindBits | Self.baseStatedBit) | SpaceHandles.handle(for: newValue) << Self.spaceShift }
+    }
 
     /// The model version (`SyncRecord.schemaVersion`) of the app that made
     /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
@@ -49,16 +73,20 @@ public struct JournalOperation: Sendable, Hashable {
 
     /// Creates an operation value.
     package init(id: OperationID, kind: OperationKind, entity: String, recordID: String,
-                fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64, modelVersion: Int? = nil) {
+                fields: [String: FieldValue] = [:], baseUpdatedAt: Int64? = nil, queuedAt: Int64, modelVersion: Int? = nil,
+                space: SpaceID = .personal) {
         self.id = id
-        self.kind = kind
         self.entity = entity
         self.recordID = recordID
         self.fields = fields
-        self.baseUpdatedAt = baseUpdatedAt
         self.queuedAt = queuedAt
+        self.storedBase = 0
+        self.packed = 0
         self.storedModelVersion = 0
+        self.kind = kind
+        self.baseUpdatedAt = baseUpdatedAt
         self.modelVersion = modelVersion
+        self.space = space
     }
 
     /// The higher of two model versions, `nil` only when neither is stated:
@@ -72,6 +100,10 @@ public struct JournalOperation: Sendable, Hashable {
     /// Presence bit 1 (format 2.3): a model version follows, after the
     /// queued time. An operation without one is written as before 2.3.
     static let modelVersionFollows: UInt8 = 2
+    /// Presence bit 2 (format 2.5): the record's shared space follows, after
+    /// the model version. An operation in the personal space is written as
+    /// before 2.5.
+    static let spaceFollows: UInt8 = 4
 
     /// Appends the operation's encoding.
     package func encode(into writer: inout ByteWriter) {
@@ -79,10 +111,13 @@ public struct JournalOperation: Sendable, Hashable {
         writer.writeUInt8(kind.code)
         writer.writeString(entity)
         writer.writeString(recordID)
-        writer.writeUInt8((baseUpdatedAt == nil ? 0 : Self.baseFollows) | (storedModelVersion == 0 ? 0 : Self.modelVersionFollows))
+        let space = self.space
+        writer.writeUInt8((baseUpdatedAt == nil ? 0 : Self.baseFollows) | (storedModelVersion == 0 ? 0 : Self.modelVersionFollows)
+                          | (space.isPersonal ? 0 : Self.spaceFollows))
         if let base = baseUpdatedAt { writer.writeZigzag(base) }
         writer.writeZigzag(queuedAt)
         if storedModelVersion != 0 { writer.writeVarint(UInt64(storedModelVersion)) }
+        if !space.isPersonal { space.encodeShared(into: &writer) }
         FieldListCodec.encode(fields, into: &writer)
     }
 
@@ -92,6 +127,7 @@ public struct JournalOperation: Sendable, Hashable {
         if let base = baseUpdatedAt { length += EncodedLength.zigzag(base) }
         length += EncodedLength.zigzag(queuedAt)
         if storedModelVersion != 0 { length += EncodedLength.varint(UInt64(storedModelVersion)) }
+        if packed >> Self.spaceShift != 0 { length += 16 }
         return length + FieldListCodec.encodedLength(fields)
     }
 
@@ -124,7 +160,7 @@ public struct JournalOperation: Sendable, Hashable {
         }
         let presenceAt = reader.position
         let presence = try reader.readUInt8()
-        if presence & ~(baseFollows | modelVersionFollows) != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
+        if presence & ~(baseFollows | modelVersionFollows | spaceFollows) != 0 { throw .invalid("unknown presence bits", at: presenceAt) }
         let base: Int64? = presence & baseFollows != 0 ? try reader.readZigzag() : nil
         let queuedAt = try reader.readZigzag()
         var modelVersion: Int?
@@ -136,8 +172,9 @@ public struct JournalOperation: Sendable, Hashable {
             }
             modelVersion = Int(version)
         }
+        let space: SpaceID = presence & spaceFollows != 0 ? try SpaceID.decodeShared(from: &reader) : .personal
         return JournalOperation(id: id, kind: kind, entity: entity, recordID: recordID, fields: [:],
-                                baseUpdatedAt: base, queuedAt: queuedAt, modelVersion: modelVersion)
+                                baseUpdatedAt: base, queuedAt: queuedAt, modelVersion: modelVersion, space: space)
     }
 
     /// Decodes the payload of an ``RecordType/operation`` record.

@@ -14,6 +14,10 @@ public enum OperationOutcome: Sendable, Hashable {
     /// It failed permanently too often (or the row is gone) and waits for the
     /// app to retry or discard it.
     case quarantined(OutboxEntryStatus)
+    /// It left the queue and will never reach the server: the user's
+    /// membership of its space ended (or it became a viewer there). The
+    /// record is kept in ``LocalStore/rejections()`` for the app to show.
+    case rejected(RejectionRecord)
     /// It left the queue without reaching the server: a create and a delete
     /// that cancelled out, or the app discarded it.
     case cancelled
@@ -41,4 +45,10 @@ public enum StoreChange: Sendable, Hashable {
     case quarantined(OutboxEntryStatus)
     /// Server rows of these kinds were pulled.
     case pulled(kinds: [String])
+    /// The server described a shared space the user is a member of: new, renamed,
+    /// or with other members or roles.
+    case spaceDescribed(Space)
+    /// The user is no longer a member of a shared space: its records left
+    /// every query, and its queued edits became rejections.
+    case spaceLost(SpaceID)
 }

@@ -42,6 +42,14 @@ extension RecordType {
     package static let pulledRows = RecordType(rawValue: 0x0101)
     /// Reserved: pull cursors alone (never written; cursors travel with their page).
     package static let pullCursors = RecordType(rawValue: 0x0102)
+    /// *2.5* A page of rows of a shared space and the cursor after it.
+    package static let spaceRowsPulled = RecordType(rawValue: 0x0105)
+    /// *2.5* Rows of a shared space a full re-pull no longer returned.
+    package static let spaceRowsForgotten = RecordType(rawValue: 0x0106)
+    /// *2.5* A shared space's description, as the server last gave it.
+    package static let spaceDescribed = RecordType(rawValue: 0x0107)
+    /// *2.5* The user's membership of a shared space ended.
+    package static let spaceLost = RecordType(rawValue: 0x0108)
 
     /// A short lowercase name for tools (`operation`, `batch`, `salvaged`,
     /// `sync-horizon`, or the hex number of a type this version does not name).
@@ -68,6 +76,10 @@ extension RecordType {
         case .transaction: return "transaction"
         case .serverIdentity: return "server"
         case .reuploads: return "reuploads"
+        case .spaceRowsPulled: return "space-rows"
+        case .spaceRowsForgotten: return "space-forgotten"
+        case .spaceDescribed: return "space"
+        case .spaceLost: return "space-lost"
         case .salvaged: return "salvaged"
         case .syncHorizon: return "sync-horizon"
         default: return description

@@ -143,7 +143,7 @@ package enum Replayer {
                 case .outbox(let operations): checkpointCounts.operations += operations.count
                 case .conflicts(let values): checkpointCounts.conflicts += values.count
                 case .rejections(let values): checkpointCounts.rejections += values.count
-                case .cursors, .baseRows, .server: break
+                case .cursors, .spaceCursors, .spaces, .baseRows, .server: break
                 case .end(let rows, let operations, let conflicts, let rejections):
                     let counted = checkpointCounts
                     guard counted.rows == rows, counted.operations == operations, counted.conflicts == conflicts,

@@ -11,9 +11,11 @@ extension ServerRow {
         writer.writeZigzag(updatedAt)
         // Bit 1 (format 2.3): a model version follows; a row without one is written as before 2.3.
         let version = modelVersion.flatMap { ProtocolLimits.isValidModelVersion($0) ? UInt64($0) : nil }
-        writer.writeUInt8((deletedAt == nil ? 0 : 1) | (version == nil ? 0 : 2))
+        // Bit 2 (format 2.5): the row's shared space follows; a personal row is written as before 2.5.
+        writer.writeUInt8((deletedAt == nil ? 0 : 1) | (version == nil ? 0 : 2) | (space.isPersonal ? 0 : 4))
         if let deletedAt { writer.writeZigzag(deletedAt) }
         if let version { writer.writeVarint(version) }
+        if !space.isPersonal { space.encodeShared(into: &writer) }
         FieldListCodec.encode(fields, into: &writer)
     }
 
@@ -28,7 +30,7 @@ extension ServerRow {
         let updatedAt = try reader.readZigzag()
         let flagsAt = reader.position
         let flags = try reader.readUInt8()
-        if flags & ~3 != 0 { throw .invalid("unknown row flags", at: flagsAt) }
+        if flags & ~7 != 0 { throw .invalid("unknown row flags", at: flagsAt) }
         let deletedAt: Int64? = flags & 1 != 0 ? try reader.readZigzag() : nil
         var modelVersion: Int?
         if flags & 2 != 0 {
@@ -39,7 +41,9 @@ extension ServerRow {
             }
             modelVersion = Int(version)
         }
+        let space: SpaceID = flags & 4 != 0 ? try SpaceID.decodeShared(from: &reader) : .personal
         let fields = try FieldListCodec.decode(from: &reader)
-        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion)
+        return ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion,
+                         space: space)
     }
 }

@@ -47,6 +47,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notQuarantined(OperationID)
     /// No conflict with this id is waiting.
     case conflictNotFound(OperationID)
+    /// An edit names a shared space the device does not know the user to be
+    /// a member of: never one, no longer one, or one not pulled yet.
+    case noSuchSpace(SpaceID)
+    /// An edit names a shared space where the user is a viewer.
+    case readOnlySpace(SpaceID)
 
     /// A one-line explanation.
     public var description: String {
@@ -70,6 +75,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen(let path, let cause): return "cannot open the journal at \(path): \(Self.openFailure(path: path, cause))"
         case .notQuarantined(let id): return "operation \(id) is not quarantined"
         case .conflictNotFound(let id): return "no conflict \(id) is waiting"
+        case .noSuchSpace(let space): return "the user is not a member of space \(space) (as far as this device has synced)"
+        case .readOnlySpace(let space): return "a viewer of space \(space) cannot change its records"
         }
     }
 

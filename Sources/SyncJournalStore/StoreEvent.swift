@@ -43,10 +43,17 @@ package enum StoreEvent: Sendable, Hashable {
     /// the compaction it caused: journaled as one record, so they become
     /// durable, visible and replayed together or not at all.
     case transaction([TransactionEdit])
-    /// Rows of `kind` the server no longer has (found by a full re-pull).
-    case forgotten(kind: String, ids: [String])
-    /// A page of server rows and the cursor after it, journaled together.
-    case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?)
+    /// Rows of `kind` in `space` the server no longer has (found by a full re-pull).
+    case forgotten(kind: String, ids: [String], space: SpaceID = .personal)
+    /// A page of server rows of `kind` in `space` and the cursor after it, journaled together.
+    case pulled(kind: String, rows: [ServerRow], cursor: PullCursor?, space: SpaceID = .personal)
+    /// The server described a shared space the user is a member of (its
+    /// name, the user's role, its members), newer than the one kept.
+    case spaceDescribed(Space)
+    /// The user's membership of a shared space ended (left, removed, or the
+    /// space deleted): its rows, cursors and description leave the device,
+    /// and its queued operations become rejections the app can show.
+    case spaceLost(SpaceID)
     /// A part of a checkpoint.
     case checkpoint(CheckpointPart)
     /// What the device knows of its server changed (2.4).
@@ -84,7 +91,7 @@ extension StoreEvent {
         case .acknowledged: return .acknowledgement
         case .failed: return .rejection
         case .conflicted: return .conflict
-        case .pulled: return .pulledRows
+        case .pulled(_, _, _, let space): return space.isPersonal ? .pulledRows : .spaceRowsPulled
         case .checkpoint: return .checkpoint
         case .attemptFailed: return .attemptFailed
         case .released: return .quarantineReleased
@@ -92,7 +99,9 @@ extension StoreEvent {
         case .conflictResolved: return .conflictResolved
         case .conflictDismissed: return .conflictDismissed
         case .conflictSettled: return .conflictSettled
-        case .forgotten: return .rowsForgotten
+        case .forgotten(_, _, let space): return space.isPersonal ? .rowsForgotten : .spaceRowsForgotten
+        case .spaceDescribed: return .spaceDescribed
+        case .spaceLost: return .spaceLost
         case .transaction: return .transaction
         case .server: return .serverIdentity
         case .reuploads: return .reuploads
@@ -135,7 +144,8 @@ extension StoreEvent {
             id.encode(into: &writer)
             writer.writeUInt8(server == nil ? 0 : 1)
             server?.encode(into: &writer)
-        case .pulled(let kind, let rows, let cursor):
+        case .pulled(let kind, let rows, let cursor, let space):
+            if !space.isPersonal { space.encodeShared(into: &writer) }
             writer.writeString(kind)
             writer.writeUInt8(cursor == nil ? 0 : 1)
             cursor?.encode(into: &writer)
@@ -161,7 +171,8 @@ extension StoreEvent {
             server?.encode(into: &writer)
             base?.encode(into: &writer)
             resolution.encode(into: &writer)
-        case .forgotten(let kind, let ids):
+        case .forgotten(let kind, let ids, let space):
+            if !space.isPersonal { space.encodeShared(into: &writer) }
             writer.writeString(kind)
             writer.writeVarint(UInt64(ids.count))
             for id in ids { writer.writeString(id) }
@@ -176,6 +187,10 @@ extension StoreEvent {
             change.encode(into: &writer)
         case .reuploads(let plan):
             plan.encode(into: &writer)
+        case .spaceDescribed(let space):
+            space.encode(into: &writer)
+        case .spaceLost(let space):
+            space.encodeShared(into: &writer)
         }
         return writer.bytes
     }
@@ -185,7 +200,8 @@ extension StoreEvent {
                                                 .acknowledgement, .rejection, .conflict, .pulledRows, .checkpoint,
                                                 .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
                                                 .conflictDismissed, .conflictSettled, .rowsForgotten,
-                                                .transaction, .serverIdentity, .reuploads]
+                                                .transaction, .serverIdentity, .reuploads,
+                                                .spaceRowsPulled, .spaceRowsForgotten, .spaceDescribed, .spaceLost]
 
     /// Whether records of `type` carry store events: whether `type` is in ``decodedTypes``.
     static func carriesEvent(_ type: RecordType) -> Bool {
@@ -193,7 +209,7 @@ extension StoreEvent {
         case .operation, .compactedEdit, .operationBatch, .sentMarker, .sendWithdrawn, .acknowledgement, .rejection, .conflict,
              .pulledRows, .checkpoint, .attemptFailed, .quarantineReleased, .operationDiscarded, .conflictResolved,
              .conflictDismissed, .conflictSettled, .rowsForgotten,
-             .transaction, .serverIdentity, .reuploads:
+             .transaction, .serverIdentity, .reuploads, .spaceRowsPulled, .spaceRowsForgotten, .spaceDescribed, .spaceLost:
             return true
         default:
             return false
@@ -280,7 +296,8 @@ extension StoreEvent {
                 let flag = try reader.readUInt8()
                 if flag > 1 { throw .invalid("unknown conflict flag", at: flagAt) }
                 event = .conflicted(id, server: flag == 1 ? try ServerRow.decode(from: &reader) : nil)
-            case .pulledRows:
+            case .pulledRows, .spaceRowsPulled:
+                let space: SpaceID = record.type == .spaceRowsPulled ? try SpaceID.decodeShared(from: &reader) : .personal
                 let kind = try reader.readString()
                 let flagAt = reader.position
                 let flag = try reader.readUInt8()
@@ -289,7 +306,11 @@ extension StoreEvent {
                 let count = try reader.readCount(minimumItemSize: 5)
                 var rows: [ServerRow] = []
                 for _ in 0..<count { rows.append(try ServerRow.decode(from: &reader)) }
-                event = .pulled(kind: kind, rows: rows, cursor: cursor)
+                // A row of another space than its record's is malformed: replay would file it elsewhere.
+                if let stray = rows.first(where: { $0.space != space }) {
+                    throw .invalid("row \(stray.key) in a page of space \(space)", at: 0)
+                }
+                event = .pulled(kind: kind, rows: rows, cursor: cursor, space: space)
             case .checkpoint:
                 event = .checkpoint(try CheckpointPart.decode(from: &reader))
             case .attemptFailed:
@@ -318,12 +339,17 @@ extension StoreEvent {
                 var steps: [CompactionStep] = []
                 for _ in 0..<count { steps.append(try CompactionStep.decode(from: &reader)) }
                 event = .conflictSettled(id, edit: operation, compaction: steps)
-            case .rowsForgotten:
+            case .rowsForgotten, .spaceRowsForgotten:
+                let space: SpaceID = record.type == .spaceRowsForgotten ? try SpaceID.decodeShared(from: &reader) : .personal
                 let kind = try reader.readString()
                 let count = try reader.readCount(minimumItemSize: 2)
                 var ids: [String] = []
                 for _ in 0..<count { ids.append(try reader.readString()) }
-                event = .forgotten(kind: kind, ids: ids)
+                event = .forgotten(kind: kind, ids: ids, space: space)
+            case .spaceDescribed:
+                event = .spaceDescribed(try Space.decode(from: &reader))
+            case .spaceLost:
+                event = .spaceLost(try SpaceID.decodeShared(from: &reader))
             case .transaction:
                 // An operation takes at least 22 bytes (as in a batch) and its step count one more.
                 let count = try reader.readCount(minimumItemSize: 23)

@@ -6,6 +6,9 @@ public struct StoreRecord: Sendable, Hashable {
     public var kind: String
     /// The record id.
     public var id: String
+    /// The space the record lives in (``SpaceID/personal`` unless it was
+    /// created in, or pulled from, a shared space).
+    public var space: SpaceID = .personal
     /// The fields the app shows.
     public var fields: [String: FieldValue]
     /// The stamp of the server copy underneath, `nil` for a record only this device knows.

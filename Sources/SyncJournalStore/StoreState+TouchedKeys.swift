@@ -25,21 +25,27 @@ extension StoreState {
             let key = outbox.key(of: id)
             if let key { keys.append(key) }
             if let replacement = resolution.replacement?.key, replacement != key { keys.append(replacement) }
-        case .forgotten(let kind, let ids):
-            for id in ids { keys.append(RecordKey(kind: kind, id: id)) }
-        case .pulled(_, let rows, _):
+        case .forgotten(let kind, let ids, let space):
+            for id in ids { keys.append(RecordKey(kind: kind, id: id, space: space)) }
+        case .pulled(_, let rows, _, _):
             for row in rows { keys.append(row.key) }
+        case .spaceLost(let space):
+            for key in snapshot.keys where key.space == space { keys.append(key) }
+            outbox.forEach { entry in
+                if entry.key.space == space { keys.append(entry.key) }
+                return true
+            }
         case .checkpoint(let part):
             switch part {
             case .rows(let rows): for row in rows { keys.append(row.key) }
             case .outbox(let entries): for entry in entries { keys.append(entry.key) }
-            case .cursors, .conflicts, .baseRows, .rejections, .end, .server: break
+            case .cursors, .spaceCursors, .spaces, .conflicts, .baseRows, .rejections, .end, .server: break
             }
         case .reuploads(let plan):
             for upload in plan.uploads { keys.append(upload.key) }
             for rebase in plan.rebases { if let key = outbox.key(of: rebase.operationID) { keys.append(key) } }
             for rename in plan.renames { if let key = outbox.key(of: rename.from) { keys.append(key) } }
-        case .sent, .withdrawn, .conflictDismissed, .server:
+        case .sent, .withdrawn, .conflictDismissed, .server, .spaceDescribed:
             break
         }
     }

@@ -13,8 +13,12 @@ package struct StoreState: Sendable, Hashable {
     package private(set) var snapshot: [RecordKey: ServerRow] = [:]
     /// The queued local edits.
     package private(set) var outbox = Outbox()
-    /// Where each kind's pull stopped.
+    /// Where each kind's pull stopped in the personal space.
     package private(set) var cursors: [String: PullCursor] = [:]
+    /// Where each kind's pull stopped in each shared space.
+    package private(set) var spaceCursors: [SpaceID: [String: PullCursor]] = [:]
+    /// The shared spaces the user is a member of, as the server last described them.
+    package private(set) var spaces: [SpaceID: Space] = [:]
     /// Conflicts waiting for the app.
     package private(set) var conflicts: [ConflictRecord] = []
     /// Rejections journaled by versions before quarantine existed.
@@ -106,17 +110,21 @@ package struct StoreState: Sendable, Hashable {
             }
         case .discarded(let id):
             if let entry = outbox.remove(id) { forgetBaseIfIdle(entry.key) }
-        case .forgotten(let kind, let ids):
-            for id in ids { setSnapshot(RecordKey(kind: kind, id: id), nil) }
-        case .pulled(let kind, let rows, let cursor):
+        case .forgotten(let kind, let ids, let space):
+            for id in ids { setSnapshot(RecordKey(kind: kind, id: id, space: space), nil) }
+        case .pulled(let kind, let rows, let cursor, let space):
             for row in rows {
                 setSnapshot(row.key, row)
                 server.saw(row.updatedAt)
             }
             if let cursor {
-                cursors[kind] = cursor
+                if space.isPersonal { cursors[kind] = cursor } else { spaceCursors[space, default: [:]][kind] = cursor }
                 server.saw(cursor.updatedAt)
             }
+        case .spaceDescribed(let space):
+            spaces[space.id] = space
+        case .spaceLost(let space):
+            loseSpace(space)
         case .server(let change):
             switch change {
             case .learned(let identity):
@@ -126,6 +134,7 @@ package struct StoreState: Sendable, Hashable {
                 server.identity = identity
                 for row in snapshot.values { server.saw(row.updatedAt) }
                 for cursor in cursors.values { server.saw(cursor.updatedAt) }
+                for cursor in spaceCursors.values.flatMap(\.values) { server.saw(cursor.updatedAt) }
             case .mismatched(let mismatch): server.mismatch = mismatch
             case .adopted(let identity, let seenStamp):
                 server = KnownServer(identity: identity, seenStamp: identity == nil ? nil : seenStamp, mismatch: nil)
@@ -137,6 +146,8 @@ package struct StoreState: Sendable, Hashable {
             case .rows(let rows): for row in rows { snapshot[row.key] = row }
             case .outbox(let entries): for entry in entries { outbox.append(entry) }
             case .cursors(let values): cursors.merge(values) { _, new in new }
+            case .spaceCursors(let space, let values): spaceCursors[space, default: [:]].merge(values) { _, new in new }
+            case .spaces(let values): for space in values { spaces[space.id] = space }
             case .server(let known): server = known
             case .conflicts(let values): conflicts += values
             case .baseRows(let rows): for row in rows { baseRows[row.key] = row }
@@ -267,6 +278,42 @@ package struct StoreState: Sendable, Hashable {
         snapshot[key] = live
     }
 
+    /// Whether the state holds anything of shared space `space`: its
+    /// description, a cursor, a row or a queued edit.
+    package func holdsAnything(of space: SpaceID) -> Bool {
+        if spaces[space] != nil || spaceCursors[space] != nil { return true }
+        if snapshot.keys.contains(where: { $0.space == space }) { return true }
+        var queued = false
+        outbox.forEach { entry in
+            if entry.key.space == space { queued = true }
+            return !queued
+        }
+        return queued
+    }
+
+    /// The user is no longer a member of `space`: what the device holds of
+    /// it leaves (its rows, the bases of its edits, its cursors and its
+    /// description), and each queued operation of it becomes a rejection,
+    /// in queue order: the server refuses them from now on, and the app
+    /// can show what was not saved.
+    private mutating func loseSpace(_ space: SpaceID) {
+        guard !space.isPersonal else { return }
+        for key in snapshot.keys where key.space == space { snapshot[key] = nil }
+        for key in baseRows.keys where key.space == space { baseRows[key] = nil }
+        spaceCursors[space] = nil
+        spaces[space] = nil
+        var refused: [OutboxOperation] = []
+        outbox.forEach { entry in
+            if entry.key.space == space { refused.append(entry) }
+            return true
+        }
+        for entry in refused {
+            outbox.remove(entry.id)
+            rejections.append(RejectionRecord(operation: entry.operation, reason: "no access to space \(space): membership ended",
+                                              attempts: entry.attempts))
+        }
+    }
+
     private mutating func forgetBaseIfIdle(_ key: RecordKey) {
         // Most states keep no base rows: skip hashing the key then.
         if !baseRows.isEmpty && baseRows[key] != nil && outbox.operations(on: key).isEmpty { baseRows[key] = nil }
@@ -329,7 +376,7 @@ package struct StoreState: Sendable, Hashable {
 
     /// The record the app sees for `key`, whose visible fields are `fields`.
     package func storeRecord(_ key: RecordKey, fields: [String: FieldValue]) -> StoreRecord {
-        StoreRecord(kind: key.kind, id: key.id, fields: fields, serverUpdatedAt: snapshot[key]?.updatedAt,
+        StoreRecord(kind: key.kind, id: key.id, space: key.space, fields: fields, serverUpdatedAt: snapshot[key]?.updatedAt,
                     hasPendingChanges: !outbox.operations(on: key).isEmpty, modelVersion: visibleModelVersion(of: key))
     }
 
@@ -357,7 +404,10 @@ package struct StoreState: Sendable, Hashable {
     }
 
     /// Counts of what the state holds (for checkpoint thresholds).
-    package var liveItemCount: Int { snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count + baseRows.count }
+    package var liveItemCount: Int {
+        snapshot.count + outbox.count + conflicts.count + rejections.count + cursors.count + baseRows.count
+            + spaceCursors.count + spaces.count
+    }
 
     /// The checkpoint parts that rebuild this state, each under `partBytes` of payload where possible.
     package func checkpointParts(partBytes: Int = 1 << 20) -> [CheckpointPart] {
@@ -414,6 +464,10 @@ package struct StoreState: Sendable, Hashable {
         if !queued.isEmpty { going = body(.outbox(queued)) }
         queued = []
         if going && !cursors.isEmpty { going = body(.cursors(cursors)) }
+        for space in spaceCursors.keys.sorted() where going && !(spaceCursors[space] ?? [:]).isEmpty {
+            going = body(.spaceCursors(space, spaceCursors[space] ?? [:]))
+        }
+        if going && !spaces.isEmpty { going = body(.spaces(spaces.values.sorted { $0.id < $1.id })) }
         if going && server.needsCheckpointPart { going = body(.server(server)) }
         chunked(baseRows.values.sorted { $0.key < $1.key }, size: { Self.estimate($0.fields) + 64 }, make: { .baseRows($0) })
         chunked(conflicts, size: { Self.estimate($0.operation.fields) + Self.estimate($0.server?.fields ?? [:])

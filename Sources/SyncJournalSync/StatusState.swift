@@ -26,6 +26,8 @@ struct StatusState: Sendable {
     var serverMismatch: ServerMismatch?
     /// When a sync last ended well (the clock's wall time).
     var lastSuccessAt: Date?
+    /// The shared spaces lost while the engine ran.
+    var lostSpaces: Set<SpaceID> = []
     /// Counts read from the store at the last refresh.
     var pending = 0
     var quarantined = 0

@@ -18,6 +18,12 @@ extension SyncEngine {
         for start in stride(from: 0, to: kinds.count, by: ProtocolLimits.maximumKindsPerPull) {
             let group = kinds[start..<min(kinds.count, start + ProtocolLimits.maximumKindsPerPull)]
             var cursors = Dictionary(uniqueKeysWithValues: group.map { ($0, allCursors[$0] ?? nil) })
+            // The shared spaces the device holds, with this group's cursors in
+            // each; a space it does not name is pulled from its beginning.
+            var spaces: [SpaceID: SpaceCursors]?
+            if options.followsSharedSpaces {
+                do { spaces = try await outbox.spaceCursors(for: Array(group)) } catch { return .failed(.store(error)) }
+            }
             while true {
                 if let stop = stopBeforeNextRequest() { return stop }
                 if pages == options.maximumPages {
@@ -27,7 +33,8 @@ extension SyncEngine {
                 do { expectation = try await outbox.knownServer().expectation } catch { return .failed(.store(error)) }
                 let page: PullPage
                 do {
-                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit, expectation: expectation))
+                    page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit, expectation: expectation,
+                                                                spaces: spaces))
                 } catch {
                     switch error {
                     case .serverMismatch(let mismatch): return await stopForMismatch(mismatch)
@@ -43,9 +50,10 @@ extension SyncEngine {
                         let expired = kinds.filter { cursors.keys.contains($0) && !resynced.contains($0) }
                         if expired.isEmpty { return .failed(.pullNotFinished(.cursorExpiredAgain(kinds: kinds))) }
                         for kind in expired.sorted() {
-                            switch await resync(kind) {
+                            switch await resync(kind, spaces: spaces) {
                             case .success(let result):
                                 cursors[kind] = .some(result.cursor)
+                                for (space, cursor) in result.spaceCursors { spaces?[space]?.cursors[kind] = .some(cursor) }
                                 pulled += result.rows
                             case .failure(let stop):
                                 return stop.outcome
@@ -58,12 +66,31 @@ extension SyncEngine {
                 }
                 if case .retired = await outbox.status { return .failed(.store(.retired)) }
                 let grouped: [LocalStore.PulledKindPage]
-                do { grouped = try Self.validate(page, cursors: cursors, limit: options.pullLimit) } catch {
+                do { grouped = try Self.validate(page, cursors: cursors, spaces: spaces, limit: options.pullLimit) } catch {
                     return .failed(.malformedReply(.pullPage(reason: error.reason)))
                 }
                 if let stop = await checkServer(of: page) { return stop }
+                if spaces != nil {
+                    // Descriptions and losses first, so the rows of a space
+                    // just joined have their space, and a lost space's are gone.
+                    do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
+                        return .failed(.store(error))
+                    }
+                    for space in page.spaces {
+                        let held = spaces?[space.id]?.cursors ?? Dictionary(uniqueKeysWithValues: group.map { ($0, nil) })
+                        spaces?[space.id] = SpaceCursors(version: space.version, cursors: held)
+                    }
+                    for space in page.lostSpaces {
+                        if spaces?.removeValue(forKey: space) != nil { statusState.lostSpaces.insert(space) }
+                    }
+                }
                 do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
-                for kindPage in grouped { if let cursor = kindPage.cursor { cursors[kindPage.kind] = .some(cursor) } }
+                for kindPage in grouped {
+                    guard let cursor = kindPage.cursor else { continue }
+                    if kindPage.space.isPersonal { cursors[kindPage.kind] = .some(cursor) } else {
+                        spaces?[kindPage.space]?.cursors[kindPage.kind] = .some(cursor)
+                    }
+                }
                 pulled += page.rows.count
                 pages += 1
                 if !page.hasMore { break }
@@ -77,11 +104,24 @@ extension SyncEngine {
         var outcome: SyncOutcome
     }
 
-    /// Re-pulls every row of `kind` from the start and replaces the kind's
-    /// snapshot with them, in one journal write; queued edits stay on top.
-    private func resync(_ kind: String) async -> Result<(cursor: PullCursor?, rows: Int), ResyncStop> {
+    /// What a resync of one kind ended with: its cursor in the personal
+    /// space and in each shared space, and how many rows it pulled.
+    struct ResyncResult {
         var cursor: PullCursor?
-        var rows: [String: ServerRow] = [:]
+        var spaceCursors: [SpaceID: PullCursor]
+        var rows: Int
+    }
+
+    /// Re-pulls every row of `kind` from the start, in the personal space and
+    /// in every shared space the device follows, and replaces the kind's
+    /// snapshot in each with them, one journal write per space; queued edits
+    /// stay on top.
+    private func resync(_ kind: String, spaces: [SpaceID: SpaceCursors]?) async -> Result<ResyncResult, ResyncStop> {
+        var cursor: PullCursor?
+        var spaceCursors: [SpaceID: PullCursor] = [:]
+        var rows: [RecordKey: ServerRow] = [:]
+        // Every space named from its start, so each comes whole.
+        var named = spaces.map { $0.mapValues { SpaceCursors(version: $0.version, cursors: [kind: nil]) } }
         var pages = 0
         while true {
             if let stop = stopBeforeNextRequest() { return .failure(ResyncStop(outcome: stop)) }
@@ -95,7 +135,7 @@ extension SyncEngine {
             }
             do {
                 page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
-                                                            expectation: expectation))
+                                                            expectation: expectation, spaces: named))
             } catch {
                 switch error {
                 case .serverMismatch(let mismatch): return .failure(ResyncStop(outcome: await stopForMismatch(mismatch)))
@@ -107,23 +147,50 @@ extension SyncEngine {
                 }
             }
             let grouped: [LocalStore.PulledKindPage]
-            do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
+            do { grouped = try Self.validate(page, cursors: [kind: cursor], spaces: named, limit: options.pullLimit) } catch {
                 return .failure(ResyncStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
             }
             if let stop = await checkServer(of: page) { return .failure(ResyncStop(outcome: stop)) }
+            if named != nil {
+                do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
+                    return .failure(ResyncStop(outcome: .failed(.store(error))))
+                }
+                for space in page.spaces where named?[space.id] == nil {
+                    named?[space.id] = SpaceCursors(version: space.version, cursors: [kind: nil])
+                }
+                for space in page.lostSpaces {
+                    if named?.removeValue(forKey: space) != nil { statusState.lostSpaces.insert(space) }
+                    spaceCursors[space] = nil
+                    for key in rows.keys where key.space == space { rows[key] = nil }
+                }
+            }
             for kindPage in grouped {
                 // A row changed during the re-pull appears again later: the later copy wins.
-                for row in kindPage.rows { rows[row.id] = row }
-                if let next = kindPage.cursor { cursor = next }
+                for row in kindPage.rows { rows[row.key] = row }
+                guard let next = kindPage.cursor else { continue }
+                if kindPage.space.isPersonal { cursor = next } else {
+                    spaceCursors[kindPage.space] = next
+                    named?[kindPage.space]?.cursors[kind] = .some(next)
+                }
             }
             pages += 1
             if !page.hasMore { break }
         }
-        let sorted = rows.values.sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
-        do { try await outbox.replaceSnapshot(kind: kind, rows: sorted, cursor: cursor) } catch {
-            return .failure(ResyncStop(outcome: .failed(.store(error))))
+        let bySpace = Dictionary(grouping: rows.values, by: \.space)
+        var spacesToReplace: Set<SpaceID> = [.personal]
+        if let named { spacesToReplace.formUnion(named.keys) }
+        for space in spacesToReplace.sorted() {
+            let sorted = (bySpace[space] ?? []).sorted {
+                PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id)
+            }
+            do {
+                try await outbox.replaceSnapshot(kind: kind, rows: sorted, cursor: space.isPersonal ? cursor : spaceCursors[space],
+                                                 space: space)
+            } catch {
+                return .failure(ResyncStop(outcome: .failed(.store(error))))
+            }
         }
-        return .success((cursor, sorted.count))
+        return .success(ResyncResult(cursor: cursor, spaceCursors: spaceCursors, rows: rows.count))
     }
 
     /// A pull reply that does not make sense, refused before anything is kept.
@@ -132,30 +199,69 @@ extension SyncEngine {
         var reason: String
     }
 
-    /// Splits a page by kind and checks it: only requested kinds, no more rows
-    /// than asked, rows the store can keep (``LocalStore/problem(with:)``), in
-    /// `(updatedAt, id)` order after the kind's cursor, no id twice, and each
+    /// Splits a page by space and kind and checks it: only requested kinds,
+    /// rows of a shared space only when spaces were asked for (and never of
+    /// a space the page says is lost), no more rows than asked, rows the
+    /// store can keep (``LocalStore/problem(with:)``), in `(updatedAt, id)`
+    /// order after the kind's cursor in its space, no id twice, and each
     /// kind's next cursor equal to its last row.
-    static func validate(_ page: PullPage, cursors: [String: PullCursor?], limit: Int) throws(MalformedPage) -> [LocalStore.PulledKindPage] {
+    static func validate(_ page: PullPage, cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]? = nil,
+                         limit: Int) throws(MalformedPage) -> [LocalStore.PulledKindPage] {
         if page.rows.count > limit { throw MalformedPage(reason: "\(page.rows.count) rows for a limit of \(limit)") }
-        var byKind: [String: [ServerRow]] = [:]
-        var order: [String] = []
+        let lost = Set(page.lostSpaces)
+        var known = Set<SpaceID>(spaces.map { Array($0.keys) } ?? [])
+        for space in page.spaces {
+            if spaces == nil { throw MalformedPage(reason: "a description of space \(space.id) that was not asked for") }
+            if space.id.isPersonal { throw MalformedPage(reason: "a description of the personal space") }
+            if lost.contains(space.id) { throw MalformedPage(reason: "space \(space.id) both described and lost") }
+            known.insert(space.id)
+        }
+        if spaces == nil, !lost.isEmpty || !page.nextSpaceCursors.isEmpty {
+            throw MalformedPage(reason: "shared spaces in the reply to a pull that named none")
+        }
+        var bySpace: [SpaceID: [ServerRow]] = [:]
         for row in page.rows {
             guard cursors.keys.contains(row.kind) else { throw MalformedPage(reason: "row of kind \"\(row.kind)\" that was not asked for") }
+            if !row.space.isPersonal && !known.contains(row.space) {
+                throw MalformedPage(reason: "row \"\(row.id)\" of space \(row.space), which the user is not known to be a member of")
+            }
+            bySpace[row.space, default: []].append(row)
+        }
+        var result = try validateSpace(rows: bySpace[.personal] ?? [], next: page.nextCursors, cursors: cursors,
+                                       hasMore: page.hasMore, space: .personal)
+        var shared = Set(bySpace.keys).union(page.nextSpaceCursors.keys)
+        shared.remove(.personal)
+        for space in shared.sorted() {
+            guard known.contains(space) else { throw MalformedPage(reason: "cursors of space \(space), which was not asked for") }
+            let held = spaces?[space]?.cursors ?? [:]
+            let spaceCursors = Dictionary(uniqueKeysWithValues: cursors.keys.map { ($0, held[$0] ?? nil) })
+            result += try validateSpace(rows: bySpace[space] ?? [], next: page.nextSpaceCursors[space] ?? [:],
+                                        cursors: spaceCursors, hasMore: page.hasMore, space: space)
+        }
+        return result
+    }
+
+    /// Checks one space's rows and next cursors of a page, split by kind.
+    private static func validateSpace(rows: [ServerRow], next nextCursors: [String: PullCursor], cursors: [String: PullCursor?],
+                                      hasMore: Bool, space: SpaceID) throws(MalformedPage) -> [LocalStore.PulledKindPage] {
+        let named = space.isPersonal ? "" : " in space \(space)"
+        var byKind: [String: [ServerRow]] = [:]
+        var order: [String] = []
+        for row in rows {
             // Checked here, not only by the store: a resync keeps its pages in memory until the last one.
-            if let problem = LocalStore.problem(with: row) { throw MalformedPage(reason: "\(row.kind) row \"\(row.id)\": \(problem)") }
+            if let problem = LocalStore.problem(with: row) { throw MalformedPage(reason: "\(row.kind) row \"\(row.id)\"\(named): \(problem)") }
             if byKind[row.kind] == nil { order.append(row.kind) }
             byKind[row.kind, default: []].append(row)
         }
         var result: [LocalStore.PulledKindPage] = []
-        for kind in page.nextCursors.keys.sorted() where byKind[kind] == nil {
-            guard cursors.keys.contains(kind) else { throw MalformedPage(reason: "cursor for kind \"\(kind)\" that was not asked for") }
+        for kind in nextCursors.keys.sorted() where byKind[kind] == nil {
+            guard cursors.keys.contains(kind) else { throw MalformedPage(reason: "cursor for kind \"\(kind)\"\(named) that was not asked for") }
             // A last page may move a cursor past what the server no longer has (purged tombstones); never back.
-            let next = page.nextCursors[kind]!
+            let next = nextCursors[kind]!
             let current: PullCursor? = cursors[kind] ?? nil
-            if let current, next < current { throw MalformedPage(reason: "\(kind) cursor \(next) moves back from \(current)") }
-            if !page.hasMore, current.map({ $0 < next }) ?? true {
-                result.append(LocalStore.PulledKindPage(kind: kind, rows: [], cursor: next))
+            if let current, next < current { throw MalformedPage(reason: "\(kind) cursor\(named) \(next) moves back from \(current)") }
+            if !hasMore, current.map({ $0 < next }) ?? true {
+                result.append(LocalStore.PulledKindPage(kind: kind, rows: [], cursor: next, space: space))
             }
         }
         for kind in order {
@@ -165,18 +271,18 @@ extension SyncEngine {
             for row in rows {
                 let position = PullCursor(updatedAt: row.updatedAt, id: row.id)
                 if let previous, !(previous < position) {
-                    throw MalformedPage(reason: "\(kind) rows out of order or not after the cursor at \(position)")
+                    throw MalformedPage(reason: "\(kind) rows\(named) out of order or not after the cursor at \(position)")
                 }
                 // A page is one read of the server: a row appears in it once
                 // (a row changed during a resync appears again on a later page).
-                if !ids.insert(row.id).inserted { throw MalformedPage(reason: "\(kind) row \"\(row.id)\" twice in one page") }
+                if !ids.insert(row.id).inserted { throw MalformedPage(reason: "\(kind) row \"\(row.id)\"\(named) twice in one page") }
                 previous = position
             }
             // The cursor is the last row's position; only a last page may go beyond it (see PullPage.nextCursors).
-            guard let next = page.nextCursors[kind], let last = previous, next == last || (!page.hasMore && last < next) else {
-                throw MalformedPage(reason: "\(kind) next cursor does not match its last row")
+            guard let next = nextCursors[kind], let last = previous, next == last || (!hasMore && last < next) else {
+                throw MalformedPage(reason: "\(kind) next cursor\(named) does not match its last row")
             }
-            result.append(LocalStore.PulledKindPage(kind: kind, rows: rows, cursor: next))
+            result.append(LocalStore.PulledKindPage(kind: kind, rows: rows, cursor: next, space: space))
         }
         return result
     }

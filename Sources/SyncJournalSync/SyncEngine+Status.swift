@@ -96,7 +96,7 @@ extension SyncEngine {
         let activity: SyncStatus.Activity = statusState.syncActivity ?? (changeWait.task != nil ? .waitingForChanges : .idle)
         return SyncStatus(activity: activity, connectivity: connectivity(), pendingOperations: statusState.pending,
                           quarantinedOperations: statusState.quarantined, conflicts: statusState.conflicts,
-                          lastSuccessfulSyncAt: statusState.lastSuccessAt)
+                          lastSuccessfulSyncAt: statusState.lastSuccessAt, lostSpaces: statusState.lostSpaces.sorted())
     }
 
     private func connectivity() -> SyncStatus.Connectivity {

@@ -74,11 +74,17 @@ public actor SyncEngine {
         /// How long past its timeout a wait may stay unanswered before the
         /// engine gives it up as lost and opens a new one.
         public var changeWaitMargin: Duration
+        /// Whether pulls (and change waits) also cover the shared spaces the
+        /// user is a member of: every space's rows of ``kinds``, the spaces'
+        /// descriptions, and word that a membership ended. Off, only the
+        /// personal space is pulled, as from a server without spaces.
+        public var followsSharedSpaces: Bool
 
         /// Options for pulling `kinds`.
         public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50,
                     maximumResyncPages: Int = 100_000, retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64? = nil,
-                    idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil, changeWaitMargin: Duration = .seconds(10)) {
+                    idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil, changeWaitMargin: Duration = .seconds(10),
+                    followsSharedSpaces: Bool = false) {
             self.kinds = kinds
             self.batchSize = max(1, batchSize)
             self.pullLimit = max(1, pullLimit)
@@ -89,6 +95,7 @@ public actor SyncEngine {
             self.idlePullInterval = idlePullInterval
             self.changeWaitTimeout = changeWaitTimeout
             self.changeWaitMargin = changeWaitMargin
+            self.followsSharedSpaces = followsSharedSpaces
         }
     }
 

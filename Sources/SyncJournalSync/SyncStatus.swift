@@ -70,10 +70,17 @@ public struct SyncStatus: Sendable, Hashable {
     /// (``SyncEngine/nextAttemptIn``): a moment that has passed reads the
     /// same however long the status is kept.
     public var lastSuccessfulSyncAt: Date?
+    /// The shared spaces whose membership ended while this engine ran (the
+    /// user was removed, left, or the space was deleted), ordered by id: their
+    /// records left the device, and edits queued in them are in
+    /// ``LocalStore/rejections()``.
+    public var lostSpaces: [SpaceID]
 
     /// A status; the engine makes these, tests and previews may too.
     public init(activity: Activity = .idle, connectivity: Connectivity = .online, pendingOperations: Int = 0,
-                quarantinedOperations: Int = 0, conflicts: Int = 0, lastSuccessfulSyncAt: Date? = nil) {
+                quarantinedOperations: Int = 0, conflicts: Int = 0, lastSuccessfulSyncAt: Date? = nil,
+                lostSpaces: [SpaceID] = []) {
+        self.lostSpaces = lostSpaces
         self.activity = activity
         self.connectivity = connectivity
         self.pendingOperations = pendingOperations

@@ -118,6 +118,8 @@ extension StoreError {
         case .suspended: return "suspended"
         case .notQuarantined: return "notQuarantined"
         case .conflictNotFound: return "conflictNotFound"
+        case .noSuchSpace: return "noSuchSpace"
+        case .readOnlySpace: return "readOnlySpace"
         case .cannotOpen(_, let cause): return "cannotOpen." + StoreError.journal(cause).caseName.dropFirst("journal.".count)
         case .journal(let error):
             switch error {

@@ -97,8 +97,9 @@ struct MalformedPayloadTests {
         #expect(isInvalid(operationFailure(bytes), at: 16))
     }
 
-    // Bit 1 announces a model version (format 2.3); bits 2 to 7 are reserved.
-    @Test("unknown presence bits throw invalid at the presence byte", arguments: [UInt8(0x04), 0x06, 0x08, 0x80, 0xFF])
+    // Bit 1 announces a model version (format 2.3), bit 2 a space (2.5);
+    // bits 3 to 7 are reserved.
+    @Test("unknown presence bits throw invalid at the presence byte", arguments: [UInt8(0x08), 0x0C, 0x10, 0x80, 0xFF])
     func unknownPresenceBitsThrow(presence: UInt8) {
         var bytes = Self.delete
         bytes[24] = presence

@@ -168,7 +168,7 @@ struct PullTests {
         // In the file: one record per page, holding the page's rows and the cursor after them.
         var pulled: [(rows: [ServerRow], cursor: PullCursor?)] = []
         _ = try JournalReader(path: path).scan { record in
-            if case .pulled(_, let rows, let cursor)? = try StoreEvent.decode(record) { pulled.append((rows, cursor)) }
+            if case .pulled(_, let rows, let cursor, _)? = try StoreEvent.decode(record) { pulled.append((rows, cursor)) }
         }
         #expect(pulled.map(\.rows.count) == [2, 1])
         for page in pulled {

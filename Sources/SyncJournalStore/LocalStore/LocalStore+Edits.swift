@@ -2,14 +2,22 @@ import SyncJournalProtocol
 import SyncJournalCore
 
 extension LocalStore {
-    /// Creates a record and returns the edit: its id (a new random one when
-    /// `id` is nil) and the queued operation.
+    /// Creates a record in `space` (the personal space unless named) and
+    /// returns the edit: its id (a new random one when `id` is nil) and the
+    /// queued operation.
+    ///
+    /// ```swift
+    /// try await store.create("pin", fields: ["title": "Tapas"], in: weekendPins.id)
+    /// ```
     ///
     /// - Throws: ``StoreError/recordAlreadyExists(_:)`` when the app can see
-    ///   a record with that id; validation errors; ``StoreError/journal(_:)``.
+    ///   a record with that id in that space; ``StoreError/noSuchSpace(_:)``
+    ///   or ``StoreError/readOnlySpace(_:)`` for a shared space the user may
+    ///   not write to; validation errors; ``StoreError/journal(_:)``.
     @discardableResult
-    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) async throws(StoreError) -> Edit {
-        try await create(kind, id: id, fields: fields, modelVersion: nil)
+    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
+                       in space: SpaceID = .personal) async throws(StoreError) -> Edit {
+        try await create(kind, id: id, fields: fields, modelVersion: nil, in: space)
     }
 
     /// ``create(_:id:fields:)`` by an app whose model version is
@@ -20,29 +28,38 @@ extension LocalStore {
     ///   ``create(_:id:fields:)`` throws.
     @discardableResult
     package func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
-                        modelVersion: Int?) async throws(StoreError) -> Edit {
+                        modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         let recordID = id ?? options.makeRecordID()
         try Self.validate(kind: kind, id: recordID, fields: fields)
-        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: recordID))
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: recordID, space: space))
         let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
-            let key = RecordKey(kind: kind, id: recordID)
+            let key = RecordKey(kind: kind, id: recordID, space: space)
+            try Self.checkWritable(space, in: staged)
             if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
             // A record created here has no base until the server confirms it.
             let operation = JournalOperation(id: operationID, kind: .create, entity: kind, recordID: recordID,
-                                             fields: fields, baseUpdatedAt: nil, queuedAt: now, modelVersion: modelVersion)
+                                             fields: fields, baseUpdatedAt: nil, queuedAt: now, modelVersion: modelVersion,
+                                             space: space)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return Edit(kind: kind, id: recordID, operation: operationID)
+        return Edit(kind: kind, id: recordID, space: space, operation: operationID)
     }
 
     /// Changes some fields of a visible record and returns the edit (its
     /// ``Edit/operation`` to await with ``outcome(of:timeout:clock:)``).
+    ///
+    /// A record of a shared space is named with its `space`:
+    ///
+    /// ```swift
+    /// try await store.update("pin", id: pin.id, changes: ["title": "Tapas bar"], in: pin.space)
+    /// ```
     @discardableResult
-    public func update(_ kind: String, id: String, changes: [String: FieldValue]) async throws(StoreError) -> Edit {
-        try await update(kind, id: id, changes: changes, modelVersion: nil)
+    public func update(_ kind: String, id: String, changes: [String: FieldValue],
+                       in space: SpaceID = .personal) async throws(StoreError) -> Edit {
+        try await update(kind, id: id, changes: changes, modelVersion: nil, in: space)
     }
 
     /// ``update(_:id:changes:)`` by an app whose model version is
@@ -52,28 +69,30 @@ extension LocalStore {
     ///   out of range, and whatever ``update(_:id:changes:)`` throws.
     @discardableResult
     package func update(_ kind: String, id: String, changes: [String: FieldValue],
-                        modelVersion: Int?) async throws(StoreError) -> Edit {
+                        modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)
-        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id, space: space))
         let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
-            let key = RecordKey(kind: kind, id: id)
+            let key = RecordKey(kind: kind, id: id, space: space)
+            try Self.checkWritable(space, in: staged)
             guard let current = staged.visibleFields(of: key) else { throw .recordNotFound(key) }
             try Self.checkMergedFieldCount(current, changes, key: key)
             let operation = JournalOperation(id: operationID, kind: .update, entity: kind, recordID: id, fields: changes,
-                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion,
+                                             space: space)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return Edit(kind: kind, id: id, operation: operationID)
+        return Edit(kind: kind, id: id, space: space, operation: operationID)
     }
 
-    /// Deletes a visible record and returns the edit. Only a record the app
-    /// can see can be deleted.
+    /// Deletes a visible record of `space` (the personal space unless named)
+    /// and returns the edit. Only a record the app can see can be deleted.
     @discardableResult
-    public func delete(_ kind: String, id: String) async throws(StoreError) -> Edit {
-        try await delete(kind, id: id, modelVersion: nil)
+    public func delete(_ kind: String, id: String, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
+        try await delete(kind, id: id, modelVersion: nil, in: space)
     }
 
     /// ``delete(_:id:)`` by an app whose model version is `modelVersion`
@@ -83,20 +102,32 @@ extension LocalStore {
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
     ///   out of range, and whatever ``delete(_:id:)`` throws.
     @discardableResult
-    package func delete(_ kind: String, id: String, modelVersion: Int?) async throws(StoreError) -> Edit {
+    package func delete(_ kind: String, id: String, modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])
-        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
+        try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id, space: space))
         let now = options.clock.wallTimeMilliseconds
         let operationID = OperationID.random()
         try await submit { (staged) throws(StoreError) in
-            let key = RecordKey(kind: kind, id: id)
+            let key = RecordKey(kind: kind, id: id, space: space)
+            try Self.checkWritable(space, in: staged)
             guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
             let operation = JournalOperation(id: operationID, kind: .delete, entity: kind, recordID: id,
-                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion)
+                                             baseUpdatedAt: staged.base(for: key), queuedAt: now, modelVersion: modelVersion,
+                                             space: space)
             return [Self.edit(operation, in: staged)]
         }
         await notifyEditObserver()
-        return Edit(kind: kind, id: id, operation: operationID)
+        return Edit(kind: kind, id: id, space: space, operation: operationID)
+    }
+
+    /// Refuses an edit into a shared space the device does not know the user
+    /// may write to. Checked against the state the edit is applied to, so a
+    /// membership lost a moment earlier is seen. (The server decides in the
+    /// end: a role taken away while offline is refused when the edit is pushed.)
+    static func checkWritable(_ space: SpaceID, in staged: StoreState) throws(StoreError) {
+        guard !space.isPersonal else { return }
+        guard let described = staged.spaces[space] else { throw .noSuchSpace(space) }
+        if !described.role.canWrite { throw .readOnlySpace(space) }
     }
 
     /// The edit event for `operation`, with the compaction it causes.

@@ -227,31 +227,72 @@ extension LocalStore {
             var ids = Set<String>()
             for (index, row) in page.rows.enumerated() {
                 if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+                if row.space != page.space {
+                    throw .invalidServerData(kind: kind, index: index, reason: "row of space \(row.space) in a page of space \(page.space)")
+                }
                 if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
                 if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
             }
         }
-        if Set(pages.map(\.kind)).count != pages.count {
-            throw .invalidServerData(kind: pages.first?.kind ?? "", index: 0, reason: "a kind appears twice in one page")
+        struct KindInSpace: Hashable { var kind: String; var space: SpaceID }
+        if Set(pages.map { KindInSpace(kind: $0.kind, space: $0.space) }).count != pages.count {
+            throw .invalidServerData(kind: pages.first?.kind ?? "", index: 0, reason: "a kind appears twice in one space of one page")
         }
         try await submit(sharesState: false) { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             for page in pages {
-                if let cursor = page.cursor, let current = staged.cursors[page.kind], cursor < current {
+                let current = page.space.isPersonal ? staged.cursors[page.kind] : staged.spaceCursors[page.space]?[page.kind]
+                if let cursor = page.cursor, let current, cursor < current {
                     throw .invalidServerData(kind: page.kind, index: page.rows.count, reason: "cursor \(cursor) is behind \(current)")
                 }
                 if page.rows.isEmpty && page.cursor == nil { continue }
-                events += Self.pulledEvents(kind: page.kind, rows: page.rows, cursor: page.cursor)
+                // Rows of a space the user is no longer a member of never come
+                // back: the loss was journaled first, from this very page.
+                if !page.space.isPersonal && staged.spaces[page.space] == nil { continue }
+                events += Self.pulledEvents(kind: page.kind, rows: page.rows, cursor: page.cursor, space: page.space)
             }
             return events
         }
     }
 
+    /// Keeps what a pull said about the shared spaces, in one journal write
+    /// before the page's rows: each description newer than the one held, and
+    /// the loss of each space the user is no longer a member of (its rows and
+    /// cursors leave, its queued edits become rejections). Applying the same
+    /// again writes nothing.
+    package func applySpaces(described: [Space], lost: [SpaceID]) async throws(StoreError) {
+        for space in described where space.id.isPersonal {
+            throw .invalidServerData(kind: "", index: 0, reason: "a description of the personal space")
+        }
+        try await submit(sharesState: false) { (staged) throws(StoreError) in
+            var events: [StoreEvent] = []
+            for space in described where staged.spaces[space.id] != space { events.append(.spaceDescribed(space)) }
+            for space in Set(lost).sorted() where !space.isPersonal && staged.holdsAnything(of: space) {
+                events.append(.spaceLost(space))
+            }
+            return events
+        }
+    }
+
+    /// Per shared space the device holds, what a pull across spaces names:
+    /// the version of its description and its cursors of `kinds`.
+    package func spaceCursors(for kinds: [String]) throws(StoreError) -> [SpaceID: SpaceCursors] {
+        try checkReadable()
+        var result: [SpaceID: SpaceCursors] = [:]
+        for (id, space) in state.spaces {
+            let held = state.spaceCursors[id] ?? [:]
+            var cursors: [String: PullCursor?] = [:]
+            for kind in kinds { cursors[kind] = .some(held[kind]) }
+            result[id] = SpaceCursors(version: space.version, cursors: cursors)
+        }
+        return result
+    }
+
     /// A page as journal events: one record, or several when its rows would
     /// not fit in one, with the cursor in the last (all in one write; a crash
     /// between them keeps rows without the cursor, which the next pull fetches again).
-    static func pulledEvents(kind: String, rows: [ServerRow], cursor: PullCursor?) -> [StoreEvent] {
-        let whole = StoreEvent.pulled(kind: kind, rows: rows, cursor: cursor)
+    static func pulledEvents(kind: String, rows: [ServerRow], cursor: PullCursor?, space: SpaceID = .personal) -> [StoreEvent] {
+        let whole = StoreEvent.pulled(kind: kind, rows: rows, cursor: cursor, space: space)
         let budget = JournalFormat.maximumPayloadLength / 2
         guard rows.count > 1, whole.encodedPayload().count > budget else { return [whole] }
         var events: [StoreEvent] = []
@@ -261,14 +302,14 @@ extension LocalStore {
             var writer = ByteWriter()
             row.encode(into: &writer)
             if !chunk.isEmpty && bytes + writer.bytes.count > budget {
-                events.append(.pulled(kind: kind, rows: chunk, cursor: nil))
+                events.append(.pulled(kind: kind, rows: chunk, cursor: nil, space: space))
                 chunk = []
                 bytes = 0
             }
             chunk.append(row)
             bytes += writer.bytes.count
         }
-        events.append(.pulled(kind: kind, rows: chunk, cursor: cursor))
+        events.append(.pulled(kind: kind, rows: chunk, cursor: cursor, space: space))
         return events
     }
 
@@ -295,16 +336,22 @@ extension LocalStore {
     /// are forgotten, and the cursor is set (it may be behind the old one).
     /// Queued edits stay on top. One journal write; a crash part-way keeps
     /// the old cursor, so the next sync resyncs again.
-    package func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?) async throws(StoreError) {
+    package func replaceSnapshot(kind: String, rows: [ServerRow], cursor: PullCursor?,
+                                 space: SpaceID = .personal) async throws(StoreError) {
         if kind.isEmpty { throw .emptyKind }
         var ids = Set<String>()
         for (index, row) in rows.enumerated() {
             if row.kind != kind { throw .invalidServerData(kind: kind, index: index, reason: "row of kind \"\(row.kind)\"") }
+            if row.space != space {
+                throw .invalidServerData(kind: kind, index: index, reason: "row of space \(row.space) in a re-pull of space \(space)")
+            }
             if let problem = Self.problem(with: row) { throw .invalidServerData(kind: kind, index: index, reason: problem) }
             if !ids.insert(row.id).inserted { throw .invalidServerData(kind: kind, index: index, reason: "duplicate id \"\(row.id)\"") }
         }
         try await submit(sharesState: false) { (staged) throws(StoreError) in
-            Self.replacementEvents(kind: kind, rows: rows, cursor: cursor, in: staged)
+            // A space lost while its re-pull ran stays lost.
+            if !space.isPersonal && staged.spaces[space] == nil { return [] }
+            return Self.replacementEvents(kind: kind, rows: rows, cursor: cursor, space: space, in: staged)
         }
     }
 
@@ -315,12 +362,13 @@ extension LocalStore {
     /// last. Every prefix short of the last keeps the old (expired) cursor,
     /// and, after a server change, the unadopted server record, so the next
     /// sync replaces the snapshot again.
-    package static func replacementEvents(kind: String, rows: [ServerRow], cursor: PullCursor?, in state: StoreState) -> [StoreEvent] {
+    package static func replacementEvents(kind: String, rows: [ServerRow], cursor: PullCursor?, space: SpaceID = .personal,
+                                          in state: StoreState) -> [StoreEvent] {
         let ids = Set(rows.map(\.id))
-        let gone = state.snapshot.keys.filter { $0.kind == kind && !ids.contains($0.id) }.map(\.id).sorted()
-        var events = rows.isEmpty ? [] : pulledEvents(kind: kind, rows: rows, cursor: nil)
-        if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone)) }
-        events.append(.pulled(kind: kind, rows: [], cursor: cursor))
+        let gone = state.snapshot.keys.filter { $0.kind == kind && $0.space == space && !ids.contains($0.id) }.map(\.id).sorted()
+        var events = rows.isEmpty ? [] : pulledEvents(kind: kind, rows: rows, cursor: nil, space: space)
+        if !gone.isEmpty { events.append(.forgotten(kind: kind, ids: gone, space: space)) }
+        events.append(.pulled(kind: kind, rows: [], cursor: cursor, space: space))
         return events
     }
 

@@ -129,10 +129,18 @@ extension LocalStore {
                 }
             case .discarded(let id):
                 board.settle(id, .final(.cancelled))
-            case .pulled(let kind, let rows, _):
+            case .pulled(let kind, let rows, _, _):
                 if !rows.isEmpty { changes.append(.pulled(kinds: [kind])) }
-            case .forgotten(let kind, _):
+            case .forgotten(let kind, _, _):
                 changes.append(.pulled(kinds: [kind]))
+            case .spaceLost(let space):
+                // Its queued operations were just moved to the rejections, in queue order.
+                for rejection in state.rejections where rejection.operation.key.space == space {
+                    board.settle(rejection.operation.id, .final(.rejected(rejection)))
+                }
+                changes.append(.spaceLost(space))
+            case .spaceDescribed(let space):
+                changes.append(.spaceDescribed(space))
             case .reuploads(let plan):
                 for upload in plan.uploads { changes.append(.edited(upload.key)) }
                 // Whoever waits for a renamed operation waits for its new id.

@@ -52,37 +52,39 @@ extension LocalStore {
                 let order = (a.seen[field.name] ?? .null).queryOrder(b.seen[field.name] ?? .null)
                 if order != 0 { return field.isDescending ? order > 0 : order < 0 }
             }
-            return a.id < b.id
+            if a.key.id != b.key.id { return a.key.id < b.key.id }
+            return a.key.space < b.key.space
         }
         let start = min(query.offset, selected.count)
         let end = query.maximumCount.map { min(selected.count, start + $0) } ?? selected.count
-        return selected[start..<end].map { state.storeRecord(RecordKey(kind: query.kind, id: $0.id), fields: $0.stored) }
+        return selected[start..<end].map { state.storeRecord($0.key, fields: $0.stored) }
     }
 
     /// The visible records of the query's kind satisfying every filter, unordered: their
     /// fields as stored, and as the query sees them (upgraded by its model, if it has one).
-    private func matches(of query: Query) -> [(id: String, stored: [String: FieldValue], seen: [String: FieldValue])] {
+    private func matches(of query: Query) -> [(key: RecordKey, stored: [String: FieldValue], seen: [String: FieldValue])] {
         let terms = query.conditions.flatMap(\.term.conjuncts)
-        var selected: [(id: String, stored: [String: FieldValue], seen: [String: FieldValue])] = []
+        var selected: [(key: RecordKey, stored: [String: FieldValue], seen: [String: FieldValue])] = []
         var examined = 0
         // Indexes hold stored values; a query that sees an upgraded shape looks at every record.
         let schema = query.schema
-        forEachCandidate(of: query.kind, terms: schema == nil ? terms : []) { id in
-            let key = RecordKey(kind: query.kind, id: id)
+        let space = query.space
+        forEachCandidate(of: query.kind, terms: schema == nil ? terms : []) { key in
+            if let space, key.space != space { return }
             guard let stored = state.visibleFields(of: key) else { return }
             examined += 1
             let seen = schema.map { $0.queryView(stored, writtenAt: state.visibleModelVersion(of: key)) } ?? stored
-            if terms.allSatisfy({ $0.matches(seen) }) { selected.append((id, stored, seen)) }
+            if terms.allSatisfy({ $0.matches(seen) }) { selected.append((key, stored, seen)) }
         }
         queryWork.recordsExamined += examined
         return selected
     }
 
-    /// Hands `body` the ids that may satisfy `terms`: those an index returns
+    /// Hands `body` the records that may satisfy `terms`: those an index returns
     /// for the most selective term it can answer, or else every record of `kind`.
-    private func forEachCandidate(of kind: String, terms: [QueryCondition.Term], _ body: (String) -> Void) {
+    private func forEachCandidate(of kind: String, terms: [QueryCondition.Term], _ body: (RecordKey) -> Void) {
         if fieldIndexes.covers(kind) {
-            var best: [String]?
+            var best: [RecordKey]?
             for term in terms {
                 guard let (field, range) = term.valueRange, let index = fieldIndexes.index(kind: kind, field: field) else { continue }
                 let ids = index.ids(in: range)
@@ -99,7 +101,7 @@ extension LocalStore {
             }
         }
         queryWork.kindScans += 1
-        for key in state.snapshot.keys where key.kind == kind { body(key.id) }
-        for key in state.outbox.keys where key.kind == kind && state.snapshot[key] == nil { body(key.id) }
+        for key in state.snapshot.keys where key.kind == kind { body(key) }
+        for key in state.outbox.keys where key.kind == kind && state.snapshot[key] == nil { body(key) }
     }
 }

@@ -2,18 +2,39 @@ import SyncJournalProtocol
 import SyncJournalCore
 
 extension LocalStore {
-    /// The record as the app sees it, or `nil` if it does not exist or is deleted.
-    public func record(_ kind: String, id: String) throws(StoreError) -> StoreRecord? {
+    /// The record as the app sees it, or `nil` if it does not exist or is
+    /// deleted. A record of a shared space is named with its `space`.
+    public func record(_ kind: String, id: String, in space: SpaceID = .personal) throws(StoreError) -> StoreRecord? {
         try checkReadable()
-        return makeRecord(RecordKey(kind: kind, id: id))
+        return makeRecord(RecordKey(kind: kind, id: id, space: space))
     }
 
-    /// Every visible record of `kind`, ordered by id.
-    public func records(_ kind: String) throws(StoreError) -> [StoreRecord] {
+    /// Every visible record of `kind`, ordered by id (then space): those of
+    /// `space`, or of every space the device holds when `space` is `nil`.
+    public func records(_ kind: String, in space: SpaceID? = nil) throws(StoreError) -> [StoreRecord] {
         try checkReadable()
-        var keys = Set(state.snapshot.keys.filter { $0.kind == kind })
-        for key in state.outbox.keys where key.kind == kind { keys.insert(key) }
+        var keys = Set(state.snapshot.keys.filter { $0.kind == kind && (space == nil || $0.space == space) })
+        for key in state.outbox.keys where key.kind == kind && (space == nil || key.space == space) { keys.insert(key) }
         return keys.sorted(by: <).compactMap(makeRecord)
+    }
+
+    /// The shared spaces the user is a member of, as this device last heard
+    /// from the server, ordered by id. (Every user also has a personal
+    /// space, ``SpaceID/personal``, which is not listed.)
+    ///
+    /// ```swift
+    /// for space in try await store.spaces() { print(space.name, space.role) }
+    /// ```
+    public func spaces() throws(StoreError) -> [Space] {
+        try checkReadable()
+        return state.spaces.values.sorted { $0.id < $1.id }
+    }
+
+    /// The shared space `id` as this device last heard of it, or `nil` when
+    /// the user is not a member (as far as the device has synced).
+    public func space(_ id: SpaceID) throws(StoreError) -> Space? {
+        try checkReadable()
+        return state.spaces[id]
     }
 
     private func makeRecord(_ key: RecordKey) -> StoreRecord? {

@@ -36,7 +36,7 @@ package struct FieldIndexes: Sendable {
         guard var indexes = byKind[key.kind] else { return }
         byKind[key.kind] = nil
         for field in Array(indexes.keys) {
-            indexes[field]!.set(key.id, fields.map { $0[field] ?? .null })
+            indexes[field]!.set(key, fields.map { $0[field] ?? .null })
         }
         byKind[key.kind] = indexes
     }

@@ -14,7 +14,8 @@ import SyncJournalProtocol
 /// A query is a value: ask it with ``LocalStore/fetch(_:)``, ``LocalStore/fetchOne(_:)`` or
 /// ``LocalStore/count(_:)``, or follow its results with ``LocalStore/observe(_:)``. Results are
 /// the records as the app sees them (pending local edits included, deleted
-/// records never), and records that tie in the order come by id.
+/// records never), of every space unless ``within(_:)`` names one, and
+/// records that tie in the order come by id, then space.
 public struct Query: Sendable, Hashable {
     /// The kind asked about.
     public let kind: String
@@ -29,6 +30,9 @@ public struct Query: Sendable, Hashable {
     package private(set) var maximumCount: Int?
     /// How many results of the order are skipped first.
     package private(set) var offset = 0
+    /// The one space whose records the query selects; `nil` (the default)
+    /// selects the records of every space the device holds.
+    public private(set) var space: SpaceID?
 
     /// Every record of `kind`, ordered by id.
     public init(_ kind: String) { self.kind = kind }
@@ -51,6 +55,18 @@ public struct Query: Sendable, Hashable {
     public func order(_ fields: Field...) -> Query {
         var query = self
         query.orderings = fields
+        return query
+    }
+
+    /// This query, selecting only the records of `space`.
+    ///
+    /// ```swift
+    /// let shared = try await store.fetch(Query("pin").within(weekendPins.id))
+    /// let mine = try await store.fetch(Query("pin").within(.personal))
+    /// ```
+    public func within(_ space: SpaceID) -> Query {
+        var query = self
+        query.space = space
         return query
     }
 

@@ -10,9 +10,9 @@ package struct ValueIndex: Sendable {
     /// The distinct values, sorted by ``storageOrder(_:_:)``.
     private var sortedValues: [FieldValue] = []
     /// The ids holding each value.
-    private var idsByValue: [FieldValue: Set<String>] = [:]
+    private var idsByValue: [FieldValue: Set<RecordKey>] = [:]
     /// Each indexed id's value.
-    private var valueByID: [String: FieldValue] = [:]
+    private var valueByID: [RecordKey: FieldValue] = [:]
 
     package init() {}
 
@@ -20,10 +20,10 @@ package struct ValueIndex: Sendable {
     package var count: Int { valueByID.count }
 
     /// The ids of every record in the index: the kind's visible records.
-    package var ids: Dictionary<String, FieldValue>.Keys { valueByID.keys }
+    package var ids: Dictionary<RecordKey, FieldValue>.Keys { valueByID.keys }
 
     /// Sets the value of record `id`, or removes it (`nil`: the record is not visible).
-    package mutating func set(_ id: String, _ value: FieldValue?) {
+    package mutating func set(_ id: RecordKey, _ value: FieldValue?) {
         let old = valueByID[id]
         if old == value { return }
         if let old {
@@ -46,14 +46,14 @@ package struct ValueIndex: Sendable {
     }
 
     /// The ids whose value lies in `range`.
-    package func ids(in range: ValueRange) -> [String] {
+    package func ids(in range: ValueRange) -> [RecordKey] {
         // The first value not below the lower bound in the query order.
         var position = 0, high = sortedValues.count
         while position < high {
             let middle = (position + high) / 2
             if range.isAboveLower(sortedValues[middle]) { high = middle } else { position = middle + 1 }
         }
-        var result: [String] = []
+        var result: [RecordKey] = []
         while position < sortedValues.count, range.isBelowUpper(sortedValues[position]) {
             result.append(contentsOf: idsByValue[sortedValues[position]] ?? [])
             position += 1
