@@ -36,6 +36,14 @@ import SyncJournalWire
 /// its own, so pushes and pulls never queue behind it; a server older than
 /// the wait endpoint (404 or 405) answers ``ChangeWaitResult/notSupported``,
 /// and the engine relies on ``SyncEngine/Options/idlePullInterval``.
+///
+/// Shared spaces (journals/PROTOCOL.md, "Spaces"): mutations and reads
+/// carry their `space`, pulls and waits the ``PullRequest/spaces`` they
+/// follow, each such request with `Sync-Row-Members: modelVersion, space`;
+/// ``change(_:)`` and ``spaces()`` post to `/v1/spaces/…`, and a refusal is
+/// ``TransportError/spaceRefused(_:)``. A server from before spaces is
+/// recognised by its refusal of the members, and served the personal
+/// space alone from then on.
 public final class HTTPTransport: SyncTransport, Sendable {
     /// The server's root; the protocol's paths are appended to it.
     public let baseURL: URL
@@ -50,12 +58,17 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// for any wait (each wait keeps its own deadline), and its connections
     /// are not the ones pushes and pulls use.
     private let waitSession: URLSession
-    private let parser: JSONParser
+    let parser: JSONParser
     /// Set once the server refused a mutation's `queuedAt` as an unknown
     /// member (a server older than it): pushes leave it out from then on.
     private let queuedAtSupport = OptionalMemberSupport()
     /// The same for a mutation's `modelVersion`.
     private let modelVersionSupport = OptionalMemberSupport()
+    /// Set once the server refused a pull's or wait's `spaces`, or a
+    /// mutation's or read's `space`, as an unknown member (a server from
+    /// before spaces): pulls and waits cover the personal space alone from
+    /// then on, and nothing of a shared space is sent.
+    let spaceSupport = OptionalMemberSupport()
 
     /// How much longer than its timeout a wait for changes may take before
     /// the transport gives up on the reply (the server answers when its
@@ -64,7 +77,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     /// The request header naming the optional row members this client
     /// reads (journals/PROTOCOL.md, "Model versions").
-    package static let rowMembersHeader = "Sync-Row-Members"
+    package static let rowMembersHeader = RowMembersHeader.name
 
     /// The default cap on reply bodies: 32 MiB.
     public static let defaultMaximumReplyBytes = 32 << 20
@@ -162,7 +175,16 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// ```swift
     /// let results = try await transport.push(mutations, expecting: ServerExpectation(identity: known, seenStamp: seen))
     /// ```
+    ///
+    /// A mutation into a shared space goes with its `space` (and the request
+    /// says it reads rows' `space`). A server from before spaces refuses the
+    /// member (400, nothing applied): from then on each such mutation is
+    /// answered here, `rejected` permanently as the server has no shared
+    /// spaces, and the others are pushed without them.
     public func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
+        if !spaceSupport.isAssumed && mutations.contains(where: { !$0.space.isPersonal }) {
+            return try await pushRejectingShared(mutations, expecting: expectation)
+        }
         var withQueuedAt = queuedAtSupport.isAssumed && mutations.contains { $0.queuedAt != nil }
         var withModelVersion = modelVersionSupport.isAssumed && mutations.contains { $0.modelVersion != nil }
         var reply: [UInt8] = []
@@ -170,11 +192,15 @@ public final class HTTPTransport: SyncTransport, Sendable {
         while true {
             let body = PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt, includingModelVersion: withModelVersion)
             do {
-                reply = try await send(.push, body: body, pulledKinds: [], expectation: expectation).body
+                reply = try await send(.sync(.push), body: body, pulledKinds: [], expectation: expectation,
+                                       namesSpace: mutations.contains { !$0.space.isPersonal }).body
                 break
             } catch {
                 guard case .permanent(let reason) = error else { throw error }
-                if withQueuedAt, reason.contains(".queuedAt is not a member") {
+                if Self.refuses(reason, member: "].space"), mutations.contains(where: { !$0.space.isPersonal }) {
+                    spaceSupport.markRefused()
+                    return try await pushRejectingShared(mutations, expecting: expectation)
+                } else if withQueuedAt, reason.contains(".queuedAt is not a member") {
                     queuedAtSupport.markRefused()
                     withQueuedAt = false
                 } else if withModelVersion, reason.contains(".modelVersion is not a member") {
@@ -188,34 +214,57 @@ public final class HTTPTransport: SyncTransport, Sendable {
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
         } catch {
-            throw Self.malformed(.push, error)
+            throw Self.malformed(.sync(.push), error)
         }
     }
 
     /// Posts `request` to `/v1/sync/pull` and returns the page. A limit over
     /// the protocol's 10,000 is sent as 10,000 (a smaller page is always
     /// allowed; a larger limit would be refused with 400).
+    ///
+    /// A request with ``PullRequest/spaces`` sends them (and says it reads
+    /// rows' `space`); the reply then carries the spaces' cursors,
+    /// descriptions and lost spaces. A server from before spaces refuses
+    /// `spaces` as an unknown member (400 `bad_request`): the pull is sent
+    /// again without them, as are later ones, and covers the personal space
+    /// alone (a page with no space data).
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         var request = request
         request.limit = min(max(request.limit, 1), PullRequestCodec.maximumLimit)
-        let reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted(),
-                                   expectation: request.expectation)
+        if !spaceSupport.isAssumed { request.spaces = nil }
+        let reply: HTTPReply
         do {
-            var page = try PullPageCodec.decode(reply.body, parser: parser)
+            reply = try await send(.sync(.pull), body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted(),
+                                   expectation: request.expectation, namesSpace: request.spaces != nil)
+        } catch {
+            guard request.spaces != nil, case .permanent(let reason) = error, Self.refuses(reason, member: "$.spaces") else { throw error }
+            spaceSupport.markRefused()
+            request.spaces = nil
+            return try await pull(request)
+        }
+        do {
+            var page = try PullPageCodec.decode(reply.body, namingSpaces: request.spaces != nil, parser: parser)
             page.server = reply.server
             return page
         } catch {
-            throw Self.malformed(.pull, error)
+            throw Self.malformed(.sync(.pull), error)
         }
     }
 
     /// Posts `{"kind", "id"}` to `/v1/sync/read` and returns the row (`nil`: no live row of this user).
     public func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
-        let reply = try await send(.read, body: ReadRequestCodec.encode(ReadRequest(kind: kind, id: id)), pulledKinds: []).body
+        try await read(ReadRequest(kind: kind, id: id))
+    }
+
+    /// Posts `request` to `/v1/sync/read` (with `Sync-Row-Members: space`
+    /// for a shared space's record) and returns the row.
+    func read(_ request: ReadRequest) async throws(TransportError) -> ServerRow? {
+        let reply = try await send(.sync(.read), body: ReadRequestCodec.encode(request), pulledKinds: [],
+                                   namesSpace: !request.space.isPersonal).body
         do {
             return try ReadReplyCodec.decode(reply, parser: parser)
         } catch {
-            throw Self.malformed(.read, error)
+            throw Self.malformed(.sync(.read), error)
         }
     }
 
@@ -227,12 +276,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
     /// ```
     public func checkHealth() async throws(TransportError) {
-        let reply = try await send(.health, body: nil, pulledKinds: []).body
+        let reply = try await send(.sync(.health), body: nil, pulledKinds: []).body
         let status: String
         do {
             status = try HealthReplyCodec.decode(reply, parser: parser)
         } catch {
-            throw Self.malformed(.health, error)
+            throw Self.malformed(.sync(.health), error)
         }
         if status != HealthReplyCodec.ok {
             throw .transient(reason: "the server reports status \"\(status)\"", retryAfterMilliseconds: nil)
@@ -241,37 +290,50 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     // MARK: Requests
 
-    private static func malformed(_ endpoint: SyncEndpoint, _ error: WireError) -> TransportError {
+    static func malformed(_ endpoint: TransportEndpoint, _ error: WireError) -> TransportError {
         // The server may have applied a push: its operation ids make the resend safe.
         .transient(reason: "malformed reply to \(endpoint.path): \(error)", retryAfterMilliseconds: nil)
     }
 
     /// The URL of `endpoint` under ``baseURL``.
     package func url(of endpoint: SyncEndpoint) -> URL {
-        endpoint.path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
+        url(of: endpoint.path)
+    }
+
+    /// The URL of `path` under ``baseURL``.
+    private func url(of path: String) -> URL {
+        path.split(separator: "/").reduce(baseURL) { $0.appendingPathComponent(String($1)) }
+    }
+
+    /// Whether a permanent error's `reason` is a 400 refusing `member` as
+    /// unknown (the words of a server older than the member): the path of
+    /// the member ends with `member`.
+    static func refuses(_ reason: String, member: String) -> Bool {
+        reason.contains("HTTP 400 ") && reason.contains("\(member) is not a member")
     }
 
     /// Sends one request and returns a 200 reply (or one whose status is in
     /// `passing`). A 401 to a request with a token gets one retry with a
     /// fresh token from the provider (none when the provider hands back the
-    /// refused token).
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
-                      deadline: Duration? = nil, in session: URLSession? = nil,
-                      expectation: ServerExpectation? = nil) async throws(TransportError) -> HTTPReply {
+    /// refused token). `namesSpace` says that the request names a shared
+    /// space, so it says it reads rows' `space` (journals/PROTOCOL.md, "Membership").
+    func send(_ endpoint: TransportEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
+              deadline: Duration? = nil, in session: URLSession? = nil,
+              expectation: ServerExpectation? = nil, namesSpace: Bool = false) async throws(TransportError) -> HTTPReply {
         guard body != nil else {
             return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation)
+                                  expectation: expectation, namesSpace: namesSpace)
         }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
             return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation)
+                                  expectation: expectation, namesSpace: namesSpace)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
             return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation)
+                                  expectation: expectation, namesSpace: namesSpace)
         }
     }
 
@@ -299,16 +361,39 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// }
     /// ```
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        try await waitForChanges(after: cursors, spaces: nil, timeout: timeout)
+    }
+
+    /// Waits as ``waitForChanges(after:timeout:)`` does, naming the shared
+    /// spaces `spaces` holds as a pull does (`nil`: the personal space
+    /// alone): a push into any space the user is a member of, or a change
+    /// to the user's memberships, ends the wait. A server from before
+    /// spaces refuses `spaces` (400 `bad_request` naming it): the wait is
+    /// sent again without them, as are later waits and pulls.
+    ///
+    /// ```swift
+    /// let result = try await transport.waitForChanges(after: ["pin": cursor], spaces: [trip: held], timeout: .seconds(30))
+    /// ```
+    public func waitForChanges(after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?,
+                               timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
         let milliseconds = max(0, Self.wholeMilliseconds(timeout))
-        let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: milliseconds))
-        // 404 and 405: a server older than the endpoint.
-        let reply = try await send(.wait, body: body, pulledKinds: [], passing: [404, 405],
-                                   deadline: timeout + Self.changeWaitMargin, in: waitSession)
+        let spaces = spaceSupport.isAssumed ? spaces : nil
+        let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: milliseconds, spaces: spaces))
+        let reply: HTTPReply
+        do {
+            // 404 and 405: a server older than the endpoint.
+            reply = try await send(.sync(.wait), body: body, pulledKinds: [], passing: [404, 405],
+                                   deadline: timeout + Self.changeWaitMargin, in: waitSession, namesSpace: spaces != nil)
+        } catch {
+            guard spaces != nil, case .permanent(let reason) = error, Self.refuses(reason, member: "$.spaces") else { throw error }
+            spaceSupport.markRefused()
+            return try await waitForChanges(after: cursors, spaces: nil, timeout: timeout)
+        }
         if reply.status != 200 { return .notSupported }
         do {
             return try ChangeWaitReplyCodec.decode(reply.body, parser: parser) ? .changed : .timedOut
         } catch {
-            throw Self.malformed(.wait, error)
+            throw Self.malformed(.sync(.wait), error)
         }
     }
 
@@ -325,11 +410,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// either) and returns a 200 reply, or one with a status in `passing`;
     /// anything else is classified. `deadline` replaces the transport's
     /// timeout, `session` its session.
-    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
-                      deadline: Duration?, in session: URLSession?, expectation: ServerExpectation?) async throws(TransportError) -> HTTPReply {
+    private func send(_ endpoint: TransportEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
+                      deadline: Duration?, in session: URLSession?, expectation: ServerExpectation?,
+                      namesSpace: Bool) async throws(TransportError) -> HTTPReply {
         let timeout = deadline ?? self.timeout
         let session = session ?? self.session
-        var request = URLRequest(url: url(of: endpoint), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
+        var request = URLRequest(url: url(of: endpoint.path), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
         request.httpMethod = endpoint.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body, let token {
@@ -341,8 +427,10 @@ public final class HTTPTransport: SyncTransport, Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             // Rows in the reply may carry their model version: a server
-            // sends it only to a client that says it reads it.
-            request.setValue("modelVersion", forHTTPHeaderField: Self.rowMembersHeader)
+            // sends it only to a client that says it reads it. A request
+            // naming a shared space must say it reads rows' space as well.
+            let members = namesSpace ? [RowMembersHeader.modelVersion, RowMembersHeader.space] : [RowMembersHeader.modelVersion]
+            request.setValue(RowMembersHeader.value(naming: members), forHTTPHeaderField: Self.rowMembersHeader)
         }
         // Only a device that knows its server says which; identities and stamps are plain ASCII.
         if let expectation {

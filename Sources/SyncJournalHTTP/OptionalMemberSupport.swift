@@ -1,7 +1,8 @@
 import Foundation
 
-/// Whether the server takes an optional member of a mutation (`queuedAt`,
-/// `modelVersion`): assumed until it refuses the member once (a server
+/// Whether the server takes an optional member of a request (a mutation's
+/// `queuedAt`, `modelVersion`; the shared spaces of a pull, a wait, a
+/// mutation or a read): assumed until it refuses the member once (a server
 /// older than it), then never sent again by this transport.
 final class OptionalMemberSupport: @unchecked Sendable {
     // @unchecked: `refused` is read and written only under `lock`.

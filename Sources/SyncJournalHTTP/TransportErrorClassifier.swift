@@ -41,15 +41,22 @@ enum TransportErrorClassifier {
     ///   - body: the reply body, an ``ErrorBody`` when the server follows the protocol.
     ///   - pulledKinds: a pull's kinds, named by a 410 whose body does not name them
     ///     (re-pulling every kind is always safe, only slower).
-    static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: SyncEndpoint, pulledKinds: [String]) -> TransportError {
+    ///
+    /// A membership refusal whose code goes with the status (404
+    /// `no_such_space`, 403 `forbidden`, …) is `.spaceRefused`; any other
+    /// 404 to a membership path comes from a server without spaces and is
+    /// `.permanent`, saying so.
+    static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: TransportEndpoint, pulledKinds: [String]) -> TransportError {
         let errorBody = try? ErrorBodyCodec.decode(body)
         let detail = "HTTP \(status) from \(endpoint.path)" + (errorBody.map { ": \($0.code) (\($0.message))" } ?? "")
+        if let refusal = errorBody?.refusal, refusal.httpStatus == status { return .spaceRefused(refusal) }
         switch status {
+        case 404 where endpoint.isMembership:
+            return .permanent(reason: "the server has no shared spaces (\(detail))")
         case 409:
             return serverMismatch(body: body, detail: detail, endpoint: endpoint)
-        case 410 where endpoint == .pull:
-            if let kinds = errorBody?.kinds, !kinds.isEmpty { return .cursorExpired(kinds: kinds) }
-            return .cursorExpired(kinds: pulledKinds)
+        case 410 where endpoint == .sync(.pull):
+            return .cursorExpired(kinds: expiredKinds(errorBody) ?? pulledKinds)
         case 401:
             return .unauthorized(reason: detail)
         case 413:
@@ -73,7 +80,7 @@ enum TransportErrorClassifier {
     /// nothing), or, when the body does not decode or says neither case, a
     /// permanent error naming the malformed reply: retrying would not help,
     /// and guessing a mismatch could send the app reconciling for nothing.
-    static func serverMismatch(body: [UInt8], detail: String, endpoint: SyncEndpoint) -> TransportError {
+    static func serverMismatch(body: [UInt8], detail: String, endpoint: TransportEndpoint) -> TransportError {
         let errorBody: ErrorBody
         do {
             errorBody = try ErrorBodyCodec.decode(body)
@@ -86,6 +93,19 @@ enum TransportErrorClassifier {
                               + "(expected, found) nor one behind the device (found, seenStamp, latestStamp)")
         }
         return .serverMismatch(mismatch)
+    }
+
+    /// The kinds a `cursor_expired` body names: the personal space's as
+    /// given, then those only shared spaces name, each once, in name order;
+    /// `nil` when it names none. The engine re-pulls each such kind in
+    /// every space: a resync of a kind is always safe, and a per-space one
+    /// would need an error the engine does not have.
+    static func expiredKinds(_ body: ErrorBody?) -> [String]? {
+        var kinds = body?.kinds ?? []
+        var named = Set(kinds)
+        let shared = Set((body?.spaceKinds ?? [:]).values.joined()).sorted()
+        for kind in shared where named.insert(kind).inserted { kinds.append(kind) }
+        return kinds.isEmpty ? nil : kinds
     }
 
     /// `Retry-After` in its delay-seconds form (`120`) in milliseconds; the

@@ -13,14 +13,18 @@ public struct ChangeWaitRequest: Sendable, Hashable {
     /// How long the server may hold the request before answering `{"changed": false}`
     /// (the server caps it; see journals/PROTOCOL.md, "Waiting for changes").
     public var timeoutMilliseconds: Int64
+    /// The shared spaces the device follows and what it holds of each, as
+    /// in a pull (``PullRequest/spaces``); `nil` follows the personal space alone.
+    public var spaces: [SpaceID: SpaceCursors]?
 
     /// Creates a request.
     ///
     /// ```swift
     /// let request = ChangeWaitRequest(cursors: ["note": cursor, "pin": nil], timeoutMilliseconds: 30_000)
     /// ```
-    public init(cursors: [String: PullCursor?], timeoutMilliseconds: Int64) {
+    public init(cursors: [String: PullCursor?], timeoutMilliseconds: Int64, spaces: [SpaceID: SpaceCursors]? = nil) {
         self.cursors = cursors
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.spaces = spaces
     }
 }

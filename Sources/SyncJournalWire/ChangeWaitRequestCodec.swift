@@ -1,7 +1,9 @@
 import SyncJournalProtocol
 
 /// The body of `POST /v1/sync/wait`:
-/// `{"cursors": {KIND: CURSOR or null, …}, "timeoutMs": N}`.
+/// `{"cursors": {KIND: CURSOR or null, …}, "timeoutMs": N}`, plus
+/// `"spaces"` (``SpaceCursorsCodec``) for a device that follows shared
+/// spaces (journals/PROTOCOL.md, "Pull across spaces", "Waiting").
 ///
 /// ```swift
 /// let body = ChangeWaitRequestCodec.encode(ChangeWaitRequest(cursors: ["pin": nil], timeoutMilliseconds: 30_000))
@@ -11,22 +13,26 @@ public enum ChangeWaitRequestCodec {
     /// The most kinds one wait may name (a longer list is a 400).
     public static let maximumKinds = 1_000
 
-    /// The request body.
+    /// The request body; one without ``ChangeWaitRequest/spaces`` has no
+    /// `spaces` member, exactly as before spaces.
     public static func encode(_ request: ChangeWaitRequest) -> [UInt8] {
         let cursors = request.cursors.mapValues { cursor -> JSONValue in cursor.map { .string(PullCursorCodec.encode($0)) } ?? .null }
-        return JSONValue.object([
+        var members: [String: JSONValue] = [
             "cursors": .object(cursors),
             "timeoutMs": .integer(request.timeoutMilliseconds),
-        ]).encoded()
+        ]
+        if let spaces = request.spaces { members["spaces"] = SpaceCursorsCodec.encode(spaces) }
+        return JSONValue.object(members).encoded()
     }
 
     /// The request a body stands for: 1 to ``maximumKinds`` non-empty kinds,
     /// cursors in the `UPDATEDAT:ID` form or `null`, a timeout of 0 or more
-    /// milliseconds (the server caps it).
+    /// milliseconds (the server caps it), and `spaces`, when present, as
+    /// ``SpaceCursorsCodec/decode(_:at:kinds:)`` reads it.
     ///
     /// - Throws: ``WireError``; a malformed cursor is ``WireError/badCursor(path:text:)``.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> ChangeWaitRequest {
-        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "timeoutMs"])
+        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "timeoutMs", "spaces"])
         let cursorsPath = object.path(of: "cursors")
         let members = try object.object("cursors")
         if members.isEmpty { throw .invalidValue(path: cursorsPath, reason: "no kinds to wait for") }
@@ -47,6 +53,10 @@ public enum ChangeWaitRequestCodec {
         guard timeout >= 0 else {
             throw .invalidValue(path: object.path(of: "timeoutMs"), reason: "\(timeout) is negative")
         }
-        return ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: timeout)
+        var spaces: [SpaceID: SpaceCursors]?
+        if let held = object.members["spaces"] {
+            spaces = try SpaceCursorsCodec.decode(held, at: object.path(of: "spaces"), kinds: Set(cursors.keys))
+        }
+        return ChangeWaitRequest(cursors: cursors, timeoutMilliseconds: timeout, spaces: spaces)
     }
 }

@@ -25,15 +25,18 @@ package struct EncodedRow: Sendable, Hashable {
     package var updatedAt: Int64
     package var deletedAt: Int64?
     package var modelVersion: Int?
+    /// The space the record lives in.
+    package var space: SpaceID
 
     package init(kind: String, id: String, fields: EncodedFields = EncodedFields(), updatedAt: Int64, deletedAt: Int64? = nil,
-                 modelVersion: Int? = nil) {
+                 modelVersion: Int? = nil, space: SpaceID = .personal) {
         self.kind = kind
         self.id = id
         self.fields = fields
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
         self.modelVersion = modelVersion
+        self.space = space
     }
 
     /// Whether this row says the record was deleted.
@@ -41,7 +44,8 @@ package struct EncodedRow: Sendable, Hashable {
 
     /// The row with its fields built as values.
     package var decoded: ServerRow {
-        ServerRow(kind: kind, id: id, fields: fields.decoded(), updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion)
+        ServerRow(kind: kind, id: id, fields: fields.decoded(), updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion,
+                  space: space)
     }
 }
 
@@ -169,6 +173,10 @@ extension PushReplyCodec {
         if includingModelVersion, let version = row.modelVersion {
             out.append(contentsOf: #","modelVersion":"#.utf8)
             JSONValue.writeInteger(Int64(version), to: &out)
+        }
+        if let space = row.space.text {
+            out.append(contentsOf: #","space":"#.utf8)
+            JSONValue.writeString(space, to: &out)
         }
         out.append(contentsOf: #","updatedAt":"#.utf8)
         JSONValue.writeInteger(row.updatedAt, to: &out)

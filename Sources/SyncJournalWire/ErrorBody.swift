@@ -1,8 +1,10 @@
 import SyncJournalProtocol
 
 /// The body of every error reply: `{"error": CODE, "message": TEXT}`, plus
-/// `kinds` for `cursor_expired`, and `expected`, `found`, `seenStamp`,
-/// `latestStamp` for `server_mismatch` (see ``init(mismatch:)``).
+/// `kinds` and `spaceKinds` for `cursor_expired`, `expected`, `found`,
+/// `seenStamp`, `latestStamp` for `server_mismatch` (see ``init(mismatch:)``),
+/// and `space`, `role`, `user` for a refused membership request (see
+/// ``init(refusal:)``).
 ///
 /// ```swift
 /// let body = ErrorBodyCodec.encode(ErrorBody(code: .cursorExpired, message: "pull again from the start", kinds: ["pin"]))
@@ -22,10 +24,20 @@ public struct ErrorBody: Sendable, Hashable {
     public var seenStamp: Int64?
     /// The server's latest stamp for the user (`server_mismatch` behind the device), else `nil`.
     public var latestStamp: Int64?
+    /// Per shared space, the kinds whose cursors expired (`cursor_expired`
+    /// only; the personal space's are ``kinds``), else `nil`.
+    public var spaceKinds: [SpaceID: [String]]?
+    /// The space a membership refusal is about, else `nil`.
+    public var space: SpaceID?
+    /// The caller's role in ``space`` (`forbidden`), else `nil`.
+    public var role: SpaceRole?
+    /// The user the server does not know (`unknown_user`), else `nil`.
+    public var user: String?
 
     /// Creates an error body.
     public init(code: ProtocolErrorCode, message: String, kinds: [String]? = nil, expected: ServerIdentity? = nil,
-                found: ServerIdentity? = nil, seenStamp: Int64? = nil, latestStamp: Int64? = nil) {
+                found: ServerIdentity? = nil, seenStamp: Int64? = nil, latestStamp: Int64? = nil,
+                spaceKinds: [SpaceID: [String]]? = nil, space: SpaceID? = nil, role: SpaceRole? = nil, user: String? = nil) {
         self.code = code
         self.message = message
         self.kinds = kinds
@@ -33,6 +45,10 @@ public struct ErrorBody: Sendable, Hashable {
         self.found = found
         self.seenStamp = seenStamp
         self.latestStamp = latestStamp
+        self.spaceKinds = spaceKinds
+        self.space = space
+        self.role = role
+        self.user = user
     }
 
     /// The body a server answers a request that does not decode with

@@ -7,7 +7,11 @@ import SyncJournalProtocol
 /// let error = try ErrorBodyCodec.decode(body)
 /// ```
 public enum ErrorBodyCodec {
-    /// The reply body; `kinds` and the `server_mismatch` members are written only when given.
+    static let members: Set<String> = ["error", "message", "kinds", "expected", "found", "seenStamp", "latestStamp",
+                                       "spaceKinds", "space", "role", "user"]
+
+    /// The reply body; `kinds`, `spaceKinds`, the `server_mismatch` members
+    /// and the membership refusal members are written only when given.
     public static func encode(_ error: ErrorBody) -> [UInt8] {
         var members: [String: JSONValue] = ["error": .string(error.code.rawValue), "message": .string(error.message)]
         if let kinds = error.kinds { members["kinds"] = .array(kinds.map { .string($0) }) }
@@ -15,6 +19,17 @@ public enum ErrorBodyCodec {
         if let found = error.found { members["found"] = .string(found.text) }
         if let seenStamp = error.seenStamp { members["seenStamp"] = .integer(seenStamp) }
         if let latestStamp = error.latestStamp { members["latestStamp"] = .integer(latestStamp) }
+        if let spaceKinds = error.spaceKinds {
+            var spaces: [String: JSONValue] = [:]
+            for (space, kinds) in spaceKinds {
+                guard let id = space.text else { continue }
+                spaces[id] = .array(kinds.map { .string($0) })
+            }
+            members["spaceKinds"] = .object(spaces)
+        }
+        if let space = error.space?.text { members["space"] = .string(space) }
+        if let role = error.role { members["role"] = .string(role.rawValue) }
+        if let user = error.user { members["user"] = .string(user) }
         return JSONValue.object(members).encoded()
     }
 
@@ -23,24 +38,43 @@ public enum ErrorBodyCodec {
     ///
     /// - Throws: ``WireError`` with the byte offset or JSON path of the problem.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> ErrorBody {
-        let object = try JSONObjectReader.body(body, parser: parser,
-                                               allowed: ["error", "message", "kinds", "expected", "found", "seenStamp", "latestStamp"])
+        let object = try JSONObjectReader.body(body, parser: parser, allowed: members)
         let code = try object.name("error")
         let message = try object.string("message")
         var kinds: [String]?
-        if object.members["kinds"] != nil {
-            let kindsPath = object.path(of: "kinds")
-            kinds = []
-            for (index, item) in try object.array("kinds").enumerated() {
-                guard case .string(let kind) = item, !kind.isEmpty else {
-                    throw .wrongType(path: JSONPath.element(kindsPath, index), expected: "a non-empty kind")
-                }
-                kinds?.append(kind)
+        if let list = object.members["kinds"] {
+            kinds = try self.kinds(list, at: object.path(of: "kinds"))
+        }
+        var spaceKinds: [SpaceID: [String]]?
+        if object.members["spaceKinds"] != nil {
+            let path = object.path(of: "spaceKinds")
+            var spaces: [SpaceID: [String]] = [:]
+            for (key, list) in try object.object("spaceKinds") {
+                let spacePath = JSONPath.member(path, key)
+                spaces[try JSONObjectReader.spaceID(key, at: spacePath)] = try self.kinds(list, at: spacePath)
             }
+            spaceKinds = spaces
         }
         return ErrorBody(code: ProtocolErrorCode(rawValue: code), message: message, kinds: kinds,
                          expected: try identity("expected", in: object), found: try identity("found", in: object),
-                         seenStamp: try object.absentOrInt64("seenStamp"), latestStamp: try object.absentOrInt64("latestStamp"))
+                         seenStamp: try object.absentOrInt64("seenStamp"), latestStamp: try object.absentOrInt64("latestStamp"),
+                         spaceKinds: spaceKinds,
+                         space: object.members["space"] == nil ? nil : try object.spaceID("space"),
+                         role: object.members["role"] == nil ? nil : try object.role("role"),
+                         user: object.members["user"] == nil ? nil : try object.userName("user"))
+    }
+
+    /// The array `json` (found at `path`) of non-empty kinds.
+    private static func kinds(_ json: JSONValue, at path: String) throws(WireError) -> [String] {
+        guard case .array(let items) = json else { throw .wrongType(path: path, expected: "an array") }
+        var kinds: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let kind) = item, !kind.isEmpty else {
+                throw .wrongType(path: JSONPath.element(path, index), expected: "a non-empty kind")
+            }
+            kinds.append(kind)
+        }
+        return kinds
     }
 
     /// A member that may be left out, and is a server identity when given.

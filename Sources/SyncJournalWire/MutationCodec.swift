@@ -6,14 +6,16 @@ import SyncJournalProtocol
 /// not know it leaves it out, and a server that does not know it refuses it
 /// (see `HTTPTransport`, which then pushes without it). `"modelVersion"`
 /// (an integer, 1 to ``ProtocolLimits/maximumModelVersion``) likewise, when
-/// the edit states one.
+/// the edit states one. `"space"` (a shared space's id, lowercase
+/// `8-4-4-4-12` hex) names the record's space; without it the record is in
+/// the personal space, as for a client that knows nothing of spaces.
 ///
 /// ```swift
 /// let json = MutationCodec.encode(mutation)
 /// let again = try MutationCodec.decode(json, at: "$.mutations[0]")
 /// ```
 public enum MutationCodec {
-    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields", "queuedAt", "modelVersion"]
+    static let members: Set<String> = ["operationId", "kind", "op", "recordId", "baseUpdatedAt", "fields", "queuedAt", "modelVersion", "space"]
 
     /// The mutation's JSON; `includingQueuedAt: false` leaves `queuedAt`
     /// out and `includingModelVersion: false` leaves `modelVersion` out, for
@@ -29,13 +31,15 @@ public enum MutationCodec {
         ]
         if includingQueuedAt, let queuedAt = mutation.queuedAt { members["queuedAt"] = .integer(queuedAt) }
         if includingModelVersion, let version = mutation.modelVersion { members["modelVersion"] = .integer(Int64(version)) }
+        if let space = mutation.space.text { members["space"] = .string(space) }
         return .object(members)
     }
 
     /// The mutation `json` (found at `path`) stands for: an operation id in
     /// the `8-4-4-4-12` hex form, a non-empty kind, `op` one of `create`,
     /// `update`, `delete`, a non-empty record id, no fields for a delete,
-    /// and a `modelVersion`, when present, of 1 to ``ProtocolLimits/maximumModelVersion``.
+    /// a `modelVersion`, when present, of 1 to ``ProtocolLimits/maximumModelVersion``,
+    /// and a `space`, when present, in lowercase `8-4-4-4-12` hex.
     ///
     /// The sizes of a kind, a record id and its fields are not judged here:
     /// a mutation over ``ProtocolLimits`` is well formed, and the server
@@ -64,7 +68,8 @@ public enum MutationCodec {
         if op == .delete && !fields.isEmpty { throw .invalidValue(path: object.path(of: "fields"), reason: "a delete carries no fields") }
         let queuedAt = try object.absentOrInt64("queuedAt")
         return Mutation(operationID: operationID, kind: kind, op: op, recordID: recordID, fields: fields,
-                        baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt, modelVersion: try object.absentOrModelVersion("modelVersion"))
+                        baseUpdatedAt: baseUpdatedAt, queuedAt: queuedAt, modelVersion: try object.absentOrModelVersion("modelVersion"),
+                        space: try object.absentOrSpaceID("space"))
     }
 
     /// Member `name` of `object` as an operation id, in its one spelling:

@@ -48,6 +48,20 @@ public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     /// 505: an HTTP version the server does not speak.
     public static let httpVersionNotSupported = ProtocolErrorCode(rawValue: "http_version_not_supported")
 
+    /// 404: the caller is not a member of the space named, or it does not
+    /// exist (the server never says which), with `space`.
+    public static let noSuchSpace = ProtocolErrorCode(rawValue: "no_such_space")
+    /// 403: the caller's role in the space does not allow the request, with `space` and `role`.
+    public static let forbidden = ProtocolErrorCode(rawValue: "forbidden")
+    /// 409: a create named a space id that is taken, with `space`.
+    public static let spaceExists = ProtocolErrorCode(rawValue: "space_exists")
+    /// 409: the change would leave the space without an owner, with `space`.
+    public static let lastOwner = ProtocolErrorCode(rawValue: "last_owner")
+    /// 409: a space or a user is at its limit of members or spaces.
+    public static let tooMany = ProtocolErrorCode(rawValue: "too_many")
+    /// 404: the server's user directory knows no such user, with `user`.
+    public static let unknownUser = ProtocolErrorCode(rawValue: "unknown_user")
+
     /// The raw code.
     public var description: String { rawValue }
 }

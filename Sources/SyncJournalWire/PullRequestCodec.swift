@@ -1,7 +1,9 @@
 import SyncJournalProtocol
 
 /// The body of `POST /v1/sync/pull`:
-/// `{"cursors": {KIND: CURSOR or null, …}, "limit": N, "resync": BOOL}`.
+/// `{"cursors": {KIND: CURSOR or null, …}, "limit": N, "resync": BOOL}`,
+/// plus `"spaces"` (``SpaceCursorsCodec``) when the device syncs shared
+/// spaces (journals/PROTOCOL.md, "Pull across spaces").
 ///
 /// ```swift
 /// let body = PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 500))
@@ -11,24 +13,29 @@ public enum PullRequestCodec {
     /// The largest `limit` the protocol allows.
     public static let maximumLimit = ProtocolLimits.maximumPullLimit
 
-    /// The request body.
+    /// The request body; one without ``PullRequest/spaces`` has no
+    /// `spaces` member, exactly as before spaces.
     public static func encode(_ request: PullRequest) -> [UInt8] {
         let cursors = request.cursors.mapValues { cursor -> JSONValue in cursor.map { .string(PullCursorCodec.encode($0)) } ?? .null }
-        return JSONValue.object([
+        var members: [String: JSONValue] = [
             "cursors": .object(cursors),
             "limit": .integer(Int64(request.limit)),
             "resync": .bool(request.isResync),
-        ]).encoded()
+        ]
+        if let spaces = request.spaces { members["spaces"] = SpaceCursorsCodec.encode(spaces) }
+        return JSONValue.object(members).encoded()
     }
 
     /// The request a body stands for: at most
     /// ``ProtocolLimits/maximumKindsPerPull`` kinds, each within
     /// ``ProtocolLimits/problem(kind:)``, cursors in the `UPDATEDAT:ID` form
-    /// or `null`, a limit of 1 to ``maximumLimit``.
+    /// or `null`, a limit of 1 to ``maximumLimit``, and `spaces`, when
+    /// present, as ``SpaceCursorsCodec/decode(_:at:kinds:)`` reads it (each
+    /// space's kinds among the request's).
     ///
     /// - Throws: ``WireError``; a malformed cursor is ``WireError/badCursor(path:text:)``.
     public static func decode(_ body: some Collection<UInt8>, parser: JSONParser = JSONParser()) throws(WireError) -> PullRequest {
-        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "limit", "resync"])
+        let object = try JSONObjectReader.body(body, parser: parser, allowed: ["cursors", "limit", "resync", "spaces"])
         let cursorsPath = object.path(of: "cursors")
         let members = try object.object("cursors")
         // Counted before any kind is looked at: each kind costs the server queries.
@@ -53,6 +60,11 @@ public enum PullRequestCodec {
         guard limit >= 1, limit <= Int64(maximumLimit) else {
             throw .invalidValue(path: object.path(of: "limit"), reason: "\(limit) is not 1 to \(maximumLimit)")
         }
-        return PullRequest(cursors: cursors, limit: Int(limit), isResync: try object.bool("resync"))
+        let isResync = try object.bool("resync")
+        var spaces: [SpaceID: SpaceCursors]?
+        if let held = object.members["spaces"] {
+            spaces = try SpaceCursorsCodec.decode(held, at: object.path(of: "spaces"), kinds: Set(cursors.keys))
+        }
+        return PullRequest(cursors: cursors, limit: Int(limit), isResync: isResync, spaces: spaces)
     }
 }

@@ -21,6 +21,10 @@ extension ServerRowCodec {
             out.append(contentsOf: #","modelVersion":"#.utf8)
             JSONValue.writeInteger(Int64(version), to: &out)
         }
+        if let space = row.space.text {
+            out.append(contentsOf: #","space":"#.utf8)
+            JSONValue.writeString(space, to: &out)
+        }
         out.append(contentsOf: #","updatedAt":"#.utf8)
         JSONValue.writeInteger(row.updatedAt, to: &out)
         out.append(UInt8(ascii: "}"))
