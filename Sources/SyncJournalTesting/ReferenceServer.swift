@@ -480,17 +480,17 @@ public actor ReferenceServer {
 
     // MARK: Shared spaces
 
-    /// The users a membership change may add (`nil`, the default: any
+    /// Whether a membership change may add a user (`nil`, the default: any
     /// user), as `sync-server`'s user directory knows them.
-    private var knownUsers: Set<String>?
+    private var knownUsers: (@Sendable (String) -> Bool)?
 
-    /// Sets the users ``change(user:_:)`` may add to a space (`nil`: any);
+    /// Sets which users ``change(user:_:)`` may add to a space (`nil`: any);
     /// adding another is refused with ``SpaceRefusal/unknownUser(_:)``.
     ///
     /// ```swift
-    /// await server.setKnownUsers(["dad", "kid"])
+    /// await server.setKnownUsers { ["dad", "kid"].contains($0) }
     /// ```
-    package func setKnownUsers(_ users: Set<String>?) { knownUsers = users }
+    package func setKnownUsers(_ isKnown: (@Sendable (String) -> Bool)?) { knownUsers = isKnown }
 
     /// Applies one membership change of `user` (journals/PROTOCOL.md,
     /// "Membership") and returns the space as `user` sees it after it
@@ -511,7 +511,7 @@ public actor ReferenceServer {
         if let problem = SpaceRules.problem(in: change) { throw .permanent(reason: "400: \(problem)") }
         let known = knownUsers
         defer { wakeChangeWaiters() }
-        return try SpaceRules.apply(change, user: user, isKnown: { known?.contains($0) ?? true }, storage)
+        return try SpaceRules.apply(change, user: user, isKnown: { known?($0) ?? true }, storage)
     }
 
     /// Every shared space `user` is a member of, ordered by id.

@@ -146,7 +146,13 @@ public final class SQLiteStorage: SyncStorage {
                 }
                 if version == 1 || version == 2 { try database.execute(StorageSchema.sqliteFromVersion2) }
                 if (1...3).contains(version) { try database.execute(StorageSchema.sqliteFromVersion3) }
-                if (1...5).contains(version) { try database.execute(StorageSchema.sqliteFromVersion5) }
+                if (1...5).contains(version) {
+                    if try !Self.hasColumn(database, table: "rows", column: "space") { try database.execute(StorageSchema.sqliteFromVersion5) }
+                    if try !Self.hasColumn(database, table: "horizons", column: "space") { try database.execute(StorageSchema.sqliteHorizonsBySpace) }
+                    if try !Self.hasColumn(database, table: "operations", column: "space") {
+                        try database.execute(StorageSchema.sqliteOperationsSpace)
+                    }
+                }
                 try database.execute(StorageSchema.sqlite)
                 // A new database, or one from before identities, gets one now.
                 try database.withStatement(StorageSchema.sqliteIdentity) { statement throws(SQLiteError) in
@@ -158,6 +164,15 @@ public final class SQLiteStorage: SyncStorage {
                 throw StorageError(sqlite: error)
             }
             return try queries.identity()
+        }
+    }
+
+    /// Whether `table` has `column` (an upgrade adds a column once).
+    private static func hasColumn(_ database: SQLiteDatabase, table: String, column: String) throws(SQLiteError) -> Bool {
+        try database.withStatement("select count(*) from pragma_table_info(?1) where name = ?2") { statement throws(SQLiteError) in
+            statement.bind(1, table)
+            statement.bind(2, column)
+            return try statement.step() && statement.int64(0) > 0
         }
     }
 

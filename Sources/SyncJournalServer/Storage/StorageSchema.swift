@@ -92,8 +92,9 @@ public enum StorageSchema {
     /// transaction (after the earlier steps that apply) before ``sqlite``:
     /// `rows` is rebuilt keyed by space, owner, kind and id with every row
     /// it held in the personal space of its owner, unchanged otherwise;
-    /// `operations` gains `space` (empty: personal); `horizons` is rebuilt
-    /// keyed by space and kind, each kept as the personal spaces' horizon.
+    /// `horizons` is rebuilt keyed by space and kind, each kept as the
+    /// personal spaces' horizon. (Then ``sqliteOperationsSpace``.) Each step
+    /// runs only on a table that lacks its `space` column.
     ///
     /// ```swift
     /// try database.execute(StorageSchema.sqliteFromVersion5)
@@ -115,7 +116,10 @@ public enum StorageSchema {
           select '', owner, kind, id, fields, updated_at, deleted_at, created_by, model_version from rows;
         drop table rows;
         alter table rows_by_space rename to rows;
-        alter table operations add column space text not null default '';
+        """
+
+    /// The second step of ``sqliteFromVersion5``: `horizons` keyed by space and kind.
+    public static let sqliteHorizonsBySpace = """
         create table horizons_by_space (
           space      text not null default '',
           kind       text not null,
@@ -127,6 +131,10 @@ public enum StorageSchema {
         drop table horizons;
         alter table horizons_by_space rename to horizons;
         """
+
+    /// The last step of the move to version 6: each remembered result's
+    /// space (empty: personal, as every one stored before).
+    public static let sqliteOperationsSpace = "alter table operations add column space text not null default ''"
 
     /// Gives a database without an identity (a new one, or one of version
     /// 4 or before being upgraded) the identity `?1`, run in the migration's
