@@ -181,7 +181,7 @@ struct SpaceStorageTests {
         try await server.change("dad", .setMember(trip, user: "newcomer", role: .viewer))
         let (rows, pages) = try await server.pullAll("newcomer", limit: 1_000)
         #expect(rows.count == 10_000 && Set(rows.map(\.id)).count == 10_000)
-        #expect(pages.count > 1 && pages.allSatisfy { $0.spaces.map(\.id) == [trip] }, "every page of one pull describes the space")
+        #expect(pages.count > 1 && pages.first?.spaces.map(\.id) == [trip], "the first page describes the space joined")
         #expect(zip(rows, rows.dropFirst()).allSatisfy { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) })
     }
 

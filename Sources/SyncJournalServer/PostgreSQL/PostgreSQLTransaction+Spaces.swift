@@ -95,7 +95,8 @@ extension PostgreSQLTransaction: MembershipQueries {
 
     func existingSpace(_ space: SpaceID, owner user: String) throws(StorageError) -> (name: String, ownedByUser: Bool)? {
         let found = try execute("""
-            select name, (exists (select 1 from space_members where space = $1 and member = $2 and role = 'owner'))::int8 from spaces where id = $1
+            select name, case when exists (select 1 from space_members where space = $1 and member = $2 and role = 'owner') then 1::int8 else 0::int8 end
+            from spaces where id = $1
             """, [.text(StorageTransaction.column(space)), .text(user)])
         guard found.count > 0 else { return nil }
         return try decoded({ () throws(PostgreSQLError) in (try found.text(0, 0), try found.int64(0, 1) == 1) }, table: "spaces", key: "\(space)")
