@@ -200,6 +200,17 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
         }
     }
 
+    /// Removes the personal rows under `kind` and `id` of every user but `user`.
+    func removePersonalRows(kind: String, id: String, except user: String) {
+        let key = RecordKey(kind: kind, id: id)
+        for owner in personalOwners[key] ?? [] where owner != user {
+            table[RowAddress(key: key, owner: owner)] = nil
+            lastRead = nil
+        }
+        personalOwners[key]?.removeAll { $0 != user }
+        if personalOwners[key]?.isEmpty == true { personalOwners[key] = nil }
+    }
+
     /// The users holding a personal row under `kind` and `id`, in the order they made them.
     func personalOwners(kind: String, id: String) -> [String] { personalOwners[RecordKey(kind: kind, id: id)] ?? [] }
 

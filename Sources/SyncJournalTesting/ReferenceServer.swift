@@ -640,6 +640,8 @@ public actor ReferenceServer {
     /// ```
     ///
     /// In a shared space (`space`) the row is the space's, whoever `user` is.
+    /// Without ``remembersOperationIDs`` (a plain table, one record per kind
+    /// and id) a personal row of another user under the same id passes to `user`.
     ///
     /// ```swift
     /// await server.write(user: "dad", kind: "pin", id: "p1", fields: ["name": .string("Tapas")], space: trip)
@@ -651,6 +653,10 @@ public actor ReferenceServer {
         // A writer that states no model version leaves the record's highest one as it was.
         let modelVersion = storage.row(key, owner: owner)?.row.modelVersion
         let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key, owner: owner), modelVersion: modelVersion, space: space)
+        if !remembersOperationIDs && space.isPersonal {
+            // A plain table keys records by kind and id alone: the record passes to `user`.
+            storage.removePersonalRows(kind: kind, id: id, except: user)
+        }
         storage.store(row, owner: owner)
         wakeChangeWaiters()
         return row
