@@ -106,6 +106,7 @@ public protocol SyncStorage: Sendable {
     ///
     /// - Throws: ``StorageError/spaceRefused(_:)`` with the refusal;
     ///   ``StorageError/badRequest(_:)`` for a name the protocol does not allow.
+    @discardableResult
     func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space?
 
     /// Every shared space `user` is a member of, ordered by id, as `user` sees each.
