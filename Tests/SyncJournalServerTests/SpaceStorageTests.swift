@@ -211,6 +211,28 @@ struct SpaceStorageTests {
         print("spaces: \(backend) pull of 200 spaces: first \(firstPull), once current \(steadyPull)")
     }
 
+    @Test("a PostgreSQL database of schema version 6 upgrades in place: its rows stay in their owners' personal spaces",
+          arguments: StorageBackend.tested.filter { $0 == .postgres })
+    func postgresUpgradeFromVersion6(backend: StorageBackend) throws {
+        let subject = try StorageUnderTest(backend)
+        let mine = try #require(try subject.storage.push(user: "u1", [Mutations.create("p1")]).first?.outcome.appliedRow)
+        subject.storage.closeConnections()
+        // Back to version 6's tables: no spaces, rows keyed by kind and id.
+        for statement in ["drop table spaces", "drop table space_members", "drop table space_horizons", "alter table operations drop column space",
+                          "alter table rows drop column space", "alter table rows add constraint rows_pkey primary key (kind, id)",
+                          "create index rows_pull on rows (kind, owner, updated_at, id)", "update storage_schema set version = 6 where \"only\" = 1"] {
+            try subject.query(statement)
+        }
+        let upgraded = try subject.reopen()
+        defer { upgraded.closeConnections() }
+        #expect(try subject.query("select version from storage_schema") == 7)
+        #expect(try upgraded.read(user: "u1", kind: "pin", id: "p1") == mine)
+        #expect(try upgraded.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows == [mine])
+        #expect(try upgraded.push(user: "u2", [Mutations.create("p1")]).first?.outcome.appliedRow != nil, "u2's own p1")
+        try upgraded.change(user: "u1", .create(Self.trip, name: "Trip"))
+        #expect(try upgraded.push(user: "u1", [Mutations.create("p1", space: Self.trip)]).first?.outcome.appliedRow?.space == Self.trip)
+    }
+
     @Test("tombstone horizons are kept per space: a cursor behind a purged tombstone of a space is expired, named by its kind",
           arguments: SpaceBackend.tested)
     func horizonsPerSpace(backend: SpaceBackend) async throws {
