@@ -28,6 +28,19 @@ struct SpaceChangeTests {
         #expect(heard.withLock { $0.count } == 5, "a refused change is not announced")
     }
 
+    @Test("a wait ends with a push into a space it follows of a kind it names, a membership change of such a space, or one of its own user's")
+    func waitsFollowSpaces() {
+        let other = SpaceID("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d")!
+        func ends(_ change: StorageChange) -> Bool {
+            ChangeWaitRegistry.concerns(change, user: "kid", kinds: ["pin"], spaces: [Self.trip])
+        }
+        #expect(ends(.committedInSpace(Self.trip, kinds: ["pin"])) && ends(.committedInSpace(Self.trip, kinds: [])))
+        #expect(!ends(.committedInSpace(Self.trip, kinds: ["note"])) && !ends(.committedInSpace(other, kinds: ["pin"])))
+        #expect(ends(.membershipChanged(Self.trip, users: [])) && ends(.membershipChanged(other, users: ["kid"])))
+        #expect(!ends(.membershipChanged(other, users: ["gran"])))
+        #expect(ends(.committed(user: "kid", kinds: ["pin"])) && !ends(.committed(user: "dad", kinds: ["pin"])) && ends(.unknown))
+    }
+
     @Test("PostgreSQL change notices carry pushes into spaces and membership changes; one too long for a notice means anything changed")
     func noticesRoundTrip() {
         let changes: [StorageChange] = [.committed(user: "u1", kinds: ["pin"]), .committedInSpace(Self.trip, kinds: ["pin", "note"]),

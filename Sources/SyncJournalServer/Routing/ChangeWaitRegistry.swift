@@ -274,14 +274,23 @@ package final class ChangeWaitRegistry: Sendable {
     }
 
     private static func concerns(_ change: StorageChange, _ waiter: Waiter) -> Bool {
+        concerns(change, user: waiter.user, kinds: waiter.cursors.keys, spaces: waiter.spaces)
+    }
+
+    /// Whether `change` may end a wait of `user` on `kinds` that follows
+    /// `spaces`: a push of the user's own or into a followed space of one
+    /// of the kinds (or of any kind), a change of a followed space's
+    /// membership or of the user's own membership anywhere, or anything
+    /// after changes went unheard.
+    package static func concerns(_ change: StorageChange, user: String, kinds: some Collection<String>, spaces: Set<SpaceID>) -> Bool {
         switch change {
         case .unknown: return true
-        case .committed(let user, let kinds):
-            return user == waiter.user && (kinds.isEmpty || kinds.contains { waiter.cursors.keys.contains($0) })
-        case .committedInSpace(let space, let kinds):
-            return waiter.spaces.contains(space) && (kinds.isEmpty || kinds.contains { waiter.cursors.keys.contains($0) })
+        case .committed(let pusher, let written):
+            return pusher == user && (written.isEmpty || written.contains { kinds.contains($0) })
+        case .committedInSpace(let space, let written):
+            return spaces.contains(space) && (written.isEmpty || written.contains { kinds.contains($0) })
         case .membershipChanged(let space, let users):
-            return waiter.spaces.contains(space) || users.contains(waiter.user)
+            return spaces.contains(space) || users.contains(user)
         }
     }
 
