@@ -5,8 +5,12 @@ import SyncJournalSync
 /// An in-memory server with the protocol's exact semantics, for tests, the
 /// simulator and `sync-demo` (and for apps' own tests).
 ///
-/// - Users own records: a mutation of another user's record is rejected
-///   (permanently, with a reason), never applied and never a crash.
+/// - Records live in spaces (journals/PROTOCOL.md, "Spaces"): each user's
+///   personal space, where two users may each hold a record of one kind and
+///   id, and shared spaces (``change(user:_:)``) whose members read and
+///   write by role; a mutation the caller's role does not allow is rejected
+///   permanently, with a reason, never applied and never a crash. A pull
+///   with ``PullRequest/spaces`` covers every space of the user.
 /// - Stamps are issued by the server, strictly increasing per row and never
 ///   decreasing overall; rows written between two pulls may share a stamp
 ///   (until ``tick(_:)``), and the `(updatedAt, id)` cursor handles the tie.

@@ -14,10 +14,14 @@ import SyncJournalProtocol
 ///   returns, or none of it is applied.
 /// - Stamps come from the storage, `max(now, last + 1)` inside the
 ///   transaction, so every write's stamp is larger than every stamp of the
-///   same user before it and a pull that saw a stamp never misses a later
-///   write of that user (pulls and cursors are per user; ``SQLiteStorage``
-///   orders every user's stamps on one counter, ``PostgreSQLStorage`` keeps
-///   one counter per user).
+///   same space before it and a pull that saw a stamp never misses a later
+///   write of that space (cursors are per space and kind; ``SQLiteStorage``
+///   orders every space's stamps on one counter, ``PostgreSQLStorage`` keeps
+///   one counter per user's personal space and one per shared space).
+/// - Shared spaces (journals/PROTOCOL.md, "Spaces"): every record request
+///   is authorized by the caller's membership, read in the same
+///   transaction; the membership rules are `SpaceRules`', the push and pull
+///   rules `StorageRules`', the same in every storage.
 /// - ``pull(user:_:)`` reads one consistent snapshot.
 /// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
 ///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
