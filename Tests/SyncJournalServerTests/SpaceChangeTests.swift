@@ -41,6 +41,28 @@ struct SpaceChangeTests {
         #expect(ends(.committed(user: "kid", kinds: ["pin"])) && !ends(.committed(user: "dad", kinds: ["pin"])) && ends(.unknown))
     }
 
+    @Test("a look before a wait over spaces finds rows, descriptions and lost spaces, and nothing once the device is current",
+          arguments: StorageBackend.tested)
+    func lookBeforeWaiting(backend: StorageBackend) throws {
+        let subject = try StorageUnderTest(backend)
+        let storage = subject.storage
+        #expect(try !storage.hasChanges(user: "kid", after: ["pin": nil], spaces: [:]))
+        try storage.change(user: "dad", .create(Self.trip, name: "Trip"))
+        try storage.change(user: "dad", .setMember(Self.trip, user: "kid", role: .viewer))
+        #expect(try storage.hasChanges(user: "kid", after: ["pin": nil], spaces: [:]), "a space joined")
+        #expect(try storage.followedSpaces(user: "kid", named: [:]) == [Self.trip])
+        let page = try storage.pull(user: "kid", PullRequest(cursors: ["pin": nil], limit: 10, spaces: [:]))
+        var held = [Self.trip: SpaceCursors(version: page.spaces.first?.version, cursors: [:])]
+        #expect(try !storage.hasChanges(user: "kid", after: ["pin": nil], spaces: held))
+        subject.clock.set(subject.clock.now + 1)
+        let row = try #require(try storage.push(user: "dad", [Mutations.create("p1", space: Self.trip)]).first?.outcome.appliedRow)
+        #expect(try storage.hasChanges(user: "kid", after: ["pin": nil], spaces: held), "a row in the space")
+        held[Self.trip]?.cursors["pin"] = PullCursor(updatedAt: row.updatedAt, id: row.id)
+        #expect(try !storage.hasChanges(user: "kid", after: ["pin": nil], spaces: held))
+        try storage.change(user: "dad", .removeMember(Self.trip, user: "kid"))
+        #expect(try storage.hasChanges(user: "kid", after: ["pin": nil], spaces: held), "a space lost")
+    }
+
     @Test("PostgreSQL change notices carry pushes into spaces and membership changes; one too long for a notice means anything changed")
     func noticesRoundTrip() {
         let changes: [StorageChange] = [.committed(user: "u1", kinds: ["pin"]), .committedInSpace(Self.trip, kinds: ["pin", "note"]),
