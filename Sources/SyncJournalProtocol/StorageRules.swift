@@ -24,12 +24,36 @@ package enum StorageRules {
         return nil
     }
 
+    /// The owner column of a row of `space` written or read for `user`:
+    /// the user in the personal space, empty in a shared one (its records
+    /// belong to the space, not to the member who wrote them).
+    package static func owner(in space: SpaceID, user: String) -> String {
+        space.isPersonal ? user : ""
+    }
+
+    /// Why `user` may not write into the space of `mutation`, or `nil` when
+    /// it may: the personal space always, a shared space as an owner or an
+    /// editor. The role is read through `queries`, in the transaction that
+    /// applies the mutation, so a member removed a moment ago is refused.
+    /// A non-member is told the same whether or not the space exists.
+    package static func spaceRefusal<Queries: StorageQueries>(of mutation: Mutation, user: String,
+                                                              _ queries: Queries) throws(Queries.Failure) -> MutationOutcome? {
+        guard let id = mutation.space.text else { return nil }
+        guard let role = try queries.role(of: user, in: mutation.space) else {
+            return .rejected(reason: "no access to space \(id)", permanent: true)
+        }
+        if !role.canWrite { return .rejected(reason: "read only: a viewer of space \(id)", permanent: true) }
+        return nil
+    }
+
     /// Applies one mutation of `user` for a server that remembers operation
     /// ids (the caller answers a resend from what it remembered, and
     /// remembers only applied results).
     ///
-    /// - A record belongs to the user who created it: another user's
-    ///   mutation is rejected permanently, never applied.
+    /// - A record is named by its space, kind and id; in the personal space
+    ///   each user has their own (two users may each hold `pin/p1`).
+    /// - A mutation into a shared space needs the `owner` or `editor` role
+    ///   (``spaceRefusal(of:user:_:)``); else it is rejected permanently.
     /// - A create of a live record, or an update or delete whose base is not
     ///   the stored stamp, is a conflict carrying the server's copy.
     /// - Deleting a deleted record is harmless: its tombstone is the answer.
@@ -43,7 +67,7 @@ package enum StorageRules {
     /// operation ids. Only a create differs, as nothing else could apply
     /// twice (an applied update or delete moved the row's stamp off its
     /// base): a create of a live record is ``MutationOutcome/duplicate``
-    /// (the device reads it back), and a create over the user's tombstone is
+    /// (the device reads it back), and a create over a tombstone is
     /// a conflict with `nil` rather than a new row, so a resend never brings
     /// back a deleted record.
     ///
@@ -61,11 +85,10 @@ package enum StorageRules {
     /// checked twice.
     package static func applyWithinLimits<Queries: StorageQueries>(_ mutation: Mutation, user: String, mayBeForgotten: Bool = false,
                                                                    _ queries: Queries) throws(Queries.Failure) -> MutationOutcome {
-        let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
-        let existing = try queries.row(kind: key.kind, id: key.id)
-        if let existing, existing.owner != user {
-            return .rejected(reason: "forbidden: \(key) belongs to another user", permanent: true)
-        }
+        if let refusal = try spaceRefusal(of: mutation, user: user, queries) { return refusal }
+        let key = mutation.key
+        let owner = owner(in: key.space, user: user)
+        let existing = try queries.row(key, owner: owner)
         let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
         let previous = existing?.row.updatedAt
         let modelVersion = highestModelVersion(existing?.row.modelVersion, mutation.modelVersion)
@@ -76,9 +99,9 @@ package enum StorageRules {
                 return live == nil ? .conflict(server: nil) : .duplicate
             }
             if let live { return .conflict(server: live) }
-            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields, updatedAt: try queries.nextStamp(after: previous),
-                                modelVersion: modelVersion)
-            try queries.write(row, owner: user, createdBy: operationID)
+            let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields,
+                                updatedAt: try queries.nextStamp(after: previous, in: key.space), modelVersion: modelVersion, space: key.space)
+            try queries.write(row, owner: owner, createdBy: operationID)
             return .applied(row)
         case .update:
             guard var row = live else { return .conflict(server: nil) }
@@ -88,20 +111,29 @@ package enum StorageRules {
                 return .rejected(reason: "the update would leave \(row.fields.count) fields in \(key), at most \(ProtocolLimits.maximumFieldsPerRecord) in a record",
                                  permanent: true)
             }
-            row.updatedAt = try queries.nextStamp(after: previous)
+            row.updatedAt = try queries.nextStamp(after: previous, in: key.space)
             row.modelVersion = modelVersion
-            try queries.write(row, owner: user, createdBy: existing?.createdBy)
+            try queries.write(row, owner: owner, createdBy: existing?.createdBy)
             return .applied(row)
         case .delete:
             if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
             // Deleting a deleted row is harmless: its tombstone is the answer.
             if live == nil, let existing { return .applied(existing.row) }
-            let stamp = try queries.nextStamp(after: previous)
-            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion)
+            let stamp = try queries.nextStamp(after: previous, in: key.space)
+            let tombstone = ServerRow(kind: key.kind, id: key.id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion, space: key.space)
             // The tombstone keeps the create of the life it ends.
-            try queries.write(tombstone, owner: user, createdBy: existing?.createdBy)
+            try queries.write(tombstone, owner: owner, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
+    }
+
+    /// The live row `user` reads under `key` (journals/PROTOCOL.md, "Read"):
+    /// `nil` for none, a tombstone, or a shared space `user` is not a member of.
+    package static func read<Queries: StorageQueries>(_ key: RecordKey, user: String,
+                                                      _ queries: Queries) throws(Queries.Failure) -> ServerRow? {
+        if !key.space.isPersonal, try queries.role(of: user, in: key.space) == nil { return nil }
+        guard let stored = try queries.row(key, owner: owner(in: key.space, user: user)), !stored.row.isTombstone else { return nil }
+        return stored.row
     }
 
     /// The higher of two model versions, `nil` only when neither is stated.
@@ -123,79 +155,111 @@ package enum StorageRules {
         }
         for (kind, cursor) in request.cursors {
             if let problem = ProtocolLimits.problem(kind: kind) { throw .badRequest(problem) }
-            guard let cursor = cursor ?? nil else { continue }
-            if cursor.id.isEmpty || cursor.id.utf8.count > ProtocolLimits.maximumRecordIDBytes {
-                throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8")
-            }
-            if cursor.id.utf8.contains(0) { throw .badCursor(kind: kind, reason: "the cursor's id must not contain U+0000") }
+            try validate(cursor ?? nil, kind: kind)
         }
+        guard let spaces = request.spaces else { return }
+        if spaces.count > ProtocolLimits.maximumSpacesPerUser {
+            throw .badRequest("\(spaces.count) spaces, at most \(ProtocolLimits.maximumSpacesPerUser) in one pull")
+        }
+        for (space, held) in spaces {
+            guard !space.isPersonal else { throw .badRequest("the personal space has no entry in spaces: its cursors are the request's") }
+            for (kind, cursor) in held.cursors {
+                guard request.cursors.keys.contains(kind) else {
+                    throw .badRequest("space \(space) names kind \"\(kind.prefix(128))\", which the request's cursors do not")
+                }
+                try validate(cursor ?? nil, kind: kind)
+            }
+        }
+    }
+
+    private static func validate(_ cursor: PullCursor?, kind: String) throws(PullRefusal) {
+        guard let cursor else { return }
+        if cursor.id.isEmpty || cursor.id.utf8.count > ProtocolLimits.maximumRecordIDBytes {
+            throw .badCursor(kind: kind, reason: "the cursor's id must be 1 to \(ProtocolLimits.maximumRecordIDBytes) bytes of UTF-8")
+        }
+        if cursor.id.utf8.contains(0) { throw .badCursor(kind: kind, reason: "the cursor's id must not contain U+0000") }
     }
 
     /// How many rows a pull reads first, before it knows their sizes.
     static let firstPullChunk = 128
 
     /// One page of `user`'s rows after each kind's cursor, read through
-    /// `queries` inside one snapshot: `(updatedAt, id)` order within a kind,
-    /// kinds in name order, at most `request.limit` rows and about
-    /// ``ProtocolLimits/pullPageByteBudget`` bytes (at least one row).
+    /// `queries` inside one snapshot (journals/PROTOCOL.md, "Pull", "Pull
+    /// across spaces"): the personal space first, then, when the request
+    /// has ``PullRequest/spaces``, every shared space `user` is a member
+    /// of in id order (one not named from its start); kinds in name order
+    /// within a space, `(updatedAt, id)` within a kind; at most
+    /// `request.limit` rows and about ``ProtocolLimits/pullPageByteBudget``
+    /// bytes (at least one row).
+    ///
+    /// Memberships come in one read with each space's last stamp: a named
+    /// space whose every cursor is at or past that stamp holds nothing new
+    /// and is not read. The page describes each space whose version is
+    /// newer than the request's (or that it does not name) and lists as
+    /// lost each named space `user` is not a member of; both follow from
+    /// the request alone, so every page of a pull carries the same.
     ///
     /// Refuses (with ``PullRefusal/cursorExpired(kinds:)``, through
-    /// ``StorageQueries/failure(_:)``) every kind whose cursor is behind its
-    /// tombstone horizon, unless the request is a resync. On the last page a
-    /// kind that would stay behind its horizon gets the horizon as its
-    /// cursor: nothing of this user lies between, and a client left there
-    /// would be refused for ever.
+    /// ``StorageQueries/failure(_:)``) every kind whose cursor in any space
+    /// read is behind that space's tombstone horizon, unless the request is
+    /// a resync. On the last page a kind that would stay behind its horizon
+    /// gets the horizon as its cursor: nothing lies between, and a client
+    /// left there would be refused for ever.
     package static func page<Queries: StorageQueries>(user: String, _ request: PullRequest,
                                                       _ queries: Queries) throws(Queries.Failure) -> PullPage {
-        let limit = request.limit
         let kinds = request.cursors.keys.sorted()
-        var horizons: [String: PullCursor] = [:]
-        for kind in kinds { horizons[kind] = try queries.horizon(kind: kind) }
-        let expired = kinds.filter { kind in
-            guard let cursor = request.cursors[kind] ?? nil, let horizon = horizons[kind] else { return false }
-            return cursor < horizon
+        var sources = [PullSource(space: .personal, owner: user, cursors: request.cursors)]
+        var described: [Space] = []
+        var lost: [SpaceID] = []
+        if let named = request.spaces {
+            let standings = try queries.memberships(of: user)
+            let joined = Set(standings.map(\.space))
+            lost = named.keys.filter { !joined.contains($0) }.sorted()
+            for standing in standings {
+                let held = named[standing.space]
+                if held?.version.map({ $0 < standing.version }) ?? true {
+                    described.append(standing.description(members: try queries.members(of: standing.space)))
+                }
+                var cursors: [String: PullCursor?] = [:]
+                for kind in kinds { cursors[kind] = .some(held?.cursors[kind] ?? nil) }
+                // Stamps of a shared space are unique: a cursor at its last stamp has seen all of it.
+                let current = held != nil && kinds.allSatisfy { (cursors[$0] ?? nil).map { $0.updatedAt >= standing.lastStamp } ?? false }
+                if !current { sources.append(PullSource(space: standing.space, owner: "", cursors: cursors)) }
+            }
         }
-        if !expired.isEmpty && !request.isResync { throw Queries.failure(.cursorExpired(kinds: expired)) }
-        // limit + 1 rows: the extra one only says whether there is more.
-        // Rows are read in chunks sized to what is left of the byte budget
-        // at the sizes seen so far, so a page of large records is never all
-        // in memory at once; small records still come in one or two reads.
-        var page: [ServerRow] = []
-        var bytes = 0
-        var overBudget = false
-        kinds: for kind in kinds {
-            var after = request.cursors[kind] ?? nil
-            while page.count <= limit {
-                let wanted = limit + 1 - page.count
-                let chunk = page.isEmpty ? min(wanted, firstPullChunk)
-                    : min(wanted, max(1, (ProtocolLimits.pullPageByteBudget - bytes) / max(1, bytes / page.count)))
-                let rows = try queries.rows(owner: user, kind: kind, after: after, limit: chunk)
-                for row in rows {
-                    bytes += row.approximateWireBytes
-                    page.append(row)
-                    // Past the budget: this row is the page's last (or the
-                    // marker that more is there); at least one row always goes.
-                    if bytes > ProtocolLimits.pullPageByteBudget && page.count > 1 {
-                        overBudget = true
-                        break kinds
+        var horizons: [SpaceID: [String: PullCursor]] = [:]
+        var expired: Set<String> = []
+        for source in sources {
+            for kind in kinds {
+                guard let horizon = try queries.horizon(kind: kind, in: source.space) else { continue }
+                horizons[source.space, default: [:]][kind] = horizon
+                if let cursor = source.cursors[kind] ?? nil, cursor < horizon { expired.insert(kind) }
+            }
+        }
+        if !expired.isEmpty && !request.isResync { throw Queries.failure(.cursorExpired(kinds: expired.sorted())) }
+        var draft = PullPageDraft(limit: request.limit)
+        sources: for source in sources {
+            for kind in kinds {
+                if try !draft.fill(from: source, kind: kind, queries) { break sources }
+            }
+        }
+        var page = draft.finished()
+        if !page.hasMore {
+            for source in sources {
+                for kind in kinds {
+                    guard let horizon = horizons[source.space]?[kind] else { continue }
+                    let reached = source.space.isPersonal ? page.nextCursors[kind] : page.nextSpaceCursors[source.space]?[kind]
+                    guard (reached ?? (source.cursors[kind] ?? nil)).map({ $0 < horizon }) ?? true else { continue }
+                    if source.space.isPersonal {
+                        page.nextCursors[kind] = horizon
+                    } else {
+                        page.nextSpaceCursors[source.space, default: [:]][kind] = horizon
                     }
                 }
-                guard rows.count == chunk, let last = rows.last else { break }
-                after = PullCursor(updatedAt: last.updatedAt, id: last.id)
-            }
-            if page.count > limit { break }
-        }
-        let hasMore = page.count > limit || overBudget
-        if hasMore { page.removeLast() }
-        var next: [String: PullCursor] = [:]
-        for row in page { next[row.kind] = PullCursor(updatedAt: row.updatedAt, id: row.id) }
-        if !hasMore {
-            for kind in kinds {
-                guard let horizon = horizons[kind] else { continue }
-                let reached = next[kind] ?? (request.cursors[kind] ?? nil)
-                if reached.map({ $0 < horizon }) ?? true { next[kind] = horizon }
             }
         }
-        return PullPage(rows: page, nextCursors: next, hasMore: hasMore)
+        page.spaces = described
+        page.lostSpaces = lost
+        return page
     }
 }

@@ -5,8 +5,12 @@ import SyncJournalSync
 /// An in-memory server with the protocol's exact semantics, for tests, the
 /// simulator and `sync-demo` (and for apps' own tests).
 ///
-/// - Users own records: a mutation of another user's record is rejected
-///   (permanently, with a reason), never applied and never a crash.
+/// - Records live in spaces (journals/PROTOCOL.md, "Spaces"): each user's
+///   personal space, where two users may each hold a record of one kind and
+///   id, and shared spaces (``change(user:_:)``) whose members read and
+///   write by role; a mutation the caller's role does not allow is rejected
+///   permanently, with a reason, never applied and never a crash. A pull
+///   with ``PullRequest/spaces`` covers every space of the user.
 /// - Stamps are issued by the server, strictly increasing per row and never
 ///   decreasing overall; rows written between two pulls may share a stamp
 ///   (until ``tick(_:)``), and the `(updatedAt, id)` cursor handles the tie.
@@ -74,6 +78,7 @@ public actor ReferenceServer {
     private struct ChangeWaiter {
         var user: String
         var cursors: [String: PullCursor?]
+        var spaces: [SpaceID: SpaceCursors]?
         var continuation: CheckedContinuation<ChangeWaitResult, Never>
     }
     private var changeWaiters: [Int: ChangeWaiter] = [:]
@@ -271,9 +276,14 @@ public actor ReferenceServer {
     /// ```
     public var reads: Int { readCount }
 
-    /// The stamp for a new version of `key`, as the rules would issue it.
-    private func stamp(for key: RecordKey) -> Int64 {
-        storage.nextStamp(after: storage.row(kind: key.kind, id: key.id)?.row.updatedAt)
+    /// The stamp for a new version of `key` held by `owner`, as the rules would issue it.
+    private func stamp(for key: RecordKey, owner: String) -> Int64 {
+        storage.nextStamp(after: storage.row(key, owner: owner)?.row.updatedAt, in: key.space)
+    }
+
+    /// The owner of the personal row `kind`/`id` another writer changes: the first user who made one.
+    private func personalOwner(kind: String, id: String) -> String? {
+        storage.personalOwners(kind: kind, id: id).first
     }
 
     // MARK: Making records fail (tests)
@@ -402,18 +412,26 @@ public actor ReferenceServer {
         return outcome
     }
 
-    /// One row as `user` sees it now: `nil` when there is none, it is a
-    /// tombstone, or it belongs to another user (row-level security hides it).
-    /// How a client confirms a ``MutationOutcome/duplicate`` or explains a
-    /// ``MutationOutcome/noMatch``.
+    /// One row of `user`'s personal space as `user` sees it now: `nil` when
+    /// there is none or it is a tombstone. How a client confirms a
+    /// ``MutationOutcome/duplicate`` or explains a ``MutationOutcome/noMatch``.
     ///
     /// ```swift
     /// if let row = await server.read(user: "u1", kind: "pin", id: "p1") { print(row.updatedAt) }
     /// ```
     public func read(user: String, kind: String, id: String) -> ServerRow? {
+        read(user: user, RecordKey(kind: kind, id: id))
+    }
+
+    /// One row of any space as `user` sees it now: `nil` when there is none,
+    /// it is a tombstone, or `user` is not a member of its shared space.
+    ///
+    /// ```swift
+    /// let pin = await server.read(user: "kid", RecordKey(kind: "pin", id: "p1", space: trip))
+    /// ```
+    public func read(user: String, _ key: RecordKey) -> ServerRow? {
         readCount += 1
-        guard let stored = storage.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
-        return stored.row
+        do throws(TransportError) { return try StorageRules.read(key, user: user, storage) } catch { return nil }
     }
 
     /// One page of `user`'s rows after each kind's cursor, in `(updatedAt, id)`
@@ -434,8 +452,12 @@ public actor ReferenceServer {
     /// refused as expired. On the last page, a kind whose cursor would stay
     /// behind its tombstone horizon gets the horizon as its cursor: nothing of
     /// this user lies between, and a client left behind it would be refused again.
+    ///
+    /// With `spaces` (``PullRequest/spaces``) the page covers every shared
+    /// space `user` is a member of as well, with their descriptions and the
+    /// named spaces `user` lost.
     public func pull(user: String, cursors: [String: String?], limit: Int, resync: Bool = false,
-                     expecting expectation: ServerExpectation? = nil) throws(TransportError) -> PullPage {
+                     expecting expectation: ServerExpectation? = nil, spaces: [SpaceID: SpaceCursors]? = nil) throws(TransportError) -> PullPage {
         try refuseUnexpected(expectation)
         guard limit > 0 else { throw .permanent(reason: "limit must be positive") }
         var parsed: [String: PullCursor?] = [:]
@@ -451,13 +473,58 @@ public actor ReferenceServer {
             let (limitStamp, overflow) = storage.clock.subtractingReportingOverflow(retention)
             if !overflow { purgeTombstones(olderThan: limitStamp) }
         }
-        let request = PullRequest(cursors: parsed, limit: limit, isResync: resync)
+        let request = PullRequest(cursors: parsed, limit: limit, isResync: resync, spaces: spaces)
         // No largest limit: that is the wire's (HTTP clients clamp to it), and this transport has no wire.
         do throws(PullRefusal) { try StorageRules.validate(request, maximumLimit: .max) } catch { throw InMemoryStorage.failure(error) }
         var page = try StorageRules.page(user: user, request, storage)
         storage.seal(page)
         page.server = identity
         return page
+    }
+
+    // MARK: Shared spaces
+
+    /// Whether a membership change may add a user (`nil`, the default: any
+    /// user), as `sync-server`'s user directory knows them.
+    private var knownUsers: (@Sendable (String) -> Bool)?
+
+    /// Sets which users ``change(user:_:)`` may add to a space (`nil`: any);
+    /// adding another is refused with ``SpaceRefusal/unknownUser(_:)``.
+    ///
+    /// ```swift
+    /// await server.setKnownUsers { ["dad", "kid"].contains($0) }
+    /// ```
+    package func setKnownUsers(_ isKnown: (@Sendable (String) -> Bool)?) { knownUsers = isKnown }
+
+    /// Applies one membership change of `user` (journals/PROTOCOL.md,
+    /// "Membership") and returns the space as `user` sees it after it
+    /// (`nil` when `user` is no longer a member: left, deleted, removed
+    /// themself). Every open wait of a member, those removed included,
+    /// is woken.
+    ///
+    /// ```swift
+    /// let trip = SpaceID.random()
+    /// let space = try await server.change(user: "dad", .create(trip, name: "Weekend pins"))
+    /// try await server.change(user: "dad", .setMember(trip, user: "kid", role: .editor))
+    /// ```
+    ///
+    /// - Throws: ``TransportError/spaceRefused(_:)`` with the refusal;
+    ///   ``TransportError/permanent(reason:)`` for a name the protocol does not allow.
+    @discardableResult
+    public func change(user: String, _ change: SpaceChange) throws(TransportError) -> Space? {
+        if let problem = SpaceRules.problem(in: change) { throw .permanent(reason: "400: \(problem)") }
+        let known = knownUsers
+        defer { wakeChangeWaiters() }
+        return try SpaceRules.apply(change, user: user, isKnown: { known?($0) ?? true }, storage)
+    }
+
+    /// Every shared space `user` is a member of, ordered by id.
+    ///
+    /// ```swift
+    /// let spaces = await server.spaces(user: "kid")
+    /// ```
+    public func spaces(user: String) -> [Space] {
+        (try? SpaceRules.spaces(of: user, storage)) ?? []
     }
 
     // MARK: The server's identity and history
@@ -565,7 +632,7 @@ public actor ReferenceServer {
     /// ```swift
     /// #expect(await server.tombstoneHorizon(kind: "pin")!.updatedAt > deviceCursor.updatedAt)
     /// ```
-    public func tombstoneHorizon(kind: String) -> PullCursor? { storage.horizon(kind: kind) }
+    public func tombstoneHorizon(kind: String) -> PullCursor? { storage.horizon(kind: kind, in: .personal) }
 
     // MARK: Other writers and inspection
 
@@ -575,13 +642,26 @@ public actor ReferenceServer {
     /// ```swift
     /// await server.write(user: "u1", kind: "pin", id: "p9", fields: ["name": .string("Tapas bar")])
     /// ```
+    ///
+    /// In a shared space (`space`) the row is the space's, whoever `user` is.
+    /// Without ``remembersOperationIDs`` (a plain table, one record per kind
+    /// and id) a personal row of another user under the same id passes to `user`.
+    ///
+    /// ```swift
+    /// await server.write(user: "dad", kind: "pin", id: "p1", fields: ["name": .string("Tapas")], space: trip)
+    /// ```
     @discardableResult
-    public func write(user: String, kind: String, id: String, fields: [String: FieldValue]) -> ServerRow {
-        let key = RecordKey(kind: kind, id: id)
+    public func write(user: String, kind: String, id: String, fields: [String: FieldValue], space: SpaceID = .personal) -> ServerRow {
+        let key = RecordKey(kind: kind, id: id, space: space)
+        let owner = StorageRules.owner(in: space, user: user)
         // A writer that states no model version leaves the record's highest one as it was.
-        let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key),
-                            modelVersion: storage.row(kind: kind, id: id)?.row.modelVersion)
-        storage.store(row, owner: user)
+        let modelVersion = storage.row(key, owner: owner)?.row.modelVersion
+        let row = ServerRow(kind: kind, id: id, fields: fields, updatedAt: stamp(for: key, owner: owner), modelVersion: modelVersion, space: space)
+        if !remembersOperationIDs && space.isPersonal {
+            // A plain table keys records by kind and id alone: the record passes to `user`.
+            storage.removePersonalRows(kind: kind, id: id, except: user)
+        }
+        storage.store(row, owner: owner)
         wakeChangeWaiters()
         return row
     }
@@ -594,9 +674,9 @@ public actor ReferenceServer {
     @discardableResult
     public func update(kind: String, id: String, changes: [String: FieldValue]) -> ServerRow? {
         let key = RecordKey(kind: kind, id: id)
-        guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
+        guard let owner = personalOwner(kind: kind, id: id), var stored = storage.row(key, owner: owner), !stored.row.isTombstone else { return nil }
         stored.row.fields.merge(changes) { _, new in new }
-        stored.row.updatedAt = stamp(for: key)
+        stored.row.updatedAt = stamp(for: key, owner: owner)
         storage.store(stored.row, owner: stored.owner, createdBy: stored.createdBy)
         wakeChangeWaiters()
         return stored.row
@@ -610,21 +690,22 @@ public actor ReferenceServer {
     @discardableResult
     public func delete(kind: String, id: String) -> ServerRow? {
         let key = RecordKey(kind: kind, id: id)
-        guard var stored = storage.row(kind: kind, id: id), !stored.row.isTombstone else { return nil }
-        let now = stamp(for: key)
+        guard let owner = personalOwner(kind: kind, id: id), var stored = storage.row(key, owner: owner), !stored.row.isTombstone else { return nil }
+        let now = stamp(for: key, owner: owner)
         stored.row = ServerRow(kind: kind, id: id, updatedAt: now, deletedAt: now, modelVersion: stored.row.modelVersion)
         storage.store(stored.row, owner: stored.owner, createdBy: stored.createdBy)
         wakeChangeWaiters()
         return stored.row
     }
 
-    /// The live row (not a tombstone), if any, whoever owns it.
+    /// The live personal row (not a tombstone), if any, of the first user who made one.
     ///
     /// ```swift
     /// #expect(await server.row(kind: "pin", id: "p1")?.fields["name"] == .string("Cafe"))
     /// ```
     public func row(kind: String, id: String) -> ServerRow? {
-        storage.row(kind: kind, id: id).flatMap { $0.row.isTombstone ? nil : $0.row }
+        guard let owner = personalOwner(kind: kind, id: id) else { return nil }
+        return storage.row(RecordKey(kind: kind, id: id), owner: owner).flatMap { $0.row.isTombstone ? nil : $0.row }
     }
 
     /// `user`'s live rows of `kind`, by id.
@@ -633,7 +714,8 @@ public actor ReferenceServer {
     /// #expect(await server.rows(user: "u1", kind: "pin").map(\.id) == ["p1", "p2"])
     /// ```
     public func rows(user: String, kind: String) -> [ServerRow] {
-        storage.storedRows.filter { $0.owner == user && $0.row.kind == kind && !$0.row.isTombstone }.map(\.row).sorted { $0.id < $1.id }
+        storage.storedRows.filter { $0.owner == user && $0.row.space.isPersonal && $0.row.kind == kind && !$0.row.isTombstone }
+            .map(\.row).sorted { $0.id < $1.id }
     }
 
     /// Whether the server remembers the result of operation `id` of `user`
@@ -656,8 +738,13 @@ public actor ReferenceServer {
     /// ```swift
     /// let result = await server.waitForChanges(user: "u1", after: ["pin": nil])   // .changed once u1 has a pin
     /// ```
-    public func waitForChanges(user: String, after cursors: [String: PullCursor?]) async -> ChangeWaitResult {
-        if hasChanges(user: user, after: cursors) { return .changed }
+    ///
+    /// With `spaces` the wait follows `user`'s shared spaces as a pull with
+    /// them does: a row in any of them, a newer description, a space joined
+    /// or lost ends it.
+    public func waitForChanges(user: String, after cursors: [String: PullCursor?],
+                               spaces: [SpaceID: SpaceCursors]? = nil) async -> ChangeWaitResult {
+        if hasChanges(user: user, after: cursors, spaces: spaces) { return .changed }
         let id = nextChangeWaiter
         nextChangeWaiter += 1
         return await withTaskCancellationHandler {
@@ -666,7 +753,7 @@ public actor ReferenceServer {
                     continuation.resume(returning: .timedOut)
                     return
                 }
-                changeWaiters[id] = ChangeWaiter(user: user, cursors: cursors, continuation: continuation)
+                changeWaiters[id] = ChangeWaiter(user: user, cursors: cursors, spaces: spaces, continuation: continuation)
             }
         } onCancel: {
             Task { await self.cancelChangeWait(id) }
@@ -701,15 +788,24 @@ public actor ReferenceServer {
         }
     }
 
-    /// Whether `user` has a row of one of the kinds after its cursor.
-    private func hasChanges(user: String, after cursors: [String: PullCursor?]) -> Bool {
-        cursors.contains { kind, cursor in !storage.rows(owner: user, kind: kind, after: cursor, limit: 1).isEmpty }
+    /// Whether a pull with these cursors would bring `user` anything: a row
+    /// of one of the kinds after its cursor, in any space followed, a
+    /// space's description or a lost space (or be refused: the device must
+    /// pull to learn why).
+    private func hasChanges(user: String, after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?) -> Bool {
+        let request = PullRequest(cursors: cursors, limit: 1, spaces: spaces)
+        do throws(TransportError) {
+            let page = try StorageRules.page(user: user, request, storage)
+            return !page.rows.isEmpty || !page.spaces.isEmpty || !page.lostSpaces.isEmpty
+        } catch {
+            return true
+        }
     }
 
     /// Answers the waits that now have rows after their cursors.
     private func wakeChangeWaiters() {
         guard !changeWaiters.isEmpty else { return }
-        for (id, waiter) in changeWaiters where hasChanges(user: waiter.user, after: waiter.cursors) {
+        for (id, waiter) in changeWaiters where hasChanges(user: waiter.user, after: waiter.cursors, spaces: waiter.spaces) {
             changeWaiters[id] = nil
             waiter.continuation.resume(returning: .changed)
         }
@@ -755,7 +851,7 @@ public struct ReferenceTransport: SyncTransport {
     public func pull(_ request: PullRequest) async throws(TransportError) -> PullPage {
         let wire = request.cursors.mapValues { $0?.wire }
         return try await server.pull(user: user, cursors: wire, limit: request.limit, resync: request.isResync,
-                                     expecting: request.expectation)
+                                     expecting: request.expectation, spaces: request.spaces)
     }
 
     /// Reads one row as ``user`` sees it (see ``ReferenceServer/read(user:kind:id:)``).
@@ -763,9 +859,31 @@ public struct ReferenceTransport: SyncTransport {
         await server.read(user: user, kind: kind, id: id)
     }
 
-    /// Waits for ``user``'s changes (see ``ReferenceServer/waitForChanges(user:after:)``);
+    /// Waits for ``user``'s changes (see ``ReferenceServer/waitForChanges(user:after:spaces:)``);
     /// the server has no clock, so `timeout` is the caller's to keep.
     public func waitForChanges(after cursors: [String: PullCursor?], timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
         await server.waitForChanges(user: user, after: cursors)
+    }
+
+    /// Waits for ``user``'s changes in the personal space and the shared
+    /// spaces (see ``ReferenceServer/waitForChanges(user:after:spaces:)``).
+    public func waitForChanges(after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?,
+                               timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        await server.waitForChanges(user: user, after: cursors, spaces: spaces)
+    }
+
+    /// Reads one row of any space as ``user`` sees it (see ``ReferenceServer/read(user:_:)``).
+    public func read(_ key: RecordKey) async throws(TransportError) -> ServerRow? {
+        await server.read(user: user, key)
+    }
+
+    /// Applies a membership change as ``user`` (see ``ReferenceServer/change(user:_:)``).
+    public func change(_ change: SpaceChange) async throws(TransportError) -> Space? {
+        try await server.change(user: user, change)
+    }
+
+    /// The shared spaces ``user`` is a member of (see ``ReferenceServer/spaces(user:)``).
+    public func spaces() async throws(TransportError) -> [Space] {
+        await server.spaces(user: user)
     }
 }

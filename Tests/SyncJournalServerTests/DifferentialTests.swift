@@ -40,12 +40,14 @@ private enum UnstampedOutcome: Hashable {
 @Suite("SQLite storage against the ReferenceServer")
 struct DifferentialTests {
     /// One side of the comparison: its mutations (bases are its own stamps) and the stamps it issued.
+    /// What one server answered so far: per user (each has their own
+    /// personal records) and record, the last stamp seen.
     private struct Side {
-        var stamps: [RecordKey: Int64] = [:]
-        mutating func learn(_ results: [MutationResult]) {
+        var stamps: [String: [RecordKey: Int64]] = [:]
+        mutating func learn(_ results: [MutationResult], user: String) {
             for result in results {
                 switch result.outcome {
-                case .applied(let row), .conflict(server: .some(let row)): stamps[row.key] = row.updatedAt
+                case .applied(let row), .conflict(server: .some(let row)): stamps[user, default: [:]][row.key] = row.updatedAt
                 default: break
                 }
             }
@@ -66,6 +68,8 @@ struct DifferentialTests {
         var sent: [(user: String, reference: Mutation, sqlite: Mutation)] = []
         let users = ["u1", "u2"]
         let ids = ["a", "b", "c", "d"]
+        // A shared space no one is a member of: its mutations are refused.
+        let closed = SpaceID("5d41402a-bc4b-4a76-b971-9d911017c592")!
         var seen: Set<String> = []
         for step in 0..<80 {
             let user = users[Int(random.next() % 2)]
@@ -79,7 +83,8 @@ struct DifferentialTests {
                     sqliteBatch.append(resend.sqlite)
                     continue
                 }
-                let key = RecordKey(kind: random.next() % 3 == 0 ? "note" : "pin", id: ids[Int(random.next() % 4)])
+                let key = RecordKey(kind: random.next() % 3 == 0 ? "note" : "pin", id: ids[Int(random.next() % 4)],
+                                    space: random.next() % 8 == 0 ? closed : .personal)
                 let op: OperationKind = [.create, .update, .delete][Int(random.next() % 3)]
                 let base: Base = [.current, .current, .stale, .none][Int(random.next() % 4)]
                 var fields: [String: FieldValue] = [:]
@@ -92,11 +97,12 @@ struct DifferentialTests {
                 let operation = OperationID.random(using: &random)
                 func mutation(_ side: Side) -> Mutation {
                     let stamp: Int64? = switch base {
-                    case .current: side.stamps[key]
-                    case .stale: side.stamps[key].map { $0 - 1 } ?? 17
+                    case .current: side.stamps[user]?[key]
+                    case .stale: side.stamps[user]?[key].map { $0 - 1 } ?? 17
                     case .none: nil
                     }
-                    return Mutation(operationID: operation, kind: key.kind, op: op, recordID: key.id, fields: fields, baseUpdatedAt: stamp)
+                    return Mutation(operationID: operation, kind: key.kind, op: op, recordID: key.id, fields: fields, baseUpdatedAt: stamp,
+                                    space: key.space)
                 }
                 referenceBatch.append(mutation(referenceSide))
                 sqliteBatch.append(mutation(sqliteSide))
@@ -114,8 +120,8 @@ struct DifferentialTests {
                 default: seen.insert("other")
                 }
             }
-            referenceSide.learn(expected)
-            sqliteSide.learn(actual)
+            referenceSide.learn(expected, user: user)
+            sqliteSide.learn(actual, user: user)
             if step % 10 == 9 { await reference.tick(1) }
         }
         #expect(seen.isSuperset(of: ["applied", "tombstone", "conflict", "conflict-null", "rejected"]), "the run covers every outcome: \(seen)")

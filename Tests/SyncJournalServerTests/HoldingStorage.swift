@@ -29,6 +29,9 @@ final class HoldingStorage: SyncStorage {
     func pull(user: String, _ request: PullRequest) throws(StorageError) -> PullPage { try inner.pull(user: user, request) }
 
     func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow? { try inner.read(user: user, kind: kind, id: id) }
+    func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow? { try inner.read(user: user, key) }
+    func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space? { try inner.change(user: user, change) }
+    func spaces(user: String) throws(StorageError) -> [Space] { try inner.spaces(user: user) }
 
     func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int {
         try inner.purgeTombstones(olderThan: stamp, kind: kind)

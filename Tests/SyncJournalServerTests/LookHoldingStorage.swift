@@ -28,6 +28,9 @@ final class LookHoldingStorage: SyncStorage {
     func push(user: String, _ mutations: [Mutation]) throws(StorageError) -> [MutationResult] { try inner.push(user: user, mutations) }
 
     func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow? { try inner.read(user: user, kind: kind, id: id) }
+    func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow? { try inner.read(user: user, key) }
+    func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space? { try inner.change(user: user, change) }
+    func spaces(user: String) throws(StorageError) -> [Space] { try inner.spaces(user: user) }
 
     func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int {
         try inner.purgeTombstones(olderThan: stamp, kind: kind)

@@ -32,6 +32,21 @@ final class RecordingStorage: SyncStorage {
         return nil
     }
 
+    func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow? {
+        calls.withLock { $0 += 1 }
+        return nil
+    }
+
+    func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space? {
+        calls.withLock { $0 += 1 }
+        return nil
+    }
+
+    func spaces(user: String) throws(StorageError) -> [Space] {
+        calls.withLock { $0 += 1 }
+        return []
+    }
+
     func purgeTombstones(olderThan stamp: Int64, kind: String?) throws(StorageError) -> Int {
         calls.withLock { $0 += 1 }
         return 0

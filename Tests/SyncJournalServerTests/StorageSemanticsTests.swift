@@ -47,19 +47,20 @@ struct StorageSemanticsTests {
         #expect(recreated.first?.outcome.appliedRow?.fields == ["title": .string("again")], "a create over a tombstone applies")
     }
 
-    @Test("another user's record is rejected permanently and stays unchanged and invisible", arguments: StorageBackend.tested)
+    @Test("two users each hold their own record of one kind and id in their personal spaces, neither touching the other's", arguments: StorageBackend.tested)
     func anotherUsersRecord(backend: StorageBackend) throws {
         let subject = try StorageUnderTest(backend)
         let storage = subject.storage
-        let row = try #require(try storage.push(user: "u1", [Mutations.create("p1")]).first?.outcome.appliedRow)
-        for mutation in [Mutations.create("p1"), Mutations.update("p1", base: row.updatedAt, ["x": .int(1)]),
-                         Mutations.delete("p1", base: row.updatedAt)] {
-            let outcome = try storage.push(user: "u2", [mutation]).first?.outcome
-            #expect(outcome == .rejected(reason: "forbidden: pin/p1 belongs to another user", permanent: true))
-        }
+        let row = try #require(try storage.push(user: "u1", [Mutations.create("p1", ["by": .string("u1")])]).first?.outcome.appliedRow)
+        #expect(try storage.push(user: "u2", [Mutations.update("p1", base: row.updatedAt, ["x": .int(1)])]).first?.outcome
+                == .conflict(server: nil), "u2 has no p1 to update")
+        let theirs = try #require(try storage.push(user: "u2", [Mutations.create("p1", ["by": .string("u2")])]).first?.outcome.appliedRow)
+        let deleted = try storage.push(user: "u2", [Mutations.delete("p1", base: theirs.updatedAt)]).first?.outcome.appliedRow
+        #expect(deleted?.isTombstone == true)
         #expect(try storage.read(user: "u1", kind: "pin", id: "p1") == row)
         #expect(try storage.read(user: "u2", kind: "pin", id: "p1") == nil)
-        #expect(try storage.pull(user: "u2", PullRequest(cursors: ["pin": nil], limit: 10)).rows.isEmpty)
+        #expect(try storage.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows == [row])
+        #expect(try storage.pull(user: "u2", PullRequest(cursors: ["pin": nil], limit: 10)).rows == [try #require(deleted)])
     }
 
     @Test("a resend of an applied operation id gets the first result and applies nothing again", arguments: StorageBackend.tested)

@@ -13,7 +13,8 @@ final class StorageUnderTest {
     private let directory: TemporaryDirectory?
     private let schema: PostgreSQLTestSchema?
 
-    init(_ backend: StorageBackend, operationRetention: OperationRetention? = nil) throws {
+    init(_ backend: StorageBackend, operationRetention: OperationRetention? = nil,
+         knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser) throws {
         self.backend = backend
         self.operationRetention = operationRetention
         switch backend {
@@ -21,12 +22,14 @@ final class StorageUnderTest {
             let directory = try TemporaryDirectory(prefix: "syncjournal-server")
             self.directory = directory
             schema = nil
-            storage = try SQLiteStorage(path: directory.file("sync.sqlite"), operationRetention: operationRetention, clock: clock.reading)
+            storage = try SQLiteStorage(path: directory.file("sync.sqlite"), operationRetention: operationRetention, knownUsers: knownUsers,
+                                        clock: clock.reading)
         case .postgres:
             let schema = try PostgreSQLTestSchema()
             self.schema = schema
             directory = nil
-            storage = try PostgreSQLStorage(connection: schema.connection, operationRetention: operationRetention, clock: clock.reading)
+            storage = try PostgreSQLStorage(connection: schema.connection, operationRetention: operationRetention, knownUsers: knownUsers,
+                                            clock: clock.reading)
         }
     }
 
@@ -56,8 +59,8 @@ final class StorageUnderTest {
 
     /// The tables a backup copies: everything the storage keeps.
     var tables: [String] {
-        let shared = ["rows", "operations", "stamp", "horizons", "server_identity"]
-        return backend == .postgres ? shared + ["user_stamps", "user_horizons"] : shared
+        let shared = ["rows", "operations", "stamp", "horizons", "server_identity", "spaces", "space_members"]
+        return backend == .postgres ? shared + ["user_stamps", "user_horizons", "space_horizons"] : shared
     }
 
     /// Copies every table into `NAME_backup_TAG`, as a backup taken now

@@ -22,7 +22,7 @@ import SyncJournalPlatform
 final class PostgreSQLChangeAnnouncer: Sendable {
     private struct State {
         /// Each user's kinds committed since the last round (empty: any kind).
-        var pending: [String: Set<String>] = [:]
+        var pending: [PostgreSQLChangeSubject: Set<String>] = [:]
         /// Whether the thread has been woken for ``pending`` and not yet taken it.
         var signalled = false
         var thread: PlatformThread?
@@ -51,13 +51,19 @@ final class PostgreSQLChangeAnnouncer: Sendable {
     /// Queues the notification that `user` committed rows of `kinds`
     /// (empty: any kind) and returns without waiting for it.
     func announce(user: String, kinds: Set<String>) {
+        announce(.committed(user: user, kinds: kinds))
+    }
+
+    /// Queues `change` for the next round (see ``announce(user:kinds:)``);
+    /// changes of one subject queued meanwhile go as one notification.
+    func announce(_ change: StorageChange) {
+        guard let (subject, names) = PostgreSQLChangeSubject.of(change) else { return }
         let wake = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
-            if let known = state.pending[user] {
-                // Empty means any kind, and stays so.
-                state.pending[user] = known.isEmpty || kinds.isEmpty ? [] : known.union(kinds)
+            if let known = state.pending[subject] {
+                state.pending[subject] = subject.merged(known, names)
             } else {
-                state.pending[user] = kinds
+                state.pending[subject] = names
             }
             // Once, with the first change; creating a thread under the lock keeps a second from starting.
             if state.thread == nil { state.thread = PlatformThread.start { [self] in run() } }
@@ -113,7 +119,7 @@ final class PostgreSQLChangeAnnouncer: Sendable {
                     state.signalled = false
                 }
                 if !state.pending.isEmpty { state.roundsTaken += 1 }
-                return (state.pending.map { PostgreSQLChangeNotice.payload(user: $0.key, kinds: $0.value) }, state.stopped)
+                return (state.pending.map { PostgreSQLChangeNotice.payload($0.key, names: $0.value) }, state.stopped)
             }
             if !payloads.isEmpty {
                 do throws(PostgreSQLError) { try send(payloads) } catch {

@@ -8,6 +8,11 @@ import SyncJournalWire
 /// feed, and the schema the push wrote (`current_schema()`). Channels are
 /// per database, so a listener ignores the pushes of other schemas.
 ///
+/// A push into a shared space says `{"kinds": [KIND, …], "space": SPACEID}`
+/// (`{"space": SPACEID}`: any kind); a membership change
+/// `{"membership": SPACEID, "users": [USER, …]}`, or `{}` when the users
+/// would not fit, which a listener takes as "anything may have changed".
+///
 /// ```swift
 /// let payload = PostgreSQLChangeNotice.payload(user: "u1", kinds: ["pin"]) + "\n" + "public"
 /// let change = PostgreSQLChangeNotice.change(from: payload, schema: "public")   // .committed(user: "u1", kinds: ["pin"])
@@ -24,9 +29,21 @@ enum PostgreSQLChangeNotice {
     /// The payload's JSON line for pushes of `user` that wrote rows of `kinds`
     /// (``notifyStatement`` adds the line feed and the schema).
     static func payload(user: String, kinds: Set<String>) -> String {
-        let full = JSONValue.object(["user": .string(user), "kinds": .array(kinds.sorted().map { .string($0) })]).encoded()
-        if full.count <= maximumPayloadBytes { return String(decoding: full, as: UTF8.self) }
-        return String(decoding: JSONValue.object(["user": .string(user)]).encoded(), as: UTF8.self)
+        payload(.user(user), names: kinds)
+    }
+
+    /// The payload's JSON line for `subject` with its kinds or users.
+    static func payload(_ subject: PostgreSQLChangeSubject, names: Set<String>) -> String {
+        let list = JSONValue.array(names.sorted().map { .string($0) })
+        let (full, short): ([String: JSONValue], [String: JSONValue])
+        switch subject {
+        case .user(let user): (full, short) = (["user": .string(user), "kinds": list], ["user": .string(user)])
+        case .space(let space): (full, short) = (["space": .string(space.description), "kinds": list], ["space": .string(space.description)])
+        case .membership(let space): (full, short) = (["membership": .string(space.description), "users": list], [:])
+        }
+        let encoded = JSONValue.object(full).encoded()
+        if encoded.count <= maximumPayloadBytes { return String(decoding: encoded, as: UTF8.self) }
+        return String(decoding: JSONValue.object(short).encoded(), as: UTF8.self)
     }
 
     /// What a payload says to a listener on `schema`: `nil` for a push to
@@ -35,15 +52,27 @@ enum PostgreSQLChangeNotice {
         let bytes = Array(payload.utf8)
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return .unknown }
         if String(decoding: bytes[(newline + 1)...], as: UTF8.self) != schema { return nil }
-        guard case .object(let members)? = try? JSONParser().parse(bytes[..<newline]),
-              case .string(let user)? = members["user"] else { return .unknown }
-        var kinds: Set<String> = []
-        if case .array(let items)? = members["kinds"] {
-            for item in items {
-                guard case .string(let kind) = item else { return .committed(user: user, kinds: []) }
-                kinds.insert(kind)
-            }
+        guard case .object(let members)? = try? JSONParser().parse(bytes[..<newline]) else { return .unknown }
+        if case .string(let text)? = members["membership"] {
+            guard let space = SpaceID(text), let users = names(members["users"]) else { return .unknown }
+            return .membershipChanged(space, users: users)
         }
-        return .committed(user: user, kinds: kinds)
+        if case .string(let text)? = members["space"] {
+            guard let space = SpaceID(text) else { return .unknown }
+            return .committedInSpace(space, kinds: names(members["kinds"]) ?? [])
+        }
+        guard case .string(let user)? = members["user"] else { return .unknown }
+        return .committed(user: user, kinds: names(members["kinds"]) ?? [])
+    }
+
+    /// The strings of a JSON array, `nil` when it is missing or holds anything else.
+    private static func names(_ value: JSONValue?) -> Set<String>? {
+        guard case .array(let items)? = value else { return nil }
+        var names: Set<String> = []
+        for item in items {
+            guard case .string(let name) = item else { return nil }
+            names.insert(name)
+        }
+        return names
     }
 }

@@ -1,66 +1,81 @@
 import SyncJournalProtocol
 
-/// One push of one user worked out in memory, between the statement that
-/// reads every row and remembered operation the push names and the one
-/// that writes what it changed (``PostgreSQLStorage/push(user:_:)``).
-///
-/// It answers the shared push rules (``StorageRules``) from the rows read up
-/// front and from the rows this push wrote so far, so two mutations of one
-/// record in one push apply in order, the second seeing the first. Stamps
-/// come from the user's locked counter: each is above the counter, above the
-/// row's stored stamp, and at least the clock.
+/// A push's rows in memory, for ``StorageRules``: the stored rows its
+/// mutations name, read once under the stamp locks (the user's, and those
+/// of the shared spaces it writes into), and what the rules write, sent
+/// back in one statement at the end. Stamps come from the locked counters.
 final class PostgreSQLPushBatch: StorageQueries {
     typealias Failure = StorageError
 
-    /// The stored rows the push names (any owner), then the versions it wrote.
-    private var stored: [RecordKey: OwnedRow]
-    /// The final version of every row the push changed, with the create it
-    /// comes from, in first-written order.
-    private(set) var written: [(row: ServerRow, createdBy: String?)] = []
-    private var writtenIndex: [RecordKey: Int] = [:]
-    /// The user's last stamp, as the push moves it.
+    private var stored: [RowAddress: OwnedRow]
+    /// The rows written, in the order first written, each with its owner column.
+    private(set) var written: [(row: ServerRow, owner: String, createdBy: String?)] = []
+    private var writtenIndex: [RowAddress: Int] = [:]
+    /// The user's personal counter.
     private(set) var lastStamp: Int64
-    /// Whether the push took any stamp (and so must store ``lastStamp``).
+    /// Whether a personal stamp was taken.
     private(set) var tookStamp = false
+    /// Per locked shared space, its counter and the user's role.
+    private var spaces: [SpaceID: (last: Int64, role: SpaceRole?)]
+    /// The shared spaces' counters that moved.
+    private(set) var spaceStamps: [SpaceID: Int64] = [:]
     private let clock: () -> Int64
 
-    /// A batch over `stored`, stamping above `lastStamp` and at least `clock()`.
-    init(stored: [RecordKey: OwnedRow], lastStamp: Int64, clock: @escaping () -> Int64) {
+    init(stored: [RowAddress: OwnedRow], lastStamp: Int64, spaces: [SpaceID: (last: Int64, role: SpaceRole?)] = [:],
+         clock: @escaping () -> Int64) {
         self.stored = stored
         self.lastStamp = lastStamp
+        self.spaces = spaces
         self.clock = clock
     }
 
-    func row(kind: String, id: String) -> OwnedRow? { stored[RecordKey(kind: kind, id: id)] }
+    func row(_ key: RecordKey, owner: String) -> OwnedRow? { stored[RowAddress(key: key, owner: owner)] }
 
     func write(_ row: ServerRow, owner: String, createdBy: String?) {
-        let key = RecordKey(kind: row.kind, id: row.id)
-        stored[key] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
-        if let index = writtenIndex[key] {
-            written[index] = (row, createdBy)
+        let address = RowAddress(key: row.key, owner: owner)
+        stored[address] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
+        if let index = writtenIndex[address] {
+            written[index] = (row, owner, createdBy)
         } else {
-            writtenIndex[key] = written.count
-            written.append((row, createdBy))
+            writtenIndex[address] = written.count
+            written.append((row, owner, createdBy))
         }
     }
 
-    /// `owner`'s rows of `kind` this batch knows of, after `cursor` (the push rules never page).
-    func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) -> [ServerRow] {
-        let known = stored.values.filter { $0.owner == owner && $0.row.kind == kind }.map(\.row)
+    /// The rows this push knows of (a push never pulls).
+    func rows(in space: SpaceID, owner: String, kind: String, after cursor: PullCursor?, limit: Int) -> [ServerRow] {
+        let known = stored.values.filter { $0.owner == owner && $0.row.kind == kind && $0.row.space == space }.map(\.row)
         let after = known.filter { row in cursor.map { $0 < PullCursor(updatedAt: row.updatedAt, id: row.id) } ?? true }
         let ordered = after.sorted { PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id) }
         return Array(ordered.prefix(limit))
     }
 
-    func nextStamp(after previous: Int64?) -> Int64 {
-        let stamp = max(lastStamp + 1, (previous ?? 0) + 1, clock())
-        lastStamp = stamp
-        tookStamp = true
+    func nextStamp(after previous: Int64?, in space: SpaceID) throws(StorageError) -> Int64 {
+        guard !space.isPersonal else {
+            let stamp = max(lastStamp + 1, (previous ?? 0) + 1, clock())
+            lastStamp = stamp
+            tookStamp = true
+            return stamp
+        }
+        // The rules write only into spaces the user may write, each locked when the push began.
+        guard let last = spaces[space]?.last else { throw .badRequest("space \(space) was not locked for this push") }
+        let stamp = max(last + 1, (previous ?? 0) + 1, clock())
+        spaces[space]?.last = stamp
+        spaceStamps[space] = stamp
         return stamp
     }
 
-    /// A push reads no horizon.
-    func horizon(kind: String) -> PullCursor? { nil }
+    func horizon(kind: String, in space: SpaceID) -> PullCursor? { nil }
+
+    func role(of user: String, in space: SpaceID) -> SpaceRole? { spaces[space]?.role ?? nil }
+
+    func memberships(of user: String) throws(StorageError) -> [SpaceStanding] {
+        throw .badRequest("a push does not read memberships")
+    }
+
+    func members(of space: SpaceID) throws(StorageError) -> [SpaceMember] {
+        throw .badRequest("a push does not read members")
+    }
 
     static func failure(_ refusal: PullRefusal) -> StorageError { StorageError(refusal) }
 }

@@ -14,6 +14,10 @@
 ///   above every stamp version 1 issued.
 /// - Tombstone horizons are kept per user and kind (`user_horizons`); the
 ///   per-kind `horizons` of version 1 still count for every user.
+/// - Shared spaces (version 7) count stamps per space: `spaces.last`, the
+///   space's row locked by the first statement of a push or membership
+///   change that writes into it (several in id order). Their horizons are
+///   kept per space and kind (`space_horizons`).
 /// - `server_identity` holds the database's identity; the server inserts it
 ///   (made from the platform's random source) when it creates or upgrades
 ///   the schema, as no statement here takes parameters.
@@ -111,6 +115,47 @@ public enum PostgreSQLSchema {
           identity text collate "C" not null
         )
         """,
+        // Version 7: shared spaces. Rows are named by space, owner, kind and
+        // id: a personal row's space is empty, a shared row's owner is.
+        "alter table rows add column if not exists space text collate \"C\" not null default ''",
+        """
+        do $$ begin
+          if pg_get_constraintdef((select oid from pg_constraint where conrelid = 'rows'::regclass and contype = 'p'))
+             = 'PRIMARY KEY (kind, id)' then
+            alter table rows drop constraint rows_pkey;
+            alter table rows add constraint rows_pkey primary key (space, owner, kind, id);
+          end if;
+        end $$
+        """,
+        "drop index if exists rows_pull",
+        "create index if not exists rows_space_pull on rows (space, owner, kind, updated_at, id)",
+        "alter table operations add column if not exists space text collate \"C\" not null default ''",
+        """
+        create table if not exists spaces (
+          id      text collate "C" primary key,
+          name    text not null,
+          version bigint not null,
+          last    bigint not null
+        )
+        """,
+        """
+        create table if not exists space_members (
+          space  text collate "C" not null,
+          member text collate "C" not null,
+          role   text not null,
+          primary key (space, member)
+        )
+        """,
+        "create index if not exists space_members_by_member on space_members (member, space)",
+        """
+        create table if not exists space_horizons (
+          space      text collate "C" not null,
+          kind       text collate "C" not null,
+          updated_at bigint not null,
+          id         text collate "C" not null,
+          primary key (space, kind)
+        )
+        """,
     ]
 
     /// Gives a database without an identity (a new one, or one of version 5
@@ -140,13 +185,17 @@ public enum PostgreSQLSchema {
     /// Version 6 keeps the database's identity (`server_identity`); a
     /// database of version 5 or before gets a new random one when opened.
     ///
+    /// Version 7 adds shared spaces: rows named by space, owner, kind and
+    /// id (every row stored before stays in its owner's personal space),
+    /// `operations.space`, `spaces`, `space_members` and `space_horizons`.
+    ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 6)
+    /// #expect(PostgreSQLSchema.version == 7)
     /// ```
-    public static let version: Int64 = 6
+    public static let version: Int64 = 7
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...6
+    static let openableVersions: ClosedRange<Int64> = 1...7
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

@@ -45,9 +45,7 @@ extension PostgreSQLStorage {
     func commitAnnouncing(user: String) -> (PostgreSQLConnection, [MutationResult]) throws(PostgreSQLError) -> Void {
         { [announcer] connection, results throws(PostgreSQLError) in
             try connection.execute("commit")
-            if case .committed(let user, let kinds)? = StorageChange(user: user, results: results) {
-                announcer.announce(user: user, kinds: kinds)
-            }
+            for change in StorageChange.changes(user: user, results: results) { announcer.announce(change) }
         }
     }
 }

@@ -60,6 +60,8 @@ public final class PostgreSQLStorage: SyncStorage {
     let announcer: PostgreSQLChangeAnnouncer
     /// The database's identity, read when the storage opens.
     private let identityHolder = Mutex<ServerIdentity?>(nil)
+    /// Whether a user exists, for adding members (``SpaceRefusal/unknownUser(_:)`` otherwise).
+    private let knownUsers: @Sendable (String) -> Bool
 
     /// Connects to the database `connection` names and creates the tables if missing.
     ///
@@ -78,6 +80,8 @@ public final class PostgreSQLStorage: SyncStorage {
     ///   ago are forgotten by ``pruneRememberedOperations(limit:)``, and a
     ///   mutation not remembered is judged by its `queuedAt` (see
     ///   ``OperationRetention``); `nil` remembers every operation for ever.
+    ///   - knownUsers: whether a user exists, so a membership change may add
+    ///   them (as for ``SQLiteStorage``; `sync-server` passes its user directory's).
     ///   - clock: the time stamps start from, in milliseconds; `nil` (the
     ///   default) uses the database server's clock, one clock for every server
     ///   process. Stamps still increase when it stands still or goes back.
@@ -90,7 +94,9 @@ public final class PostgreSQLStorage: SyncStorage {
     ///   made, ``StorageError/corrupt(table:key:reason:)`` for a schema of another version.
     package init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
+                knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser,
                 clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true) throws(StorageError) {
+        self.knownUsers = knownUsers
         self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
         pool = PostgreSQLConnectionPool(connection: connection, preparesStatements: preparesStatements) { connection throws(PostgreSQLError) in
@@ -291,16 +297,19 @@ public final class PostgreSQLStorage: SyncStorage {
         // What the shared rules refuse (past a limit, U+0000 that PostgreSQL
         // text cannot hold) is answered without reading its row.
         let refusals = mutations.map { StorageRules.refusal(of: $0) }
-        var named = Set<RecordKey>()
-        var keys: [RecordKey] = []
+        let addresses = mutations.map { RowAddress(key: $0.key, owner: StorageRules.owner(in: $0.space, user: user)) }
+        var named = Set<RowAddress>()
+        var keys: [RowAddress] = []
+        var spaces = Set<SpaceID>()
         for (index, mutation) in mutations.enumerated() where refusals[index] == nil {
-            let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
-            if named.insert(key).inserted { keys.append(key) }
+            if named.insert(addresses[index]).inserted { keys.append(addresses[index]) }
+            if !mutation.space.isPersonal { spaces.insert(mutation.space) }
         }
-        // A small push sends its begin, lock and reads in one round trip; a
-        // large one sends them one by one and reads only the rows its
-        // unremembered mutations name.
-        let pipelined = Self.opensInOneRoundTrip(operationIDs: distinctOperationIDs.count, keys: keys)
+        // A small push of the personal space sends its begin, lock and reads
+        // in one round trip; a large one, or one into shared spaces (whose
+        // counters it locks too), sends them one by one and reads only the
+        // rows its unremembered mutations name.
+        let pipelined = spaces.isEmpty && Self.opensInOneRoundTrip(operationIDs: distinctOperationIDs.count, keys: keys)
         let begin = "begin isolation level read committed"
         return try transaction(pipelined ? nil : begin, finish: commitAnnouncing(user: user)) { queries throws(StorageError) in
             let opening: PostgreSQLPushOpening
@@ -308,21 +317,27 @@ public final class PostgreSQLStorage: SyncStorage {
                 opening = try queries.openPush(begin: begin, owner: user, operationIDs: distinctOperationIDs, keys: keys)
             } else {
                 let (last, databaseNow) = try queries.lockStamps(owner: user)
+                // The spaces' counters after the user's, in id order: every push locks in that one order.
+                let locked = try queries.lockSpaces(Array(spaces), user: user)
                 let remembered = try queries.remembered(owner: user, operationIDs: distinctOperationIDs)
                 // One pass over the push, not one per record: a large push names up to a thousand.
-                let unrememberedKeys = Set(mutations.indices.lazy.filter { remembered[operationIDs[$0]] == nil }
-                                    .map { RecordKey(kind: mutations[$0].kind, id: mutations[$0].recordID) })
+                let unrememberedKeys = Set(mutations.indices.lazy.filter { remembered[operationIDs[$0]] == nil }.map { addresses[$0] })
                 let unremembered = keys.filter { unrememberedKeys.contains($0) }
                 opening = PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered,
-                                                rows: try queries.rows(keys: unremembered))
+                                                rows: try queries.rows(keys: unremembered), spaces: locked)
             }
-            if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: opening.lastStamp) {
-                throw .serverMismatch(mismatch)
+            if let expectation {
+                // The device may have pulled stamps of its spaces, past its personal counter.
+                var latest = opening.lastStamp
+                if let seen = expectation.seenStamp, seen > latest { latest = max(latest, try queries.latestStamp(owner: user)) }
+                if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: latest) {
+                    throw .serverMismatch(mismatch)
+                }
             }
             var remembered = opening.remembered
             let databaseNow = opening.databaseNow
             let pushedAt = now?() ?? databaseNow
-            let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp,
+            let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp, spaces: opening.spaces,
                                             clock: now.map { clock in { clock() } } ?? { databaseNow })
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
@@ -346,7 +361,7 @@ public final class PostgreSQLStorage: SyncStorage {
                 results.append(MutationResult(operationID: mutation.operationID, outcome: outcome))
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
-                              lastStamp: batch.tookStamp ? batch.lastStamp : nil, rememberedAt: pushedAt)
+                              lastStamp: batch.tookStamp ? batch.lastStamp : nil, spaceStamps: batch.spaceStamps, rememberedAt: pushedAt)
             return results
         }
     }
@@ -359,13 +374,13 @@ public final class PostgreSQLStorage: SyncStorage {
     /// let fast = PostgreSQLStorage.opensInOneRoundTrip([mutation])   // true
     /// ```
     package static func opensInOneRoundTrip(_ mutations: [Mutation]) -> Bool {
-        let keys = Set(mutations.filter { StorageRules.refusal(of: $0) == nil }.map { RecordKey(kind: $0.kind, id: $0.recordID) })
+        let keys = Set(mutations.filter { StorageRules.refusal(of: $0) == nil }.map { RowAddress(key: $0.key, owner: "") })
         return opensInOneRoundTrip(operationIDs: Set(mutations.map(\.operationID)).count, keys: Array(keys))
     }
 
-    private static func opensInOneRoundTrip(operationIDs: Int, keys: [RecordKey]) -> Bool {
+    private static func opensInOneRoundTrip(operationIDs: Int, keys: [RowAddress]) -> Bool {
         // An operation id is 36 characters of text; each array element also carries a length word.
-        let bytes = keys.reduce(operationIDs * 40) { $0 + $1.kind.utf8.count + $1.id.utf8.count + 8 }
+        let bytes = keys.reduce(operationIDs * 40) { $0 + $1.key.kind.utf8.count + $1.key.id.utf8.count + $1.owner.utf8.count + 16 }
         return bytes <= PostgreSQLConnection.pipelineParameterBudget
     }
 
@@ -412,8 +427,58 @@ public final class PostgreSQLStorage: SyncStorage {
         // Text with U+0000 cannot be stored, so no such row exists.
         if kind.utf8.contains(0) || id.utf8.contains(0) { return nil }
         return try transaction("begin isolation level read committed read only") { queries throws(StorageError) in
-            guard let stored = try queries.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
-            return stored.row
+            try StorageRules.read(RecordKey(kind: kind, id: id), user: user, PostgreSQLUserSnapshot(transaction: queries, owner: user))
+        }
+    }
+
+    /// The live row under `key` as `user` sees it, its membership read in
+    /// the same transaction (see ``SyncStorage/read(user:_:)``).
+    ///
+    /// ```swift
+    /// let pin = try storage.read(user: "kid", RecordKey(kind: "pin", id: "p1", space: trip))
+    /// ```
+    public func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow? {
+        // Text with U+0000 cannot be stored, so no such row exists.
+        if key.kind.utf8.contains(0) || key.id.utf8.contains(0) { return nil }
+        return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
+            try StorageRules.read(key, user: user, PostgreSQLUserSnapshot(transaction: queries, owner: user))
+        }
+    }
+
+    // MARK: Spaces
+
+    /// Applies one membership change in one transaction that first locks
+    /// the space's counter, so changes of one space (and the pushes into
+    /// it) follow one another (see ``SyncStorage/change(user:_:)``).
+    ///
+    /// ```swift
+    /// let space = try storage.change(user: "dad", .create(SpaceID.random(), name: "Weekend pins"))
+    /// ```
+    @discardableResult
+    public func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space? {
+        if let problem = SpaceRules.problem(in: change) { throw .badRequest(problem) }
+        if case .setMember(_, let member, _) = change, member.utf8.contains(0) { throw .spaceRefused(.unknownUser(member)) }
+        let isKnown = knownUsers
+        let space = try transaction("begin isolation level read committed") { queries throws(StorageError) in
+            if !change.space.isPersonal { _ = try queries.lockSpaces([change.space], user: user) }
+            if case .create = change {
+                // Two creates of one new id: the second waits here, then finds the space.
+                try queries.lockSpaceCreation(change.space)
+            }
+            return try SpaceRules.apply(change, user: user, isKnown: isKnown, queries)
+        }
+        announcer.announce(.membershipChanged(change.space, users: change.changedUsers(by: user)))
+        return space
+    }
+
+    /// Every shared space `user` is a member of (see ``SyncStorage/spaces(user:)``).
+    ///
+    /// ```swift
+    /// let spaces = try storage.spaces(user: "kid")
+    /// ```
+    public func spaces(user: String) throws(StorageError) -> [Space] {
+        try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
+            try SpaceRules.spaces(of: user, PostgreSQLUserSnapshot(transaction: queries, owner: user))
         }
     }
 
@@ -430,7 +495,14 @@ public final class PostgreSQLStorage: SyncStorage {
         return try transaction("begin isolation level read committed") { queries throws(StorageError) in
             let found = try queries.tombstones(before: stamp, kind: kind)
             var byOwner: [String: [(kind: String, position: PullCursor)]] = [:]
-            for tombstone in found { byOwner[tombstone.owner, default: []].append((tombstone.kind, tombstone.position)) }
+            var bySpace: [String: [(kind: String, position: PullCursor)]] = [:]
+            for tombstone in found {
+                if tombstone.space.isEmpty {
+                    byOwner[tombstone.owner, default: []].append((tombstone.kind, tombstone.position))
+                } else {
+                    bySpace[tombstone.space, default: []].append((tombstone.kind, tombstone.position))
+                }
+            }
             var purged = 0
             // Serialised with each owner's pushes; owners locked in one order, so two purges never deadlock.
             for owner in byOwner.keys.sorted() {
@@ -441,6 +513,16 @@ public final class PostgreSQLStorage: SyncStorage {
                 var latest: [String: PullCursor] = [:]
                 for (kind, position) in deleted where latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
                 for (kind, position) in latest { try queries.raiseHorizon(owner: owner, kind: kind, to: position) }
+            }
+            // Then the shared spaces, their counters locked in id order, as pushes lock them.
+            for space in bySpace.keys.sorted() {
+                let id = try StorageTransaction.space(space, table: "rows", key: space)
+                _ = try queries.lockSpaces([id], user: "")
+                let deleted = try queries.deleteTombstones(space: space, owner: "", bySpace[space] ?? [])
+                purged += deleted.count
+                var latest: [String: PullCursor] = [:]
+                for (kind, position) in deleted where latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+                for (kind, position) in latest { try queries.raiseSpaceHorizon(space, kind: kind, to: position) }
             }
             return purged
         }

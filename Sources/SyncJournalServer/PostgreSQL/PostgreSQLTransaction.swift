@@ -76,11 +76,13 @@ struct PostgreSQLTransaction {
     }
 
     /// The last stamp issued to `owner` (the floor of schema version 1 for
-    /// a user who never pushed): at or above every stamp and cursor the
-    /// user was handed, and never lowered, tombstone purges included.
+    /// a user who never pushed), or drawn in a shared space `owner` is a
+    /// member of, whichever is larger: at or above every stamp and cursor
+    /// the user was handed, and never lowered, tombstone purges included.
     func latestStamp(owner: String) throws(StorageError) -> Int64 {
         let rows = try run("""
-            select coalesce((select last from user_stamps where owner = $1), (select last from stamp where "only" = 1))
+            select greatest(coalesce((select last from user_stamps where owner = $1), (select last from stamp where "only" = 1)),
+                            (select max(s.last) from space_members m join spaces s on s.id = m.space where m.member = $1))
             """, [.text(owner)])
         guard rows.count > 0, let last = try decode({ () throws(PostgreSQLError) in try rows.optionalInt64(0, 0) }, table: "user_stamps", key: owner) else {
             throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing")
@@ -115,7 +117,7 @@ struct PostgreSQLTransaction {
     /// in the pipeline, so both reads see every push of `owner` committed
     /// before it, exactly as when sent one by one. A user's first push finds
     /// no stamp row to lock: it creates one, and reads again under that lock.
-    func openPush(begin: String, owner: String, operationIDs: [String], keys: [RecordKey]) throws(StorageError) -> PostgreSQLPushOpening {
+    func openPush(begin: String, owner: String, operationIDs: [String], keys: [RowAddress]) throws(StorageError) -> PostgreSQLPushOpening {
         var statements = [PostgreSQLStatement(begin), Self.lockStampsStatement(owner: owner)]
         if !operationIDs.isEmpty { statements.append(Self.rememberedStatement(owner: owner, operationIDs: operationIDs)) }
         if !keys.isEmpty { statements.append(Self.rowsStatement(keys: keys)) }
@@ -130,57 +132,50 @@ struct PostgreSQLTransaction {
         guard let (last, databaseNow) = try Self.decodeStamps(try take(), owner: owner) else {
             let (last, databaseNow) = try createStamps(owner: owner)
             return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow,
-                                         remembered: try remembered(owner: owner, operationIDs: operationIDs), rows: try rows(keys: keys))
+                                         remembered: try remembered(owner: owner, operationIDs: operationIDs), rows: try rows(keys: keys),
+                                         spaces: [:])
         }
         let remembered = operationIDs.isEmpty ? [:] : try Self.decodeRemembered(try take(), owner: owner)
         let rows = keys.isEmpty ? [:] : try Self.decodeRows(try take())
-        return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered, rows: rows)
+        return PostgreSQLPushOpening(lastStamp: last, databaseNow: databaseNow, remembered: remembered, rows: rows, spaces: [:])
     }
 
     // MARK: Rows
 
-    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        let rows = try run("select owner, fields, updated_at, deleted_at, created_by, model_version from rows where kind = $1 and id = $2",
-                           [.text(kind), .text(id)])
-        guard rows.count > 0 else { return nil }
-        let key = "\(kind)/\(id)"
-        let (owner, bytes, updatedAt, deletedAt, createdBy, storedVersion) = try decode({ () throws(PostgreSQLError) in
-            (try rows.text(0, 0), try rows.bytes(0, 1), try rows.int64(0, 2), try rows.optionalInt64(0, 3), try rows.optionalText(0, 4),
-             try rows.optionalInt64(0, 5))
-        }, table: "rows", key: key)
-        let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: key)
-        let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: key)
-        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion),
-                        owner: owner, createdBy: createdBy)
+    func row(_ key: RecordKey, owner: String) throws(StorageError) -> OwnedRow? {
+        try rows(keys: [RowAddress(key: key, owner: owner)])[RowAddress(key: key, owner: owner)]
     }
 
-    /// The stored rows (any owner) under `keys`, in one statement.
-    func rows(keys: [RecordKey]) throws(StorageError) -> [RecordKey: OwnedRow] {
+    func rows(keys: [RowAddress]) throws(StorageError) -> [RowAddress: OwnedRow] {
         guard !keys.isEmpty else { return [:] }
         return try Self.decodeRows(try run(Self.rowsStatement(keys: keys)))
     }
 
     /// The statement of ``rows(keys:)`` (`keys` not empty), for a pipeline.
-    static func rowsStatement(keys: [RecordKey]) -> PostgreSQLStatement {
+    static func rowsStatement(keys: [RowAddress]) -> PostgreSQLStatement {
         PostgreSQLStatement("""
-            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at, r.created_by, r.model_version
-            from rows r join unnest($1::text[], $2::text[]) as k(kind, id) on r.kind = k.kind and r.id = k.id
-            """, [.textArray(keys.map(\.kind)), .textArray(keys.map(\.id))])
+            select r.kind, r.id, r.owner, r.fields, r.updated_at, r.deleted_at, r.created_by, r.model_version, r.space
+            from rows r join unnest($1::text[], $2::text[], $3::text[], $4::text[]) as k(space, owner, kind, id)
+              on r.space = k.space and r.owner = k.owner and r.kind = k.kind and r.id = k.id
+            """, [.textArray(keys.map { StorageTransaction.column($0.key.space) }), .textArray(keys.map(\.owner)),
+                  .textArray(keys.map(\.key.kind)), .textArray(keys.map(\.key.id))])
     }
 
     /// The result of ``rows(keys:)``'s statement.
-    static func decodeRows(_ found: PostgreSQLRows) throws(StorageError) -> [RecordKey: OwnedRow] {
-        var rows: [RecordKey: OwnedRow] = [:]
+    static func decodeRows(_ found: PostgreSQLRows) throws(StorageError) -> [RowAddress: OwnedRow] {
+        var rows: [RowAddress: OwnedRow] = [:]
         rows.reserveCapacity(found.count)
         for index in 0..<found.count {
-            let (kind, id, owner, bytes, updatedAt, deletedAt, createdBy, storedVersion) = try decode({ () throws(PostgreSQLError) in
+            let (kind, id, owner, bytes, updatedAt, deletedAt, createdBy, storedVersion, column) = try decode({ () throws(PostgreSQLError) in
                 (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
-                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalText(index, 6), try found.optionalInt64(index, 7))
+                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalText(index, 6), try found.optionalInt64(index, 7),
+                 try found.text(index, 8))
             }, table: "rows", key: "batch row \(index)")
+            let space = try StorageTransaction.space(column, table: "rows", key: "\(kind)/\(id)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
             let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: "\(kind)/\(id)")
-            rows[RecordKey(kind: kind, id: id)] = OwnedRow(
-                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion),
+            rows[RowAddress(key: RecordKey(kind: kind, id: id, space: space), owner: owner)] = OwnedRow(
+                row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion, space: space),
                 owner: owner, createdBy: createdBy)
         }
         return rows
@@ -197,27 +192,31 @@ struct PostgreSQLTransaction {
     /// the rerun reads the other user's row and refuses the mutation as
     /// forbidden. An operation id remembered by a racing transaction is a
     /// unique violation (`23505`), also run again.
-    func write(owner: String, rows written: [(row: ServerRow, createdBy: String?)], operations: [(operationID: String, row: ServerRow)],
-               lastStamp: Int64?, rememberedAt: Int64) throws(StorageError) {
+    func write(owner: String, rows written: [(row: ServerRow, owner: String, createdBy: String?)], operations: [(operationID: String, row: ServerRow)],
+               lastStamp: Int64?, spaceStamps: [SpaceID: Int64] = [:], rememberedAt: Int64) throws(StorageError) {
         let rows = written.map(\.row)
         guard !rows.isEmpty || !operations.isEmpty || lastStamp != nil else { return }
+        if !spaceStamps.isEmpty {
+            let spaces = spaceStamps.keys.sorted()
+            _ = try run("update spaces set last = t.l from unnest($1::text[], $2::int8[]) as t(s, l) where spaces.id = t.s",
+                        [.textArray(spaces.map { StorageTransaction.column($0) }), .int64Array(spaces.map { spaceStamps[$0] })])
+        }
         let written = try run("""
             with
             changed as (
-              insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version)
-              select k, i, $1, f, u, d, nullif(c, ''), v
-              from unnest($2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $15::text[], $16::int8[])
-                as t(k, i, f, u, d, c, v)
-              on conflict (kind, id) do update set fields = excluded.fields, updated_at = excluded.updated_at,
+              insert into rows (space, owner, kind, id, fields, updated_at, deleted_at, created_by, model_version)
+              select s, w, k, i, f, u, d, nullif(c, ''), v
+              from unnest($18::text[], $19::text[], $2::text[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $15::text[], $16::int8[])
+                as t(s, w, k, i, f, u, d, c, v)
+              on conflict (space, owner, kind, id) do update set fields = excluded.fields, updated_at = excluded.updated_at,
                 deleted_at = excluded.deleted_at, created_by = excluded.created_by, model_version = excluded.model_version
-              where rows.owner = excluded.owner
               returning 1
             ),
             remembered as (
-              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version)
-              select $1, o, k, i, f, u, d, $14, v
-              from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[], $17::int8[])
-                as t(o, k, i, f, u, d, v)
+              insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version, space)
+              select $1, o, k, i, f, u, d, $14, v, s
+              from unnest($7::text[], $8::text[], $9::text[], $10::bytea[], $11::int8[], $12::int8[], $17::int8[], $20::text[])
+                as t(o, k, i, f, u, d, v, s)
             ),
             stamped as (
               update user_stamps set last = $13 where owner = $1 and $13::int8 is not null
@@ -235,7 +234,9 @@ struct PostgreSQLTransaction {
                   // An operation id is never empty: "" stands for a row of no known create.
                   .textArray(written.map { $0.createdBy ?? "" }),
                   .int64Array(rows.map { $0.modelVersion.map(Int64.init) }),
-                  .int64Array(operations.map { $0.row.modelVersion.map(Int64.init) })])
+                  .int64Array(operations.map { $0.row.modelVersion.map(Int64.init) }),
+                  .textArray(rows.map { StorageTransaction.column($0.space) }), .textArray(written.map(\.owner)),
+                  .textArray(operations.map { StorageTransaction.column($0.row.space) })])
         let count = try decode({ () throws(PostgreSQLError) in try written.int64(0, 0) }, table: "rows", key: owner)
         if count != Int64(rows.count) {
             throw .postgres(PostgreSQLError(sqlState: "40001",
@@ -245,18 +246,19 @@ struct PostgreSQLTransaction {
     }
 
     /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order (ids by bytes: collate "C").
-    func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
+    func rows(in space: SpaceID, owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
         let found: PostgreSQLRows
+        let column = StorageTransaction.column(space)
         if let cursor {
             found = try run("""
                 select id, fields, updated_at, deleted_at, model_version from rows
-                where kind = $1 and owner = $2 and (updated_at, id) > ($4, $5) order by updated_at, id limit $3
-                """, [.text(kind), .text(owner), .int64(Int64(limit)), .int64(cursor.updatedAt), .text(cursor.id)])
+                where space = $6 and owner = $2 and kind = $1 and (updated_at, id) > ($4, $5) order by updated_at, id limit $3
+                """, [.text(kind), .text(owner), .int64(Int64(limit)), .int64(cursor.updatedAt), .text(cursor.id), .text(column)])
         } else {
             found = try run("""
-                select id, fields, updated_at, deleted_at, model_version from rows where kind = $1 and owner = $2
+                select id, fields, updated_at, deleted_at, model_version from rows where space = $4 and owner = $2 and kind = $1
                 order by updated_at, id limit $3
-                """, [.text(kind), .text(owner), .int64(Int64(limit))])
+                """, [.text(kind), .text(owner), .int64(Int64(limit)), .text(column)])
         }
         var rows: [ServerRow] = []
         rows.reserveCapacity(found.count)
@@ -267,7 +269,8 @@ struct PostgreSQLTransaction {
             }, table: "rows", key: "\(kind)/row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "rows", key: "\(kind)/\(id)")
             let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "rows", key: "\(kind)/\(id)")
-            rows.append(ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion))
+            rows.append(ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt, modelVersion: modelVersion,
+                                  space: space))
         }
         return rows
     }
@@ -283,7 +286,7 @@ struct PostgreSQLTransaction {
     /// The statement of ``remembered(owner:operationIDs:)`` (`operationIDs` not empty), for a pipeline.
     static func rememberedStatement(owner: String, operationIDs: [String]) -> PostgreSQLStatement {
         PostgreSQLStatement("""
-            select operation_id, kind, id, fields, updated_at, deleted_at, model_version from operations
+            select operation_id, kind, id, fields, updated_at, deleted_at, model_version, space from operations
             where owner = $1 and operation_id = any($2::text[])
             """, [.text(owner), .textArray(operationIDs)])
     }
@@ -292,14 +295,15 @@ struct PostgreSQLTransaction {
     static func decodeRemembered(_ found: PostgreSQLRows, owner: String) throws(StorageError) -> [String: ServerRow] {
         var remembered: [String: ServerRow] = [:]
         for index in 0..<found.count {
-            let (operationID, kind, id, bytes, updatedAt, deletedAt, storedVersion) = try decode({ () throws(PostgreSQLError) in
+            let (operationID, kind, id, bytes, updatedAt, deletedAt, storedVersion, column) = try decode({ () throws(PostgreSQLError) in
                 (try found.text(index, 0), try found.text(index, 1), try found.text(index, 2), try found.bytes(index, 3),
-                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalInt64(index, 6))
+                 try found.int64(index, 4), try found.optionalInt64(index, 5), try found.optionalInt64(index, 6), try found.text(index, 7))
             }, table: "operations", key: "\(owner)/row \(index)")
             let fields = try StorageTransaction.decodeFields(bytes, table: "operations", key: "\(owner)/\(operationID)")
             let modelVersion = try StorageTransaction.modelVersion(storedVersion, table: "operations", key: "\(owner)/\(operationID)")
             remembered[operationID] = ServerRow(kind: kind, id: id, fields: fields, updatedAt: updatedAt, deletedAt: deletedAt,
-                                                modelVersion: modelVersion)
+                                                modelVersion: modelVersion,
+                                                space: try StorageTransaction.space(column, table: "operations", key: "\(owner)/\(operationID)"))
         }
         return remembered
     }
@@ -333,15 +337,15 @@ struct PostgreSQLTransaction {
     }
 
     /// The tombstones stamped before `stamp` (of `kind`, or all), with their owners.
-    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(owner: String, kind: String, position: PullCursor)] {
+    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(space: String, owner: String, kind: String, position: PullCursor)] {
         let rows = try run("""
-            select owner, kind, id, updated_at from rows
+            select owner, kind, id, updated_at, space from rows
             where deleted_at is not null and updated_at < $1 and ($2::text is null or kind = $2)
             """, [.int64(stamp), .text(kind)])
-        var found: [(owner: String, kind: String, position: PullCursor)] = []
+        var found: [(space: String, owner: String, kind: String, position: PullCursor)] = []
         for index in 0..<rows.count {
             found.append(try decode({ () throws(PostgreSQLError) in
-                (try rows.text(index, 0), try rows.text(index, 1),
+                (try rows.text(index, 4), try rows.text(index, 0), try rows.text(index, 1),
                  PullCursor(updatedAt: try rows.int64(index, 3), id: try rows.text(index, 2)))
             }, table: "rows", key: "tombstone \(index)"))
         }
@@ -351,14 +355,15 @@ struct PostgreSQLTransaction {
     /// Deletes each of `owner`'s tombstones at `positions` of `kind`s that
     /// is still that very tombstone (a push may have written the record
     /// again since it was found); returns the ones deleted.
-    func deleteTombstones(owner: String, _ tombstones: [(kind: String, position: PullCursor)]) throws(StorageError) -> [(kind: String, position: PullCursor)] {
+    func deleteTombstones(space: String = "", owner: String, _ tombstones: [(kind: String, position: PullCursor)]) throws(StorageError)
+        -> [(kind: String, position: PullCursor)] {
         guard !tombstones.isEmpty else { return [] }
         let rows = try run("""
             delete from rows r using unnest($2::text[], $3::text[], $4::int8[]) as t(k, i, u)
-            where r.kind = t.k and r.id = t.i and r.updated_at = t.u and r.owner = $1 and r.deleted_at is not null
+            where r.space = $5 and r.owner = $1 and r.kind = t.k and r.id = t.i and r.updated_at = t.u and r.deleted_at is not null
             returning r.kind, r.id, r.updated_at
             """, [.text(owner), .textArray(tombstones.map(\.kind)), .textArray(tombstones.map(\.position.id)),
-                  .int64Array(tombstones.map(\.position.updatedAt))])
+                  .int64Array(tombstones.map(\.position.updatedAt)), .text(space)])
         var deleted: [(kind: String, position: PullCursor)] = []
         for index in 0..<rows.count {
             deleted.append(try decode({ () throws(PostgreSQLError) in

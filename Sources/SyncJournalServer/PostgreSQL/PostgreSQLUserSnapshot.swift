@@ -1,35 +1,38 @@
 import SyncJournalProtocol
 
-/// One user's view of a pull's `repeatable read` snapshot, as the shared
-/// pull rules (``StorageRules/page(user:_:_:)``) read it: rows through the
-/// transaction, horizons of this user (tombstone horizons are kept per user,
-/// because stamps are ordered per user).
+/// One user's view of a `repeatable read` transaction, for the pull and
+/// read rules: rows and memberships come from the transaction; horizons
+/// are the user's own in the personal space (``PostgreSQLTransaction/horizon(owner:kind:)``)
+/// and the space's in a shared one.
 struct PostgreSQLUserSnapshot: StorageQueries {
     typealias Failure = StorageError
 
-    /// The open read-only transaction.
     let transaction: PostgreSQLTransaction
-    /// The user pulling.
     let owner: String
 
-    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? { try transaction.row(kind: kind, id: id) }
+    func row(_ key: RecordKey, owner: String) throws(StorageError) -> OwnedRow? { try transaction.row(key, owner: owner) }
 
-    /// A pull writes nothing: its transaction is read only.
     func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
         throw .badRequest("a pull does not write rows")
     }
 
-    func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
-        try transaction.rows(owner: owner, kind: kind, after: cursor, limit: limit)
+    func rows(in space: SpaceID, owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
+        try transaction.rows(in: space, owner: owner, kind: kind, after: cursor, limit: limit)
     }
 
-    /// A pull takes no stamps: its transaction is read only.
-    func nextStamp(after previous: Int64?) throws(StorageError) -> Int64 {
+    func nextStamp(after previous: Int64?, in space: SpaceID) throws(StorageError) -> Int64 {
         throw .badRequest("a pull does not take stamps")
     }
 
-    /// The position of the last of this user's tombstones of `kind` purged.
-    func horizon(kind: String) throws(StorageError) -> PullCursor? { try transaction.horizon(owner: owner, kind: kind) }
+    func horizon(kind: String, in space: SpaceID) throws(StorageError) -> PullCursor? {
+        space.isPersonal ? try transaction.horizon(owner: owner, kind: kind) : try transaction.spaceHorizon(space, kind: kind)
+    }
+
+    func role(of user: String, in space: SpaceID) throws(StorageError) -> SpaceRole? { try transaction.role(of: user, in: space) }
+
+    func memberships(of user: String) throws(StorageError) -> [SpaceStanding] { try transaction.memberships(of: user) }
+
+    func members(of space: SpaceID) throws(StorageError) -> [SpaceMember] { try transaction.members(of: space) }
 
     static func failure(_ refusal: PullRefusal) -> StorageError { StorageError(refusal) }
 }

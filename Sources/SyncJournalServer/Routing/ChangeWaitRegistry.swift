@@ -14,6 +14,14 @@ import SyncJournalWire
 /// look marks it woken rather than slipping past; ``park(_:milliseconds:)``
 /// then answers at once if it was.
 ///
+/// A wait follows its user's shared spaces (the ones the router passes to
+/// ``register(_:user:cursors:spaces:handle:)``: those the user is a member
+/// of when the wait opens, and those it names): a push into one of them
+/// (``StorageChange/committedInSpace(_:kinds:)``) or a change of its
+/// membership (``StorageChange/membershipChanged(_:users:)``) answers it,
+/// and so does a membership change of its own user in any space (a space
+/// joined, left or lost), whether or not it followed that space.
+///
 /// When changes may have gone unheard (``StorageChange/unknown``: the
 /// connection that hears other servers' pushes was lost and made again),
 /// each parked wait is looked at again with the registry's `recheck`, off
@@ -40,6 +48,8 @@ package final class ChangeWaitRegistry: Sendable {
         var user: String
         /// The wait's cursors: its kinds, and where a look at storage starts.
         var cursors: [String: PullCursor?]
+        /// The shared spaces it follows.
+        var spaces: Set<SpaceID>
         var handle: ResponseHandle
         /// A change came while the wait's first look at storage ran.
         var woken = false
@@ -95,15 +105,17 @@ package final class ChangeWaitRegistry: Sendable {
         }
     }
 
-    /// Holds wait `id` of `user` on the kinds of `cursors`, answering through `handle`.
-    package func register(_ id: UInt64, user: String, cursors: [String: PullCursor?], handle: ResponseHandle) -> Registration {
+    /// Holds wait `id` of `user` on the kinds of `cursors`, in the personal
+    /// space and in the shared `spaces`, answering through `handle`.
+    package func register(_ id: UInt64, user: String, cursors: [String: PullCursor?], spaces: Set<SpaceID> = [],
+                          handle: ResponseHandle) -> Registration {
         let (registration, watchers) = state.withLock { state -> (Registration, [DispatchSemaphore]) in
             state.unregistered.remove(id)
             if state.closedEarly.remove(id) != nil { return (.closed, []) }
             let held = state.perUser[user, default: 0]
             if held >= maximumWaitsPerUser { return (.tooMany(limit: maximumWaitsPerUser), []) }
             state.perUser[user] = held + 1
-            state.waiters[id] = Waiter(user: user, cursors: cursors, handle: handle)
+            state.waiters[id] = Waiter(user: user, cursors: cursors, spaces: spaces, handle: handle)
             return (.registered, Self.ready(&state))
         }
         for signal in watchers { signal.signal() }
@@ -166,7 +178,8 @@ package final class ChangeWaitRegistry: Sendable {
             var toRecheck: [UInt64] = []
             for (id, waiter) in state.waiters where Self.concerns(change, waiter) {
                 if waiter.parked {
-                    if rechecking {
+                    // The recheck looks at the personal space alone: a wait following spaces is answered.
+                    if rechecking && waiter.spaces.isEmpty {
                         toRecheck.append(id)
                     } else if let taken = Self.take(id, from: &state) {
                         answered.append(taken)
@@ -261,10 +274,23 @@ package final class ChangeWaitRegistry: Sendable {
     }
 
     private static func concerns(_ change: StorageChange, _ waiter: Waiter) -> Bool {
+        concerns(change, user: waiter.user, kinds: waiter.cursors.keys, spaces: waiter.spaces)
+    }
+
+    /// Whether `change` may end a wait of `user` on `kinds` that follows
+    /// `spaces`: a push of the user's own or into a followed space of one
+    /// of the kinds (or of any kind), a change of a followed space's
+    /// membership or of the user's own membership anywhere, or anything
+    /// after changes went unheard.
+    package static func concerns(_ change: StorageChange, user: String, kinds: some Collection<String>, spaces: Set<SpaceID>) -> Bool {
         switch change {
         case .unknown: return true
-        case .committed(let user, let kinds):
-            return user == waiter.user && (kinds.isEmpty || kinds.contains { waiter.cursors.keys.contains($0) })
+        case .committed(let pusher, let written):
+            return pusher == user && (written.isEmpty || written.contains { kinds.contains($0) })
+        case .committedInSpace(let space, let written):
+            return spaces.contains(space) && (written.isEmpty || written.contains { kinds.contains($0) })
+        case .membershipChanged(let space, let users):
+            return spaces.contains(space) || users.contains(user)
         }
     }
 

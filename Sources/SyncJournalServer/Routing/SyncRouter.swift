@@ -234,7 +234,22 @@ public struct SyncRouter: HTTPResponder {
             case .corrupt:
                 log("sync-server: \(endpoint.path) for \(user): \(error)")
                 return Self.error(500, .internal, "stored data could not be read")
+            case .spaceRefused(let refusal):
+                let (status, code) = Self.status(of: refusal)
+                return Self.error(status, ProtocolErrorCode(rawValue: code), refusal.description)
             }
+        }
+    }
+
+    /// The status and error code of a refused membership change (journals/PROTOCOL.md, "Membership").
+    static func status(of refusal: SpaceRefusal) -> (status: Int, code: String) {
+        switch refusal {
+        case .noSuchSpace: return (404, "no_such_space")
+        case .forbidden: return (403, "forbidden")
+        case .spaceExists: return (409, "space_exists")
+        case .lastOwner: return (409, "last_owner")
+        case .unknownUser: return (404, "unknown_user")
+        case .tooMany: return (409, "too_many")
         }
     }
 

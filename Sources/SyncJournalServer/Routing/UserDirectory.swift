@@ -89,6 +89,16 @@ public struct UserDirectory: Sendable {
     /// ```
     public var count: Int { entries.count }
 
+    /// Whether `user` could be a user of some directory: 1 to
+    /// ``maximumUserBytes`` bytes of UTF-8 without U+0000 (what a storage
+    /// without a directory takes as known).
+    package static func isPossibleUser(_ user: String) -> Bool {
+        !user.isEmpty && user.utf8.count <= maximumUserBytes && !user.utf8.contains(0)
+    }
+
+    /// Whether some token of the directory is `user`'s.
+    package func knows(user: String) -> Bool { entries.contains { $0.user == user } }
+
     /// The user `token` belongs to, or `nil`. Every entry is compared in
     /// full, so the time taken does not tell how much of a token matched.
     ///

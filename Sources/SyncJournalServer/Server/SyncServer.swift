@@ -38,16 +38,19 @@ public final class SyncServer: Sendable {
     /// - Throws: ``SyncServerError/storage(_:)`` when the database cannot be opened.
     public init(options: SyncServerOptions, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SyncServerError) {
         self.options = options
+        // Members are added by name: only users of the directory exist.
+        let users = options.users
+        let knownUsers: @Sendable (String) -> Bool = { users.knows(user: $0) }
         do throws(StorageError) {
             if let connection = options.postgresConnection {
                 let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
-                                                   operationRetention: options.operationRetention,
+                                                   operationRetention: options.operationRetention, knownUsers: knownUsers,
                                                    preparesStatements: options.postgresPreparesStatements)
                 storage = postgres
                 storageDescription = "postgres \(postgres.redactedConnection)"
             } else {
                 storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
-                                            operationRetention: options.operationRetention)
+                                            operationRetention: options.operationRetention, knownUsers: knownUsers)
                 storageDescription = "sqlite \(options.databasePath)"
             }
         } catch {

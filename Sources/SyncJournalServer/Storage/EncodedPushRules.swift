@@ -7,13 +7,15 @@ protocol EncodedStorageQueries {
     /// How this storage's statements fail.
     associatedtype Failure: Error
 
-    /// The row stored under `(kind, id)`, live or a tombstone, with its
-    /// owner and the create it comes from.
-    func encodedRow(kind: String, id: String) throws(Failure) -> (row: EncodedRow, owner: String, createdBy: String?)?
-    /// Inserts or replaces a row; `createdBy` is the id of the create whose record it is.
-    func write(_ row: EncodedRow, owner: String, createdBy: String?) throws(Failure)
-    /// The stamp for the next version of a row whose stored version has stamp `previous`.
-    func nextStamp(after previous: Int64?) throws(Failure) -> Int64
+    /// The row stored under `key` for `owner` (``StorageRules/owner(in:user:)``),
+    /// live or a tombstone, with the create it comes from.
+    func encodedRow(_ key: RecordKey, owner: String) throws(Failure) -> (row: EncodedRow, createdBy: String?)?
+    /// Inserts or replaces a row of `space`; `createdBy` is the id of the create whose record it is.
+    func write(_ row: EncodedRow, in space: SpaceID, owner: String, createdBy: String?) throws(Failure)
+    /// The stamp for the next version of a row of `space` whose stored version has stamp `previous`.
+    func nextStamp(after previous: Int64?, in space: SpaceID) throws(Failure) -> Int64
+    /// `user`'s role in shared space `space`, `nil` when not a member.
+    func role(of user: String, in space: SpaceID) throws(Failure) -> SpaceRole?
 }
 
 /// ``StorageRules``' push rules (journals/PROTOCOL.md, "Push") over
@@ -24,6 +26,10 @@ protocol EncodedStorageQueries {
 /// step; only whole fields are looked at (their names, their count, an
 /// update's merge). The server's tests push the same mutations through
 /// both and compare the results.
+///
+/// An ``EncodedRow`` carries no space: every row a mutation's result
+/// holds is in that mutation's space (a record's space never changes), so
+/// the reply takes the space from the mutation.
 enum EncodedPushRules {
     /// The refusal of a mutation no storage may apply, as ``StorageRules/refusal(of:)``.
     /// The field values' own rules (no empty name in an object, nesting
@@ -45,11 +51,10 @@ enum EncodedPushRules {
                                                       _ queries: Queries) throws(Queries.Failure) -> EncodedOutcome {
         if let refusal = refusal(of: pushed) { return refusal }
         let mutation = pushed.mutation
-        let (kind, id) = (mutation.kind, mutation.recordID)
-        let existing = try queries.encodedRow(kind: kind, id: id)
-        if let existing, existing.owner != user {
-            return .rejected(reason: "forbidden: \(RecordKey(kind: kind, id: id)) belongs to another user", permanent: true)
-        }
+        let (kind, id, space) = (mutation.kind, mutation.recordID, mutation.space)
+        if let refusal = try spaceRefusal(of: mutation, user: user, queries) { return refusal }
+        let owner = StorageRules.owner(in: space, user: user)
+        let existing = try queries.encodedRow(mutation.key, owner: owner)
         let live = existing.flatMap { $0.row.isTombstone ? nil : $0.row }
         let previous = existing?.row.updatedAt
         let modelVersion = StorageRules.highestModelVersion(existing?.row.modelVersion, mutation.modelVersion)
@@ -60,33 +65,44 @@ enum EncodedPushRules {
                 return live == nil ? .conflict(server: nil) : .duplicate
             }
             if let live { return .conflict(server: live) }
-            let row = EncodedRow(kind: kind, id: id, fields: pushed.fields, updatedAt: try queries.nextStamp(after: previous),
+            let row = EncodedRow(kind: kind, id: id, fields: pushed.fields, updatedAt: try queries.nextStamp(after: previous, in: space),
                                  modelVersion: modelVersion)
-            try queries.write(row, owner: user, createdBy: operationID)
+            try queries.write(row, in: space, owner: owner, createdBy: operationID)
             return .applied(row)
         case .update:
             guard var row = live else { return .conflict(server: nil) }
             guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
             row.fields = row.fields.merging(pushed.fields)
             if row.fields.count > ProtocolLimits.maximumFieldsPerRecord {
-                let key = RecordKey(kind: kind, id: id)
+                let key = mutation.key
                 return .rejected(reason: "the update would leave \(row.fields.count) fields in \(key), at most \(ProtocolLimits.maximumFieldsPerRecord) in a record",
                                  permanent: true)
             }
-            row.updatedAt = try queries.nextStamp(after: previous)
+            row.updatedAt = try queries.nextStamp(after: previous, in: space)
             row.modelVersion = modelVersion
-            try queries.write(row, owner: user, createdBy: existing?.createdBy)
+            try queries.write(row, in: space, owner: owner, createdBy: existing?.createdBy)
             return .applied(row)
         case .delete:
             if let live, mutation.baseUpdatedAt != live.updatedAt { return .conflict(server: live) }
             // Deleting a deleted row is harmless: its tombstone is the answer.
             if live == nil, let existing { return .applied(existing.row) }
-            let stamp = try queries.nextStamp(after: previous)
+            let stamp = try queries.nextStamp(after: previous, in: space)
             let tombstone = EncodedRow(kind: kind, id: id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion)
             // The tombstone keeps the create of the life it ends.
-            try queries.write(tombstone, owner: user, createdBy: existing?.createdBy)
+            try queries.write(tombstone, in: space, owner: owner, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
+    }
+
+    /// ``StorageRules/spaceRefusal(of:user:_:)`` over the encoded statements.
+    private static func spaceRefusal<Queries: EncodedStorageQueries>(of mutation: Mutation, user: String,
+                                                                     _ queries: Queries) throws(Queries.Failure) -> EncodedOutcome? {
+        guard let id = mutation.space.text else { return nil }
+        guard let role = try queries.role(of: user, in: mutation.space) else {
+            return .rejected(reason: "no access to space \(id)", permanent: true)
+        }
+        if !role.canWrite { return .rejected(reason: "read only: a viewer of space \(id)", permanent: true) }
+        return nil
     }
 }
 
@@ -100,13 +116,13 @@ package protocol EncodedPushStorage: SyncStorage {
 }
 
 extension StorageChange {
-    /// The change a committed push's encoded `results` stand for, or `nil` when it applied nothing.
-    init?(user: String, results: [EncodedMutationResult]) {
-        var kinds: Set<String> = []
-        for result in results {
-            if case .applied(let row) = result.outcome { kinds.insert(row.kind) }
-        }
-        guard !kinds.isEmpty else { return nil }
-        self = .committed(user: user, kinds: kinds)
+    /// The changes a committed push of `mutations` stands for, with their
+    /// encoded `results` (one each, in order): one for the personal space
+    /// and one per shared space it wrote rows into.
+    static func changes(user: String, mutations: [EncodedMutation], results: [EncodedMutationResult]) -> [StorageChange] {
+        changes(user: user, applied: zip(mutations, results).lazy.compactMap { pushed, result -> (SpaceID, String)? in
+            if case .applied(let row) = result.outcome { return (pushed.mutation.space, row.kind) }
+            return nil
+        })
     }
 }

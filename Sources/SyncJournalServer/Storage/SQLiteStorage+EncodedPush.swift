@@ -25,14 +25,14 @@ extension SQLiteStorage: EncodedPushStorage {
                 let outcome = try EncodedPushRules.apply(pushed, user: user, mayBeForgotten: forgotten, queries)
                 // Only an applied result changed anything; a refusal is judged afresh on a resend.
                 if case .applied(let row) = outcome {
-                    try queries.remember(owner: user, operationID: operationID, row: row, at: pushedAt)
+                    try queries.remember(owner: user, operationID: operationID, row: row, in: pushed.mutation.space, at: pushedAt)
                 }
                 results.append(EncodedMutationResult(operationID: operationID, outcome: outcome))
             }
             return results
         }
         // Committed: waits for this user's changes may end now.
-        if let change = StorageChange(user: user, results: results) { notifyObserver(change) }
+        for change in StorageChange.changes(user: user, mutations: mutations, results: results) { notifyObserver(change) }
         return results
     }
 }

@@ -40,6 +40,8 @@ public final class SQLiteStorage: SyncStorage {
     /// The database's identity, read when it is opened (one process writes
     /// the file: nothing else changes it while this storage is open).
     private let identityHolder = Mutex<ServerIdentity?>(nil)
+    /// Whether a user exists, for adding members (see ``init(path:busyTimeoutMilliseconds:tombstoneRetentionMilliseconds:operationRetention:knownUsers:clock:)``).
+    private let knownUsers: @Sendable (String) -> Bool
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -65,13 +67,19 @@ public final class SQLiteStorage: SyncStorage {
     ///   - clock: the time stamps start from, in milliseconds (the wall clock
     ///   by default); stamps still increase when it stands still or goes back.
     ///   Remembered operations are dated and pruned by it too.
+    ///   - knownUsers: whether a user exists, so a membership change may add
+    ///   them (else ``SpaceRefusal/unknownUser(_:)``); `sync-server` passes
+    ///   its user directory's. The default knows every user name the
+    ///   directory could hold (1 to 128 bytes of UTF-8 without U+0000).
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
     ///   another version or a stored identity that is not one.
     package init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
+                knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
         self.path = path
+        self.knownUsers = knownUsers
         self.now = clock
         self.operationRetention = operationRetention
         self.tombstoneRetentionMilliseconds = tombstoneRetentionMilliseconds.map { max(0, $0) }
@@ -138,6 +146,13 @@ public final class SQLiteStorage: SyncStorage {
                 }
                 if version == 1 || version == 2 { try database.execute(StorageSchema.sqliteFromVersion2) }
                 if (1...3).contains(version) { try database.execute(StorageSchema.sqliteFromVersion3) }
+                if (1...5).contains(version) {
+                    if try !Self.hasColumn(database, table: "rows", column: "space") { try database.execute(StorageSchema.sqliteFromVersion5) }
+                    if try !Self.hasColumn(database, table: "horizons", column: "space") { try database.execute(StorageSchema.sqliteHorizonsBySpace) }
+                    if try !Self.hasColumn(database, table: "operations", column: "space") {
+                        try database.execute(StorageSchema.sqliteOperationsSpace)
+                    }
+                }
                 try database.execute(StorageSchema.sqlite)
                 // A new database, or one from before identities, gets one now.
                 try database.withStatement(StorageSchema.sqliteIdentity) { statement throws(SQLiteError) in
@@ -149,6 +164,15 @@ public final class SQLiteStorage: SyncStorage {
                 throw StorageError(sqlite: error)
             }
             return try queries.identity()
+        }
+    }
+
+    /// Whether `table` has `column` (an upgrade adds a column once).
+    private static func hasColumn(_ database: SQLiteDatabase, table: String, column: String) throws(SQLiteError) -> Bool {
+        try database.withStatement("select count(*) from pragma_table_info(?1) where name = ?2") { statement throws(SQLiteError) in
+            statement.bind(1, table)
+            statement.bind(2, column)
+            return try statement.step() && statement.int64(0) > 0
         }
     }
 
@@ -226,10 +250,8 @@ public final class SQLiteStorage: SyncStorage {
     /// ```
     public func push(user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation?) throws(StorageError) -> [MutationResult] {
         let results = try apply(user: user, mutations, expecting: expectation)
-        // Committed: waits for this user's changes may end now.
-        if let change = StorageChange(user: user, results: results), let observer = changeObserver.withLock({ $0 }) {
-            observer(change)
-        }
+        // Committed: waits for this user's changes, and for the spaces it wrote into, may end now.
+        for change in StorageChange.changes(user: user, results: results) { notifyObserver(change) }
         return results
     }
 
@@ -342,10 +364,43 @@ public final class SQLiteStorage: SyncStorage {
     /// let row = try storage.read(user: "u1", kind: "pin", id: "p1")
     /// ```
     public func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow? {
-        try transaction(immediate: false) { (_, queries) throws(StorageError) in
-            guard let stored = try queries.row(kind: kind, id: id), stored.owner == user, !stored.row.isTombstone else { return nil }
-            return stored.row
+        try read(user: user, RecordKey(kind: kind, id: id))
+    }
+
+    /// The live row under `key` as `user` sees it (see ``SyncStorage/read(user:_:)``).
+    ///
+    /// ```swift
+    /// let pin = try storage.read(user: "kid", RecordKey(kind: "pin", id: "p1", space: trip))
+    /// ```
+    public func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow? {
+        try transaction(immediate: false) { (_, queries) throws(StorageError) in try StorageRules.read(key, user: user, queries) }
+    }
+
+    // MARK: Spaces
+
+    /// Applies one membership change in one write transaction (see ``SyncStorage/change(user:_:)``).
+    ///
+    /// ```swift
+    /// let space = try storage.change(user: "dad", .create(SpaceID.random(), name: "Weekend pins"))
+    /// ```
+    @discardableResult
+    public func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space? {
+        if let problem = SpaceRules.problem(in: change) { throw .badRequest(problem) }
+        let isKnown = knownUsers
+        let space = try transaction(immediate: true) { (_, queries) throws(StorageError) in
+            try SpaceRules.apply(change, user: user, isKnown: isKnown, queries)
         }
+        notifyObserver(.membershipChanged(change.space, users: change.changedUsers(by: user)))
+        return space
+    }
+
+    /// Every shared space `user` is a member of (see ``SyncStorage/spaces(user:)``).
+    ///
+    /// ```swift
+    /// let spaces = try storage.spaces(user: "kid")
+    /// ```
+    public func spaces(user: String) throws(StorageError) -> [Space] {
+        try transaction(immediate: false) { (_, queries) throws(StorageError) in try SpaceRules.spaces(of: user, queries) }
     }
 
     // MARK: Tombstones
@@ -359,14 +414,20 @@ public final class SQLiteStorage: SyncStorage {
     public func purgeTombstones(olderThan stamp: Int64, kind: String? = nil) throws(StorageError) -> Int {
         try transaction(immediate: true) { (_, queries) throws(StorageError) in
             let purged = try queries.tombstones(before: stamp, kind: kind)
-            var latest: [String: PullCursor] = [:]
-            for (kind, position) in purged {
-                try queries.deleteRow(kind: kind, id: position.id)
-                if latest[kind].map({ $0 < position }) ?? true { latest[kind] = position }
+            // Per space (empty: the personal spaces together) and kind, the last tombstone purged.
+            var latest: [String: [String: PullCursor]] = [:]
+            for tombstone in purged {
+                try queries.deleteRow(tombstone)
+                if latest[tombstone.space]?[tombstone.kind].map({ $0 < tombstone.position }) ?? true {
+                    latest[tombstone.space, default: [:]][tombstone.kind] = tombstone.position
+                }
             }
-            for (kind, position) in latest {
-                let current = try queries.horizon(kind: kind)
-                if current.map({ $0 < position }) ?? true { try queries.setHorizon(kind: kind, position) }
+            for (space, kinds) in latest {
+                let id = try StorageTransaction.space(space, table: "rows", key: space)
+                for (kind, position) in kinds {
+                    let current = try queries.horizon(kind: kind, in: id)
+                    if current.map({ $0 < position }) ?? true { try queries.setHorizon(kind: kind, in: space, position) }
+                }
             }
             return purged.count
         }

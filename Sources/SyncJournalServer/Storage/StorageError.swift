@@ -28,6 +28,10 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case postgres(PostgreSQLError)
     /// A stored row or remembered result that does not decode: 500 `internal`.
     case corrupt(table: String, key: String, reason: String)
+    /// A membership change the rules refuse (journals/PROTOCOL.md,
+    /// "Membership"): 404 `no_such_space` or `unknown_user`, 403
+    /// `forbidden`, 409 `space_exists`, `last_owner` or `too_many`.
+    case spaceRefused(SpaceRefusal)
 
     /// The error for a failed SQLite call: busy and locked are
     /// ``unavailable(reason:)``; a value over SQLite's length limit
@@ -101,6 +105,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sqlite(let error): return error.description
         case .postgres(let error): return error.description
         case .corrupt(let table, let key, let reason): return "corrupt \(table) entry \(key): \(reason)"
+        case .spaceRefused(let refusal): return "refused: \(refusal)"
         }
     }
 }

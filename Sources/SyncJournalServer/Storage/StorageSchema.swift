@@ -1,20 +1,31 @@
 /// The tables every ``SyncStorage`` keeps, as SQLite DDL (journals/PROTOCOL.md,
 /// "Appendix: server storage", gives the PostgreSQL spelling).
 ///
-/// - `rows`: one per record, tombstones included until purged. `fields` is
+/// - `rows`: one per record, tombstones included until purged, named by
+///   space, owner, kind and id: `space` is empty for a personal space and
+///   the shared space's id otherwise; `owner` is the user of a personal
+///   space and empty in a shared one (version 6; before it, every row was
+///   personal and named by kind and id alone). `fields` is
 ///   the record's field list in journals/FORMAT.md's encoding (names sorted
 ///   by bytes, typed values; exact for doubles and sets). `created_by` is
 ///   the operation id of the create whose record it is (null for rows of
 ///   version 2 and before). `model_version` is the highest model version
 ///   that has written the record (null when none stated one, and for rows of
-///   version 3 and before). The index serves pulls: one kind of one owner
-///   after a `(updated_at, id)` cursor.
+///   version 3 and before). The index serves pulls: one kind of one space
+///   and owner after a `(updated_at, id)` cursor.
 /// - `operations`: the applied operations per user with the row the push
 ///   answered (only applied results are remembered, so the row is the result,
-///   its `model_version` included) and when the server remembered it (`remembered_at`, server time in
+///   its `model_version` included, and its `space`, version 6) and when the server remembered it (`remembered_at`, server time in
 ///   milliseconds; the index serves pruning past the retention).
-/// - `stamp`: one row, the last stamp issued.
-/// - `horizons`: per kind, the position of the last tombstone purged.
+/// - `stamp`: one row, the last stamp issued; it serves every space.
+/// - `horizons`: per space and kind, the position of the last tombstone
+///   purged (`space` empty: the personal spaces, as before version 6).
+/// - `spaces` and `space_members` (version 6): each shared space with its
+///   name, `version` (the stamp of its last membership change, rename or
+///   creation) and `last` (the last stamp drawn in it, so a pull skips a
+///   space with nothing past its cursors), and each member's role. The
+///   index `space_members_by_member` serves the one read of a user's
+///   memberships that every pull across spaces and every wait starts with.
 /// - `server_identity`: one row, the database's identity (journals/PROTOCOL.md,
 ///   "Server identity"), made with the schema or when a database of version
 ///   4 or before is upgraded, and replaced only by the operator
@@ -27,13 +38,14 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 5)
+    /// #expect(StorageSchema.version == 6)
     /// ```
     ///
     /// Version 2 added `operations.remembered_at` and its index; version 3
     /// `rows.created_by`; version 4 `rows.model_version` and
-    /// `operations.model_version`; version 5 `server_identity`.
-    public static let version: Int64 = 5
+    /// `operations.model_version`; version 5 `server_identity`; version 6
+    /// shared spaces (``sqliteFromVersion5``).
+    public static let version: Int64 = 6
 
     /// Moves a version 1 database to version 2, run in the migration's
     /// transaction before ``sqlite``: adds the column (see
@@ -76,6 +88,54 @@ public enum StorageSchema {
         alter table operations add column model_version integer;
         """
 
+    /// Moves a version 1 to 5 database to version 6, run in the migration's
+    /// transaction (after the earlier steps that apply) before ``sqlite``:
+    /// `rows` is rebuilt keyed by space, owner, kind and id with every row
+    /// it held in the personal space of its owner, unchanged otherwise;
+    /// `horizons` is rebuilt keyed by space and kind, each kept as the
+    /// personal spaces' horizon. (Then ``sqliteOperationsSpace``.) Each step
+    /// runs only on a table that lacks its `space` column.
+    ///
+    /// ```swift
+    /// try database.execute(StorageSchema.sqliteFromVersion5)
+    /// ```
+    public static let sqliteFromVersion5 = """
+        create table rows_by_space (
+          space      text not null default '',
+          owner      text not null,
+          kind       text not null,
+          id         text not null,
+          fields     blob not null,
+          updated_at integer not null,
+          deleted_at integer,
+          created_by text,
+          model_version integer,
+          primary key (space, owner, kind, id)
+        ) without rowid;
+        insert into rows_by_space (space, owner, kind, id, fields, updated_at, deleted_at, created_by, model_version)
+          select '', owner, kind, id, fields, updated_at, deleted_at, created_by, model_version from rows;
+        drop table rows;
+        alter table rows_by_space rename to rows;
+        """
+
+    /// The second step of ``sqliteFromVersion5``: `horizons` keyed by space and kind.
+    public static let sqliteHorizonsBySpace = """
+        create table horizons_by_space (
+          space      text not null default '',
+          kind       text not null,
+          updated_at integer not null,
+          id         text not null,
+          primary key (space, kind)
+        ) without rowid;
+        insert into horizons_by_space (space, kind, updated_at, id) select '', kind, updated_at, id from horizons;
+        drop table horizons;
+        alter table horizons_by_space rename to horizons;
+        """
+
+    /// The last step of the move to version 6: each remembered result's
+    /// space (empty: personal, as every one stored before).
+    public static let sqliteOperationsSpace = "alter table operations add column space text not null default ''"
+
     /// Gives a database without an identity (a new one, or one of version
     /// 4 or before being upgraded) the identity `?1`, run in the migration's
     /// transaction after ``sqlite``; one that has an identity keeps it.
@@ -92,17 +152,18 @@ public enum StorageSchema {
     /// ```
     public static let sqlite = """
         create table if not exists rows (
+          space      text not null default '',
+          owner      text not null,
           kind       text not null,
           id         text not null,
-          owner      text not null,
           fields     blob not null,
           updated_at integer not null,
           deleted_at integer,
           created_by text,
           model_version integer,
-          primary key (kind, id)
+          primary key (space, owner, kind, id)
         ) without rowid;
-        create index if not exists rows_pull on rows (kind, owner, updated_at, id);
+        create index if not exists rows_pull on rows (space, owner, kind, updated_at, id);
         create table if not exists operations (
           owner        text not null,
           operation_id text not null,
@@ -113,6 +174,7 @@ public enum StorageSchema {
           deleted_at   integer,
           remembered_at integer not null default 0,
           model_version integer,
+          space        text not null default '',
           primary key (owner, operation_id)
         ) without rowid;
         create index if not exists operations_remembered on operations (remembered_at);
@@ -122,10 +184,25 @@ public enum StorageSchema {
         );
         insert or ignore into stamp (only, last) values (1, 0);
         create table if not exists horizons (
-          kind       text primary key,
+          space      text not null default '',
+          kind       text not null,
           updated_at integer not null,
-          id         text not null
+          id         text not null,
+          primary key (space, kind)
         ) without rowid;
+        create table if not exists spaces (
+          id      text primary key,
+          name    text not null,
+          version integer not null,
+          last    integer not null
+        ) without rowid;
+        create table if not exists space_members (
+          space  text not null,
+          member text not null,
+          role   text not null,
+          primary key (space, member)
+        ) without rowid;
+        create index if not exists space_members_by_member on space_members (member, space);
         create table if not exists server_identity (
           only     integer primary key check (only = 1),
           identity text not null

@@ -5,16 +5,17 @@ import SyncJournalWire
 /// the bytes read are checked and carried, never decoded into values, and
 /// the bytes written are a pushed list's own (no second encoding).
 extension StorageTransaction: EncodedStorageQueries {
-    func encodedRow(kind: String, id: String) throws(StorageError) -> (row: EncodedRow, owner: String, createdBy: String?)? {
-        guard let found = try storedRow(kind: kind, id: id) else { return nil }
-        let fields = try Self.encodedFields(found.fields, table: "rows", key: "\(kind)/\(id)")
-        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: "\(kind)/\(id)")
-        return (EncodedRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt, modelVersion: modelVersion),
-                found.owner, found.createdBy)
+    func encodedRow(_ key: RecordKey, owner: String) throws(StorageError) -> (row: EncodedRow, createdBy: String?)? {
+        guard let found = try storedRow(key, owner: owner) else { return nil }
+        let fields = try Self.encodedFields(found.fields, table: "rows", key: key.description)
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: key.description)
+        return (EncodedRow(kind: key.kind, id: key.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                           modelVersion: modelVersion),
+                found.createdBy)
     }
 
-    func write(_ row: EncodedRow, owner: String, createdBy: String?) throws(StorageError) {
-        try writeRow(kind: row.kind, id: row.id, owner: owner, fields: row.fields.bytes, updatedAt: row.updatedAt,
+    func write(_ row: EncodedRow, in space: SpaceID, owner: String, createdBy: String?) throws(StorageError) {
+        try writeRow(space: space, kind: row.kind, id: row.id, owner: owner, fields: row.fields.bytes, updatedAt: row.updatedAt,
                      deletedAt: row.deletedAt, createdBy: createdBy, modelVersion: row.modelVersion)
     }
 
@@ -27,8 +28,8 @@ extension StorageTransaction: EncodedStorageQueries {
                           modelVersion: modelVersion)
     }
 
-    func remember(owner: String, operationID: OperationID, row: EncodedRow, at rememberedAt: Int64) throws(StorageError) {
-        try insertOperation(owner: owner, operationID: operationID, kind: row.kind, id: row.id, fields: row.fields.bytes,
+    func remember(owner: String, operationID: OperationID, row: EncodedRow, in space: SpaceID, at rememberedAt: Int64) throws(StorageError) {
+        try insertOperation(owner: owner, operationID: operationID, space: space, kind: row.kind, id: row.id, fields: row.fields.bytes,
                             updatedAt: row.updatedAt, deletedAt: row.deletedAt, modelVersion: row.modelVersion, at: rememberedAt)
     }
 

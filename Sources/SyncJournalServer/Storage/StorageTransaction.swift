@@ -18,12 +18,16 @@ struct StorageTransaction {
     /// both the value reads and the encoded reads of a push start from.
     typealias StoredRow = (owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, createdBy: String?, modelVersion: Int64?)
 
-    func storedRow(kind: String, id: String) throws(StorageError) -> StoredRow? {
+    func storedRow(_ key: RecordKey, owner: String) throws(StorageError) -> StoredRow? {
         try sql { () throws(SQLiteError) -> StoredRow? in
-            try database.withStatement("select owner, fields, updated_at, deleted_at, created_by, model_version from rows where kind = ?1 and id = ?2") {
-                statement throws(SQLiteError) in
-                statement.bind(1, kind)
-                statement.bind(2, id)
+            try database.withStatement("""
+                select owner, fields, updated_at, deleted_at, created_by, model_version from rows
+                where space = ?1 and owner = ?2 and kind = ?3 and id = ?4
+                """) { statement throws(SQLiteError) in
+                statement.bind(1, Self.column(key.space))
+                statement.bind(2, owner)
+                statement.bind(3, key.kind)
+                statement.bind(4, key.id)
                 guard try statement.step() else { return nil }
                 return (statement.text(0), statement.bytes(1), statement.int64(2), statement.optionalInt64(3), statement.optionalText(4),
                         statement.optionalInt64(5))
@@ -32,13 +36,13 @@ struct StorageTransaction {
     }
 
     /// Inserts or replaces a row whose fields are already encoded.
-    func writeRow(kind: String, id: String, owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?,
+    func writeRow(space: SpaceID, kind: String, id: String, owner: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?,
                   createdBy: String?, modelVersion: Int?) throws(StorageError) {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                on conflict (kind, id) do update set owner = excluded.owner, fields = excluded.fields,
+                insert into rows (kind, id, owner, fields, updated_at, deleted_at, created_by, model_version, space)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                on conflict (space, owner, kind, id) do update set fields = excluded.fields,
                   updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, created_by = excluded.created_by,
                   model_version = excluded.model_version
                 """) { statement throws(SQLiteError) in
@@ -50,38 +54,43 @@ struct StorageTransaction {
                 statement.bind(6, deletedAt)
                 statement.bind(7, createdBy)
                 statement.bind(8, modelVersion.map(Int64.init))
+                statement.bind(9, Self.column(space))
                 _ = try statement.step()
             }
         }
     }
 
-    func row(kind: String, id: String) throws(StorageError) -> OwnedRow? {
-        guard let found = try storedRow(kind: kind, id: id) else { return nil }
-        let fields = try Self.decodeFields(found.fields, table: "rows", key: "\(kind)/\(id)")
-        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: "\(kind)/\(id)")
-        return OwnedRow(row: ServerRow(kind: kind, id: id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                                       modelVersion: modelVersion),
+    func row(_ key: RecordKey, owner: String) throws(StorageError) -> OwnedRow? {
+        guard let found = try storedRow(key, owner: owner) else { return nil }
+        let fields = try Self.decodeFields(found.fields, table: "rows", key: key.description)
+        let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: key.description)
+        return OwnedRow(row: ServerRow(kind: key.kind, id: key.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
+                                       modelVersion: modelVersion, space: key.space),
                         owner: found.owner, createdBy: found.createdBy)
     }
 
     func write(_ row: ServerRow, owner: String, createdBy: String?) throws(StorageError) {
-        try writeRow(kind: row.kind, id: row.id, owner: owner, fields: Self.encodeFields(row.fields), updatedAt: row.updatedAt,
+        try writeRow(space: row.space, kind: row.kind, id: row.id, owner: owner, fields: Self.encodeFields(row.fields), updatedAt: row.updatedAt,
                      deletedAt: row.deletedAt, createdBy: createdBy, modelVersion: row.modelVersion)
     }
 
-    /// Up to `limit` rows of `owner` and `kind` after `cursor`, in `(updated_at, id)` order.
-    func rows(owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
+    /// Up to `limit` rows of `kind` in `space` held by `owner` after `cursor`, in `(updated_at, id)` order.
+    func rows(in space: SpaceID, owner: String, kind: String, after cursor: PullCursor?, limit: Int) throws(StorageError) -> [ServerRow] {
         let query = cursor == nil
-            ? "select id, fields, updated_at, deleted_at, model_version from rows where kind = ?1 and owner = ?2 order by updated_at, id limit ?3"
+            ? """
+              select id, fields, updated_at, deleted_at, model_version from rows
+              where space = ?6 and owner = ?2 and kind = ?1 order by updated_at, id limit ?3
+              """
             : """
               select id, fields, updated_at, deleted_at, model_version from rows
-              where kind = ?1 and owner = ?2 and (updated_at, id) > (?4, ?5) order by updated_at, id limit ?3
+              where space = ?6 and owner = ?2 and kind = ?1 and (updated_at, id) > (?4, ?5) order by updated_at, id limit ?3
               """
         let found: [(id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)] = try sql { () throws(SQLiteError) in
             try database.withStatement(query) { statement throws(SQLiteError) in
                 statement.bind(1, kind)
                 statement.bind(2, owner)
                 statement.bind(3, Int64(limit))
+                statement.bind(6, Self.column(space))
                 if let cursor {
                     statement.bind(4, cursor.updatedAt)
                     statement.bind(5, cursor.id)
@@ -99,7 +108,7 @@ struct StorageTransaction {
             let fields = try Self.decodeFields(entry.fields, table: "rows", key: "\(kind)/\(entry.id)")
             let modelVersion = try Self.modelVersion(entry.modelVersion, table: "rows", key: "\(kind)/\(entry.id)")
             rows.append(ServerRow(kind: kind, id: entry.id, fields: fields, updatedAt: entry.updatedAt, deletedAt: entry.deletedAt,
-                                  modelVersion: modelVersion))
+                                  modelVersion: modelVersion, space: space))
         }
         return rows
     }
@@ -107,29 +116,30 @@ struct StorageTransaction {
     // MARK: Remembered operations
 
     /// A remembered operation's row as stored, its fields still the stored bytes.
-    typealias StoredOperation = (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?)
+    typealias StoredOperation = (kind: String, id: String, fields: [UInt8], updatedAt: Int64, deletedAt: Int64?, modelVersion: Int64?,
+                                 space: String)
 
     func storedOperation(owner: String, operationID: OperationID) throws(StorageError) -> StoredOperation? {
         try sql { () throws(SQLiteError) -> StoredOperation? in
             try database.withStatement("""
-                select kind, id, fields, updated_at, deleted_at, model_version from operations where owner = ?1 and operation_id = ?2
+                select kind, id, fields, updated_at, deleted_at, model_version, space from operations where owner = ?1 and operation_id = ?2
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, owner)
                 statement.bind(2, operationID.description)
                 guard try statement.step() else { return nil }
                 return (statement.text(0), statement.text(1), statement.bytes(2), statement.int64(3), statement.optionalInt64(4),
-                        statement.optionalInt64(5))
+                        statement.optionalInt64(5), statement.text(6))
             }
         }
     }
 
     /// Remembers an operation's result row whose fields are already encoded.
-    func insertOperation(owner: String, operationID: OperationID, kind: String, id: String, fields: [UInt8], updatedAt: Int64,
+    func insertOperation(owner: String, operationID: OperationID, space: SpaceID, kind: String, id: String, fields: [UInt8], updatedAt: Int64,
                          deletedAt: Int64?, modelVersion: Int?, at rememberedAt: Int64) throws(StorageError) {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                insert into operations (owner, operation_id, kind, id, fields, updated_at, deleted_at, remembered_at, model_version, space)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, owner)
                 statement.bind(2, operationID.description)
@@ -140,6 +150,7 @@ struct StorageTransaction {
                 statement.bind(7, deletedAt)
                 statement.bind(8, rememberedAt)
                 statement.bind(9, modelVersion.map(Int64.init))
+                statement.bind(10, Self.column(space))
                 _ = try statement.step()
             }
         }
@@ -151,11 +162,11 @@ struct StorageTransaction {
         let fields = try Self.decodeFields(found.fields, table: "operations", key: key)
         let modelVersion = try Self.modelVersion(found.modelVersion, table: "operations", key: key)
         return ServerRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                         modelVersion: modelVersion)
+                         modelVersion: modelVersion, space: try Self.space(found.space, table: "operations", key: key))
     }
 
     func remember(owner: String, operationID: OperationID, row: ServerRow, at rememberedAt: Int64) throws(StorageError) {
-        try insertOperation(owner: owner, operationID: operationID, kind: row.kind, id: row.id, fields: Self.encodeFields(row.fields),
+        try insertOperation(owner: owner, operationID: operationID, space: row.space, kind: row.kind, id: row.id, fields: Self.encodeFields(row.fields),
                             updatedAt: row.updatedAt, deletedAt: row.deletedAt, modelVersion: row.modelVersion, at: rememberedAt)
     }
 
@@ -191,6 +202,22 @@ struct StorageTransaction {
         try sql { () throws(SQLiteError) in
             try database.withStatement("update stamp set last = ?1 where only = 1") { statement throws(SQLiteError) in
                 statement.bind(1, stamp)
+                _ = try statement.step()
+            }
+        }
+        return stamp
+    }
+
+    /// The next stamp for a write into `space`: the database's one counter
+    /// serves every space, and a shared space keeps it as its last stamp
+    /// (what pulls compare cursors against to skip an unchanged space).
+    func nextStamp(in space: SpaceID) throws(StorageError) -> Int64 {
+        let stamp = try nextStamp()
+        guard !space.isPersonal else { return stamp }
+        try sql { () throws(SQLiteError) in
+            try database.withStatement("update spaces set last = ?1 where id = ?2") { statement throws(SQLiteError) in
+                statement.bind(1, stamp)
+                statement.bind(2, Self.column(space))
                 _ = try statement.step()
             }
         }
@@ -236,22 +263,24 @@ struct StorageTransaction {
 
     // MARK: Horizons
 
-    func horizon(kind: String) throws(StorageError) -> PullCursor? {
+    func horizon(kind: String, in space: SpaceID) throws(StorageError) -> PullCursor? {
         try sql { () throws(SQLiteError) in
-            try database.withStatement("select updated_at, id from horizons where kind = ?1") { statement throws(SQLiteError) in
+            try database.withStatement("select updated_at, id from horizons where space = ?2 and kind = ?1") { statement throws(SQLiteError) in
                 statement.bind(1, kind)
+                statement.bind(2, Self.column(space))
                 return try statement.step() ? PullCursor(updatedAt: statement.int64(0), id: statement.text(1)) : nil
             }
         }
     }
 
-    func setHorizon(kind: String, _ position: PullCursor) throws(StorageError) {
+    func setHorizon(kind: String, in space: String, _ position: PullCursor) throws(StorageError) {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                insert into horizons (kind, updated_at, id) values (?1, ?2, ?3)
-                on conflict (kind) do update set updated_at = excluded.updated_at, id = excluded.id
+                insert into horizons (kind, updated_at, id, space) values (?1, ?2, ?3, ?4)
+                on conflict (space, kind) do update set updated_at = excluded.updated_at, id = excluded.id
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, kind)
+                statement.bind(4, space)
                 statement.bind(2, position.updatedAt)
                 statement.bind(3, position.id)
                 _ = try statement.step()
@@ -259,32 +288,50 @@ struct StorageTransaction {
         }
     }
 
-    /// The tombstones stamped before `stamp` (of `kind`, or all), as positions per kind.
-    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [(kind: String, position: PullCursor)] {
+    /// A tombstone as purging finds it: where it is, and its position in its kind.
+    typealias StoredTombstone = (space: String, owner: String, kind: String, position: PullCursor)
+
+    /// The tombstones stamped before `stamp` (of `kind`, or all).
+    func tombstones(before stamp: Int64, kind: String?) throws(StorageError) -> [StoredTombstone] {
         try sql { () throws(SQLiteError) in
             try database.withStatement("""
-                select kind, id, updated_at from rows
+                select space, owner, kind, id, updated_at from rows
                 where deleted_at is not null and updated_at < ?1 and (?2 is null or kind = ?2)
                 """) { statement throws(SQLiteError) in
                 statement.bind(1, stamp)
                 if let kind { statement.bind(2, kind) }
-                var found: [(kind: String, position: PullCursor)] = []
+                var found: [StoredTombstone] = []
                 while try statement.step() {
-                    found.append((statement.text(0), PullCursor(updatedAt: statement.int64(2), id: statement.text(1))))
+                    found.append((statement.text(0), statement.text(1), statement.text(2),
+                                  PullCursor(updatedAt: statement.int64(4), id: statement.text(3))))
                 }
                 return found
             }
         }
     }
 
-    func deleteRow(kind: String, id: String) throws(StorageError) {
+    func deleteRow(_ tombstone: StoredTombstone) throws(StorageError) {
         try sql { () throws(SQLiteError) in
-            try database.withStatement("delete from rows where kind = ?1 and id = ?2") { statement throws(SQLiteError) in
-                statement.bind(1, kind)
-                statement.bind(2, id)
+            try database.withStatement("delete from rows where space = ?1 and owner = ?2 and kind = ?3 and id = ?4") { statement throws(SQLiteError) in
+                statement.bind(1, tombstone.space)
+                statement.bind(2, tombstone.owner)
+                statement.bind(3, tombstone.kind)
+                statement.bind(4, tombstone.position.id)
                 _ = try statement.step()
             }
         }
+    }
+
+    // MARK: Spaces in columns
+
+    /// The `space` column of a row of `space`: empty for the personal space.
+    static func column(_ space: SpaceID) -> String { space.text ?? "" }
+
+    /// The space a stored `space` column names.
+    static func space(_ column: String, table: String, key: String) throws(StorageError) -> SpaceID {
+        if column.isEmpty { return .personal }
+        guard let space = SpaceID(column) else { throw .corrupt(table: table, key: key, reason: "\"\(column.prefix(80))\" is not a space id") }
+        return space
     }
 
     // MARK: Field lists

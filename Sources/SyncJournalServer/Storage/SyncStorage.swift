@@ -14,10 +14,14 @@ import SyncJournalProtocol
 ///   returns, or none of it is applied.
 /// - Stamps come from the storage, `max(now, last + 1)` inside the
 ///   transaction, so every write's stamp is larger than every stamp of the
-///   same user before it and a pull that saw a stamp never misses a later
-///   write of that user (pulls and cursors are per user; ``SQLiteStorage``
-///   orders every user's stamps on one counter, ``PostgreSQLStorage`` keeps
-///   one counter per user).
+///   same space before it and a pull that saw a stamp never misses a later
+///   write of that space (cursors are per space and kind; ``SQLiteStorage``
+///   orders every space's stamps on one counter, ``PostgreSQLStorage`` keeps
+///   one counter per user's personal space and one per shared space).
+/// - Shared spaces (journals/PROTOCOL.md, "Spaces"): every record request
+///   is authorized by the caller's membership, read in the same
+///   transaction; the membership rules are `SpaceRules`', the push and pull
+///   rules `StorageRules`', the same in every storage.
 /// - ``pull(user:_:)`` reads one consistent snapshot.
 /// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
 ///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
@@ -84,6 +88,38 @@ public protocol SyncStorage: Sendable {
     /// ```
     func read(user: String, kind: String, id: String) throws(StorageError) -> ServerRow?
 
+    /// The live row under `key` as `user` sees it (journals/PROTOCOL.md,
+    /// "Read"): in `user`'s personal space, or in a shared space `user` is a
+    /// member of; `nil` for none, a tombstone, or a space `user` is not a
+    /// member of (whether or not it exists).
+    ///
+    /// ```swift
+    /// let pin = try storage.read(user: "kid", RecordKey(kind: "pin", id: "p1", space: trip))
+    /// ```
+    func read(user: String, _ key: RecordKey) throws(StorageError) -> ServerRow?
+
+    /// Applies one membership change of `user` in one transaction
+    /// (journals/PROTOCOL.md, "Membership") and returns the space as `user`
+    /// sees it after it, `nil` when `user` is no longer a member (leave,
+    /// delete, removing themself). Observers hear of it
+    /// (``StorageChange/membershipChanged(_:users:)``).
+    ///
+    /// ```swift
+    /// let space = try storage.change(user: "dad", .create(SpaceID.random(), name: "Weekend pins"))
+    /// ```
+    ///
+    /// - Throws: ``StorageError/spaceRefused(_:)`` with the refusal;
+    ///   ``StorageError/badRequest(_:)`` for a name the protocol does not allow.
+    @discardableResult
+    func change(user: String, _ change: SpaceChange) throws(StorageError) -> Space?
+
+    /// Every shared space `user` is a member of, ordered by id, as `user` sees each.
+    ///
+    /// ```swift
+    /// for space in try storage.spaces(user: "kid") { print(space.name, space.role) }
+    /// ```
+    func spaces(user: String) throws(StorageError) -> [Space]
+
     /// Forgets tombstones stamped before `stamp` (of `kind`, or of every kind
     /// when `nil`) and moves each kind's horizon to the last one purged.
     ///
@@ -117,7 +153,8 @@ public protocol SyncStorage: Sendable {
     func closeConnections()
 
     /// Calls `observer` (from any thread) after each push that applied rows
-    /// has committed, with its user and the kinds it wrote, from now on
+    /// has committed, with its user (or shared space) and the kinds it
+    /// wrote, and after each membership change, from now on
     /// until ``stopObservingChanges()``; it replaces an earlier observer.
     /// A storage that several server processes share reports the pushes of
     /// every one of them. Waits for changes (`POST /v1/sync/wait`) are woken this way.
