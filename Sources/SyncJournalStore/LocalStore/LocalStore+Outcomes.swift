@@ -21,6 +21,7 @@ extension LocalStore {
     /// case .merged: print("merged with the server's changes")
     /// case .quarantined(let entry): print("needs attention:", entry.lastError ?? "")
     /// case .pending: print("not synced yet")
+    /// case .rejected(let rejection): print("not saved:", rejection.reason)
     /// case .cancelled, .unknown: break
     /// }
     /// ```
