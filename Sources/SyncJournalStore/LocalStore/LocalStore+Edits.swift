@@ -20,12 +20,12 @@ extension LocalStore {
         try await create(kind, id: id, fields: fields, modelVersion: nil, in: space)
     }
 
-    /// ``create(_:id:fields:)`` by an app whose model version is
+    /// ``create(_:id:fields:in:)`` by an app whose model version is
     /// `modelVersion` (`nil`: not stated), journaled and pushed with the edit.
     ///
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
     ///   outside 1 to `ProtocolLimits.maximumModelVersion`, and whatever
-    ///   ``create(_:id:fields:)`` throws.
+    ///   ``create(_:id:fields:in:)`` throws.
     @discardableResult
     package func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
                         modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
@@ -62,11 +62,11 @@ extension LocalStore {
         try await update(kind, id: id, changes: changes, modelVersion: nil, in: space)
     }
 
-    /// ``update(_:id:changes:)`` by an app whose model version is
+    /// ``update(_:id:changes:in:)`` by an app whose model version is
     /// `modelVersion` (`nil`: not stated), journaled and pushed with the edit.
     ///
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
-    ///   out of range, and whatever ``update(_:id:changes:)`` throws.
+    ///   out of range, and whatever ``update(_:id:changes:in:)`` throws.
     @discardableResult
     package func update(_ kind: String, id: String, changes: [String: FieldValue],
                         modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
