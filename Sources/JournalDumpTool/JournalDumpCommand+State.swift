@@ -25,7 +25,7 @@ extension JournalDumpCommand {
     static let outboxNote = "in-flight and the next attempt time exist only in a running engine's memory (SyncEngine.outboxStatus()); "
         + "from the journal an operation is queued, sent (it may have reached the server, so it is resent, never cancelled) or quarantined"
 
-    /// A record as the app sees it (what ``LocalStore/records(_:)`` returns).
+    /// A record as the app sees it (what ``LocalStore/records(_:in:)`` returns).
     struct VisibleRecord {
         var key: RecordKey
         var fields: [String: FieldValue]

@@ -1,3 +1,5 @@
+import SyncJournal
+
 /// One line of the list: what a note shows in the model version the app runs as.
 public struct ListedNote: Sendable, Hashable {
     /// The note's id.
@@ -8,13 +10,20 @@ public struct ListedNote: Sendable, Hashable {
     public var created: Int64
     /// Whether the note is pinned; nil in version 1, which knows nothing of pins.
     public var pinned: Bool?
+    /// The shared space the note is in, or ``SpaceID/personal`` for the user's own notes.
+    public var space: SpaceID
+    /// The name of the note's shared space (nil for the user's own notes).
+    public var spaceName: String?
 
     /// A listed note with these values.
-    public init(id: String, text: String, created: Int64, pinned: Bool? = nil) {
+    public init(id: String, text: String, created: Int64, pinned: Bool? = nil,
+                space: SpaceID = .personal, spaceName: String? = nil) {
         self.id = id
         self.text = text
         self.created = created
         self.pinned = pinned
+        self.space = space
+        self.spaceName = spaceName
     }
 
     /// How version 2 lists `note`.

@@ -1,7 +1,10 @@
+import SyncJournal
+
 /// What a `notes` command line asks for.
 public enum NotesAction: Sendable, Hashable {
-    /// `add TEXT`: create a note.
-    case add(text: String)
+    /// `add TEXT [--space SPACE]`: create a note, in the shared space named
+    /// (by name or id) or else in the user's own notes.
+    case add(text: String, space: String?)
     /// `edit ID TEXT`: replace a note's text.
     case edit(id: String, text: String)
     /// `pin ID` (`pinned` true) or `unpin ID`: show a note above the others,
@@ -24,4 +27,15 @@ public enum NotesAction: Sendable, Hashable {
     /// reachability changes. The engine pulls when the server announces
     /// changes and, for a server that does not, every `intervalSeconds` while idle.
     case watch(json: Bool, intervalSeconds: Double)
+    /// `space create NAME`: create a shared space with the user as its owner.
+    case spaceCreate(name: String)
+    /// `space add SPACE USER --role ROLE`: add a member to a shared space, or
+    /// change a member's role (owners only).
+    case spaceAdd(space: String, user: String, role: SpaceRole)
+    /// `space remove SPACE USER`: remove a member (owners may remove anyone,
+    /// a member themselves).
+    case spaceRemove(space: String, user: String)
+    /// `space list [--json]`: the user's shared spaces, their members and
+    /// roles (asked of the server when `--server` is given).
+    case spaceList(json: Bool)
 }

@@ -17,7 +17,7 @@ package enum NotesCommand {
     package static let syntax = CommandSyntax(
         tool: "notes",
         synopses: [
-            "add TEXT --dir DIR",
+            "add TEXT [--space SPACE] --dir DIR",
             "edit ID TEXT --dir DIR",
             "rm ID --dir DIR",
             "pin ID --dir DIR",
@@ -27,6 +27,10 @@ package enum NotesCommand {
             "reconcile --dir DIR --server URL [--token TOKEN]",
             "status [--json] --dir DIR --server URL [--token TOKEN]",
             "watch [--json] [--interval SECONDS] --dir DIR --server URL [--token TOKEN]",
+            "space create NAME --dir DIR --server URL [--token TOKEN]",
+            "space add SPACE USER --role editor|viewer|owner --dir DIR --server URL [--token TOKEN]",
+            "space remove SPACE USER --dir DIR --server URL [--token TOKEN]",
+            "space list [--json] --dir DIR [--server URL] [--token TOKEN]",
         ],
         summary: """
             an offline-first notes app: every change is journaled in DIR (one
@@ -34,10 +38,12 @@ package enum NotesCommand {
             """,
         options: [
             .value("--dir", "DIR", help: "the device's directory (created if missing)"),
-            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, reconcile, status, watch)"),
+            .value("--server", "URL", help: "the sync-server, such as http://127.0.0.1:8787 (sync, reconcile, status, watch, space)"),
             .value("--token", "TOKEN", help: "the bearer token (default dev-token)"),
             .value("--model-version", "N", help: "run as version N of the app, 1 or 2 (default 2; version 1 has no pins)"),
-            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing (version 2 adds \"pinned\"); status: one JSON object"),
+            .flag("--json", help: "list, watch: one JSON array of {\"id\",\"text\"} per listing (version 2 adds \"pinned\", a shared note \"space\"); status: one JSON object; space list: one JSON array of spaces"),
+            .value("--space", "SPACE", help: "add: the shared space to add the note to, by name or id"),
+            .value("--role", "ROLE", help: "space add: the member's role, editor (reads and writes), viewer (reads) or owner"),
             .value("--interval", "SECONDS", help: "watch: how often to pull while idle, for a server that does not announce changes (default 5)"),
         ],
         positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
@@ -61,10 +67,18 @@ package enum NotesCommand {
             on standard output whenever it changes, and a line on standard error
             whenever the server stops or starts answering. It ends on SIGINT,
             SIGTERM, or the end of standard input.
-            exit status: 0 done; 1 no such note; 64 usage; 65 the journal cannot be
-            read; 69 the server cannot be reached or refused the sync; 74 the
-            directory cannot be used; 75 another notes process uses the directory;
-            76 the server changed (run reconcile)
+            A shared space is a list several users see and edit: space create
+            makes one with you as its owner; space add gives another user a role
+            in it (an editor adds, edits and removes notes, a viewer only reads);
+            add --space puts a note in it. A note of a shared space is listed
+            with the space's name. When you leave a space or are removed from
+            it, its notes leave this device at the next sync, and an edit of
+            yours it did not take is listed as not kept, with the reason.
+            exit status: 0 done; 1 no such note or space; 64 usage; 65 the journal
+            cannot be read; 69 the server cannot be reached or refused the sync;
+            74 the directory cannot be used; 75 another notes process uses the
+            directory; 76 the server changed (run reconcile); 77 the server
+            refused a change of a shared space (not an owner, no such user)
             """)
 
     /// Parses a command line (without the program name).
@@ -81,11 +95,13 @@ package enum NotesCommand {
         let interval = try parsed.positiveNumber("--interval", atMost: 3600)
         let modelVersion = try parsed.value("--model-version", expected: "a model version, 1 or 2", NotesModelVersion.init(argument:))
             ?? .current
+        let space = try parsed.nonEmptyValue("--space", expected: "a space's name or id")
+        let role = try parsed.value("--role", expected: "a role: editor, viewer or owner", SpaceRole.init(rawValue:))
 
         let action: NotesAction
         switch command {
         case "add":
-            action = .add(text: try text(rest))
+            action = .add(text: try text(rest), space: space)
         case "edit":
             guard let id = rest.first else { throw .missingArgument("ID") }
             action = .edit(id: id, text: try text(Array(rest.dropFirst())))
@@ -115,17 +131,25 @@ package enum NotesCommand {
         case "watch":
             if let extra = rest.first { throw .unexpectedArgument(extra) }
             action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
+        case "space":
+            action = try spaceAction(rest, json: json, role: role)
         default:
-            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch)")
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space)")
         }
         switch action {
-        case .sync, .reconcile, .status, .watch:
-            if server == nil { throw .invalidCombination("\(command) needs --server URL") }
+        case .sync, .reconcile, .status, .watch, .spaceCreate, .spaceAdd, .spaceRemove:
+            if server == nil { throw .invalidCombination("\(command)\(rest.first.map { " " + $0 } ?? "") needs --server URL") }
         default:
             break
         }
-        if json, !["list", "status", "watch"].contains(command) { throw .invalidCombination("--json goes with list, status or watch") }
+        if json, !["list", "status", "watch"].contains(command), !(action == .spaceList(json: true)) {
+            throw .invalidCombination("--json goes with list, status, watch or space list")
+        }
         if interval != nil, command != "watch" { throw .invalidCombination("--interval goes with watch") }
+        if space != nil, command != "add" { throw .invalidCombination("--space goes with add") }
+        if role != nil {
+            guard case .spaceAdd = action else { throw .invalidCombination("--role goes with space add") }
+        }
         return NotesInvocation(action: action, directory: directory, server: server, token: token, modelVersion: modelVersion)
     }
 
@@ -161,8 +185,14 @@ package enum NotesCommand {
         let repository = try await NotesRepository.open(directory: invocation.directory, modelVersion: invocation.modelVersion)
         do throws(NotesError) {
             switch invocation.action {
-            case .add(let text):
-                output.standard(try await repository.add(text: text) + "\n")
+            case .add(let text, let space):
+                var target = SpaceID.personal
+                if let space {
+                    // A space this device has not heard of yet is looked for on the server, when one is given.
+                    let engine = invocation.server.map { repository.engine(server: $0, token: invocation.token) }
+                    target = try await repository.space(named: space, askingServerWith: engine).id
+                }
+                output.standard(try await repository.add(text: text, in: target) + "\n")
             case .edit(let id, let text):
                 try await repository.edit(id: id, text: text)
             case .remove(let id):
@@ -193,6 +223,10 @@ package enum NotesCommand {
                                                changeWaitTimeout: changeWaitTimeout)
                 try await NotesWatch(repository: repository, engine: engine, server: server.absoluteString, json: json,
                                      output: output).run(until: stopRequests())
+            case .spaceCreate, .spaceAdd, .spaceRemove, .spaceList:
+                let engine = invocation.server.map { repository.engine(server: $0, token: invocation.token) }
+                output.standard(try await NotesSpaces(repository: repository, engine: engine,
+                                                      server: invocation.server?.absoluteString ?? "").run(invocation.action))
             }
         } catch {
             await repository.close()
@@ -212,6 +246,36 @@ package enum NotesCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else { return nil }
         return url
+    }
+
+    /// The `space` command named by the first of `words`, with its arguments.
+    static func spaceAction(_ words: [String], json: Bool, role: SpaceRole?) throws(CommandLineError) -> NotesAction {
+        guard let verb = words.first else { throw .missingArgument("create, add, remove or list") }
+        let arguments = Array(words.dropFirst())
+        func exactly(_ names: [String]) throws(CommandLineError) -> [String] {
+            if arguments.count < names.count { throw .missingArgument(names[arguments.count]) }
+            if arguments.count > names.count { throw .unexpectedArgument(arguments[names.count]) }
+            return arguments
+        }
+        switch verb {
+        case "create":
+            // A space's name may have spaces in it, as a note's text may.
+            let name = arguments.joined(separator: " ")
+            if name.isEmpty { throw .missingArgument("NAME") }
+            return .spaceCreate(name: name)
+        case "add":
+            let given = try exactly(["SPACE", "USER"])
+            guard let role else { throw .missingArgument("--role editor|viewer|owner") }
+            return .spaceAdd(space: given[0], user: given[1], role: role)
+        case "remove":
+            let given = try exactly(["SPACE", "USER"])
+            return .spaceRemove(space: given[0], user: given[1])
+        case "list":
+            _ = try exactly([])
+            return .spaceList(json: json)
+        default:
+            throw .invalidCombination("unknown space command \"\(verb)\" (create, add, remove, list)")
+        }
     }
 
     /// A note's text: the words given, joined by spaces.

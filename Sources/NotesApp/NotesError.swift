@@ -23,6 +23,13 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The command exists only from a later model version of the app (pinning
     /// came with version 2).
     case needsModelVersion(command: String, version: NotesModelVersion)
+    /// No shared space this device knows (or the server listed) has this name or id.
+    case noSuchSpace(String)
+    /// More than one of the user's shared spaces has this name: name one by its id.
+    case ambiguousSpace(name: String, ids: [SpaceID])
+    /// The server refused a change of a shared space: the user is not an
+    /// owner, the user named is unknown, the last owner would leave.
+    case spaceRefused(server: String, refusal: SpaceRefusal)
     /// The store refused the change or the read.
     case store(StoreError)
 
@@ -40,6 +47,11 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the server at \(server) changed: \(mismatch); every note is kept; run notes reconcile to upload what it lacks"
         case .needsModelVersion(let command, let version):
             return "\(command) needs --model-version \(version.rawValue) or later (model \(NotesModelVersion.version1) has no pins)"
+        case .noSuchSpace(let name): return "no shared space \"\(name)\" (notes space list shows yours)"
+        case .ambiguousSpace(let name, let ids):
+            return "\(ids.count) shared spaces are named \"\(name)\"; name one by its id: "
+                + ids.map(\.description).joined(separator: ", ")
+        case .spaceRefused(let server, let refusal): return "the server at \(server) refused: \(refusal)"
         case .store(let error): return error.description
         }
     }
@@ -47,13 +59,15 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The exit status (BSD `sysexits` numbering where one fits).
     public var exitStatus: Int32 {
         switch self {
-        case .noteNotFound: return 1
+        case .noteNotFound, .noSuchSpace: return 1
+        case .ambiguousSpace: return 64                  // EX_USAGE: the command must name the space by id
         case .needsModelVersion: return 64               // EX_USAGE, as the parser's refusals
         case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
         case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
         case .serverChanged: return 76                    // EX_PROTOCOL: the server is not the one this device knew
         case .directoryUnusable, .store: return 74       // EX_IOERR
         case .journalLocked: return 75            // EX_TEMPFAIL: try again once the other process ends
+        case .spaceRefused: return 77                     // EX_NOPERM
         }
     }
 }

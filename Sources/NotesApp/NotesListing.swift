@@ -7,20 +7,27 @@ enum NotesListing {
         json ? self.json(snapshot) + "\n" : text(snapshot)
     }
 
-    /// One line per note, `ID  TEXT` (`ID  [pinned] TEXT` for a pinned note),
-    /// in the list's order, each conflict in brackets after its note; a conflict of a note deleted elsewhere, and a
-    /// note that cannot be read, get a line of their own. `(no notes)` when
-    /// there is nothing to show.
+    /// One line per note, `ID  TEXT` (`ID  [pinned] TEXT` for a pinned note,
+    /// `  (in NAME)` after the text of a shared space's note), in the list's
+    /// order, each conflict in brackets after its note; a conflict of a note
+    /// deleted elsewhere, a note that cannot be read, and an edit the server
+    /// will never take (`ID  (not kept: …)`) get a line of their own.
+    /// `(no notes)` when there is nothing to show.
     static func text(_ snapshot: NotesSnapshot) -> String {
         var lines: [String] = []
         for note in snapshot.notes {
-            lines.append(([note.id + "  " + (note.pinned == true ? "[pinned] " : "") + oneLine(note.text)] + snapshot.conflicts(of: note.id).map(marker)).joined(separator: "  "))
+            let shown = note.id + "  " + (note.pinned == true ? "[pinned] " : "") + oneLine(note.text)
+                + (note.spaceName.map { "  (in \($0))" } ?? "")
+            lines.append(([shown] + snapshot.conflicts(of: note.id).map(marker)).joined(separator: "  "))
         }
         for conflict in snapshot.conflictsOfMissingNotes {
             lines.append(conflict.noteID + "  (deleted on another device)  " + marker(conflict))
         }
         for unreadable in snapshot.unreadable {
             lines.append("(cannot read \(unreadable))")
+        }
+        for rejected in snapshot.rejected {
+            lines.append(rejected.noteID + "  " + marker(rejected))
         }
         if lines.isEmpty { return "(no notes)\n" }
         return lines.map { $0 + "\n" }.joined()
@@ -30,11 +37,15 @@ enum NotesListing {
     /// adds `"pinned":true|false` (version 1 knows nothing of pins, so its
     /// objects keep the two keys it always printed). A note with conflicts
     /// also has `"conflicts":[{"shape":…,"lostText":…}]`, and a conflict that
-    /// lost a pin or unpin `"lostPinned":true|false`.
+    /// lost a pin or unpin `"lostPinned":true|false`. A note of a shared space
+    /// has `"space":NAME`. After the notes, each edit the server will never
+    /// take is one object `{"id":…,"text":…,"rejected":{"edit":…,"reason":…}}`
+    /// (`text` only when the edit wrote one).
     static func json(_ snapshot: NotesSnapshot) -> String {
-        JSONText.array(snapshot.notes.map { note in
+        let notes: [JSONText] = snapshot.notes.map { note in
             var members: [(String, JSONText)] = [("id", .string(note.id)), ("text", .string(note.text))]
             if let pinned = note.pinned { members.append(("pinned", .bool(pinned))) }
+            if let space = note.spaceName { members.append(("space", .string(space))) }
             let conflicts = snapshot.conflicts(of: note.id)
             if !conflicts.isEmpty {
                 members.append(("conflicts", .array(conflicts.map { conflict in
@@ -45,7 +56,19 @@ enum NotesListing {
                 })))
             }
             return .object(members)
-        }).serialized
+        }
+        let rejected: [JSONText] = snapshot.rejected.map { rejected in
+            var members: [(String, JSONText)] = [("id", .string(rejected.noteID))]
+            if let text = rejected.text { members.append(("text", .string(text))) }
+            members.append(("rejected", .object([("edit", .string(rejected.edit)), ("reason", .string(rejected.reason))])))
+            return .object(members)
+        }
+        return JSONText.array(notes + rejected).serialized
+    }
+
+    /// `(not kept: add "TEXT": REASON)`, `(not kept: edit "TEXT": REASON)` or `(not kept: rm: REASON)`.
+    static func marker(_ rejected: RejectedNoteEdit) -> String {
+        "(not kept: " + rejected.edit + (rejected.text.map { " \"\(oneLine($0))\"" } ?? "") + ": " + rejected.reason + ")"
     }
 
     /// `[conflict: your text "…" was not kept]`, `[conflict: your pin was not kept]`

@@ -63,14 +63,19 @@ public struct NotesRepository: Sendable {
         return NotesRepository(store: store, directory: directory, modelVersion: modelVersion)
     }
 
-    /// Adds a note created now and returns its id.
-    public func add(text: String) async throws(NotesError) -> String {
+    /// Adds a note created now to `space` (the user's own notes unless a
+    /// shared space is named) and returns its id.
+    ///
+    /// - Throws: ``NotesError/store(_:)`` with ``StoreError/readOnlySpace(_:)``
+    ///   when the user is a viewer of `space`, or ``NotesError/noSuchSpace(_:)``
+    ///   when this device does not know it.
+    public func add(text: String, in space: SpaceID = .personal) async throws(NotesError) -> String {
         let created = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         let id = UUID().uuidString.lowercased()
         do {
             switch modelVersion {
-            case .version1: return try await store.insert(NoteVersion1(id: id, text: text, created: created)).id
-            case .version2: return try await store.insert(Note(id: id, body: text, created: created, pinned: false)).id
+            case .version1: return try await store.insert(NoteVersion1(id: id, text: text, created: created), in: space).id
+            case .version2: return try await store.insert(Note(id: id, body: text, created: created, pinned: false), in: space).id
             }
         } catch {
             throw Self.translate(error, id: id)
@@ -80,7 +85,8 @@ public struct NotesRepository: Sendable {
     /// Replaces the text of note `id`. A conflict waiting on the note is
     /// settled by this edit: the new text is what the user wants.
     public func edit(id: String, text: String) async throws(NotesError) {
-        let waiting = try await conflictIDs(ofVisibleNote: id)
+        let space = try await space(ofVisibleNote: id)
+        let waiting = try await shownConflictIDs(of: id, in: space)
         if let first = waiting.first {
             do throws(StoreError) {
                 // The edit and the conflict's removal are one journal record.
@@ -94,8 +100,8 @@ public struct NotesRepository: Sendable {
         do {
             // Each version changes only the text, so a pin stays as it is.
             switch modelVersion {
-            case .version1: try await store.update(NoteVersion1.self, id: id) { $0.text = text }
-            case .version2: try await store.update(Note.self, id: id) { $0.body = text }
+            case .version1: try await store.update(NoteVersion1.self, id: id, in: space) { $0.text = text }
+            case .version2: try await store.update(Note.self, id: id, in: space) { $0.body = text }
             }
         } catch {
             throw Self.translate(error, id: id)
@@ -110,9 +116,10 @@ public struct NotesRepository: Sendable {
     ///   which has no pins; ``NotesError/noteNotFound(id:)``.
     public func setPinned(id: String, _ pinned: Bool) async throws(NotesError) {
         guard modelVersion.hasPins else { throw .needsModelVersion(command: pinned ? "pin" : "unpin", version: .version2) }
-        let waiting = try await conflictIDs(ofVisibleNote: id, lostOnly: [Self.pinnedField])
+        let space = try await space(ofVisibleNote: id)
+        let waiting = try await shownConflictIDs(of: id, in: space, lostOnly: [Self.pinnedField])
         do {
-            try await store.update(Note.self, id: id) { $0.pinned = pinned }
+            try await store.update(Note.self, id: id, in: space) { $0.pinned = pinned }
         } catch {
             throw Self.translate(error, id: id)
         }
@@ -127,13 +134,16 @@ public struct NotesRepository: Sendable {
     /// another device deleted, whose conflict is still listed, it dismisses
     /// that conflict: the user has seen it.
     public func remove(id: String) async throws(NotesError) {
+        let space: SpaceID
         do throws(StoreError) {
-            let waiting = try await conflictIDs(of: id)
-            guard try await store.record(Self.kind, id: id) != nil else {
+            guard let found = try await spaceOfNote(id) else {
+                let waiting = try await conflictIDs(of: id, in: nil)
                 if waiting.isEmpty { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
                 for conflict in waiting { try await store.dismissConflict(conflict) }
                 return
             }
+            space = found
+            let waiting = try await conflictIDs(of: id, in: space)
             if let first = waiting.first {
                 try await store.resolveConflict(first, keeping: .delete)
                 for other in waiting.dropFirst() { try await store.dismissConflict(other) }
@@ -144,8 +154,8 @@ public struct NotesRepository: Sendable {
         }
         do {
             switch modelVersion {
-            case .version1: try await store.delete(NoteVersion1.self, id: id)
-            case .version2: try await store.delete(Note.self, id: id)
+            case .version1: try await store.delete(NoteVersion1.self, id: id, in: space)
+            case .version2: try await store.delete(Note.self, id: id, in: space)
             }
         } catch {
             throw Self.translate(error, id: id)
@@ -189,19 +199,30 @@ public struct NotesRepository: Sendable {
     /// The snapshot of the list whose records are `records` (results of
     /// ``listQuery``, in its order), decoded as this version's notes.
     public func snapshot(of records: [StoreRecord]) async throws(NotesError) -> NotesSnapshot {
-        let notes: [ListedNote]
-        let undecodable: [UndecodableRecord]
-        switch modelVersion {
-        case .version1:
-            let typed = TypedRecords<NoteVersion1>(decoding: records)
-            (notes, undecodable) = (typed.values.map(ListedNote.init), typed.undecodable)
-        case .version2:
-            let typed = TypedRecords<Note>(decoding: records)
-            (notes, undecodable) = (typed.values.map(ListedNote.init), typed.undecodable)
-        }
-        do {
+        var notes: [ListedNote] = []
+        var undecodable: [UndecodableRecord] = []
+        do throws(StoreError) {
+            let names = Dictionary(try await store.spaces().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            // One record at a time, so each listed note keeps its record's space.
+            for record in records {
+                var listed: [ListedNote]
+                switch modelVersion {
+                case .version1:
+                    let typed = TypedRecords<NoteVersion1>(decoding: [record])
+                    (listed, undecodable) = (typed.values.map(ListedNote.init), undecodable + typed.undecodable)
+                case .version2:
+                    let typed = TypedRecords<Note>(decoding: [record])
+                    (listed, undecodable) = (typed.values.map(ListedNote.init), undecodable + typed.undecodable)
+                }
+                for index in listed.indices where !record.space.isPersonal {
+                    listed[index].space = record.space
+                    listed[index].spaceName = names[record.space] ?? record.space.description
+                }
+                notes += listed
+            }
             let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
-            return NotesSnapshot(notes: notes, conflicts: conflicts, unreadable: undecodable.map(\.description))
+            let rejected = try await store.rejections().filter { $0.operation.entity == Self.kind }.map(RejectedNoteEdit.init)
+            return NotesSnapshot(notes: notes, conflicts: conflicts, unreadable: undecodable.map(\.description), rejected: rejected)
         } catch {
             throw .store(error)
         }
@@ -222,8 +243,39 @@ public struct NotesRepository: Sendable {
     public func engine(transport: any SyncTransport, idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil,
                        clock: any SyncClock = ContinuousClock()) -> SyncEngine {
         SyncEngine(store: store, transport: transport,
-                   options: .init(kinds: [Self.kind], idlePullInterval: idlePullInterval, changeWaitTimeout: changeWaitTimeout),
+                   options: .init(kinds: [Self.kind], idlePullInterval: idlePullInterval, changeWaitTimeout: changeWaitTimeout,
+                                  followsSharedSpaces: true),
                    clock: clock)
+    }
+
+    /// The user's shared space named `name` (or whose id is `name`), as this
+    /// device knows it; when it knows none and `engine` is given, the server
+    /// is asked for the user's spaces first (a space another user shared
+    /// since the last sync).
+    ///
+    /// - Throws: ``NotesError/noSuchSpace(_:)``; ``NotesError/ambiguousSpace(name:ids:)``
+    ///   when several spaces have that name.
+    public func space(named name: String, askingServerWith engine: SyncEngine? = nil) async throws(NotesError) -> Space {
+        if let known = try await knownSpace(named: name) { return known }
+        if let engine {
+            do throws(SyncFailure) {
+                _ = try await engine.refreshSpaces()
+            } catch {
+                throw NotesSpaces.translate(error, server: "the server")
+            }
+            if let known = try await knownSpace(named: name) { return known }
+        }
+        throw .noSuchSpace(name)
+    }
+
+    /// The space this device knows by `name` or by id, or nil.
+    private func knownSpace(named name: String) async throws(NotesError) -> Space? {
+        let spaces: [Space]
+        do throws(StoreError) { spaces = try await store.spaces() } catch { throw .store(error) }
+        if let id = SpaceID(name), let space = spaces.first(where: { $0.id == id }) { return space }
+        let named = spaces.filter { $0.name == name }
+        if named.count > 1 { throw .ambiguousSpace(name: name, ids: named.map(\.id)) }
+        return named.first
     }
 
     /// Closes the store (queued edits stay in the journal for the next run).
@@ -231,22 +283,39 @@ public struct NotesRepository: Sendable {
         try? await store.close()
     }
 
-    /// The conflicts waiting on note `id`, which must be visible; with
-    /// `lostOnly`, only those whose lost fields are all among those named.
-    private func conflictIDs(ofVisibleNote id: String, lostOnly: Set<String>? = nil) async throws(NotesError) -> [OperationID] {
+    /// The space of visible note `id`: the user's own notes, or the shared
+    /// space that holds it (a note's id is a random UUID, so one space has it).
+    private func spaceOfNote(_ id: String) async throws(StoreError) -> SpaceID? {
+        if try await store.record(Self.kind, id: id) != nil { return .personal }
+        return try await store.records(Self.kind, in: nil).first { $0.id == id }?.space
+    }
+
+    /// The space of note `id`, which must be visible.
+    private func space(ofVisibleNote id: String) async throws(NotesError) -> SpaceID {
         do throws(StoreError) {
-            guard try await store.record(Self.kind, id: id) != nil else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
-            return try await conflictIDs(of: id, lostOnly: lostOnly)
+            guard let space = try await spaceOfNote(id) else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
+            return space
         } catch {
             throw Self.translate(error, id: id)
         }
     }
 
-    /// The conflicts waiting on note `id` that the list shows; with
-    /// `lostOnly`, only edits whose lost fields are all among those named.
-    private func conflictIDs(of id: String, lostOnly: Set<String>? = nil) async throws(StoreError) -> [OperationID] {
+    /// ``conflictIDs(of:in:lostOnly:)``, its error as the app reports it.
+    private func shownConflictIDs(of id: String, in space: SpaceID, lostOnly: Set<String>? = nil) async throws(NotesError) -> [OperationID] {
+        do throws(StoreError) {
+            return try await conflictIDs(of: id, in: space, lostOnly: lostOnly)
+        } catch {
+            throw Self.translate(error, id: id)
+        }
+    }
+
+    /// The conflicts waiting on note `id` that the list shows, of the note
+    /// in `space` (in any space when nil); with `lostOnly`, only edits whose
+    /// lost fields are all among those named.
+    private func conflictIDs(of id: String, in space: SpaceID?, lostOnly: Set<String>? = nil) async throws(StoreError) -> [OperationID] {
         try await store.conflicts().filter { conflict in
             guard Self.isShown(conflict), conflict.operation.recordID == id else { return false }
+            if let space, conflict.operation.space != space { return false }
             guard let lostOnly else { return true }
             return conflict.operation.kind != .delete && Set(conflict.resolution.lostFields).isSubset(of: lostOnly)
         }.map(\.id)

@@ -9,12 +9,17 @@ public struct NotesSnapshot: Sendable, Hashable {
     /// Notes stored in a shape this version cannot read (another client wrote
     /// a field of another type), each as `note/ID at FIELD: reason`. Kept, never dropped.
     public var unreadable: [String]
+    /// Edits the server will never take, oldest first: those queued in a
+    /// shared space the user lost, or one where the user may only read.
+    public var rejected: [RejectedNoteEdit]
 
     /// A snapshot of these notes and conflicts.
-    public init(notes: [ListedNote], conflicts: [NoteConflict], unreadable: [String] = []) {
+    public init(notes: [ListedNote], conflicts: [NoteConflict], unreadable: [String] = [],
+                rejected: [RejectedNoteEdit] = []) {
         self.notes = notes
         self.conflicts = conflicts
         self.unreadable = unreadable
+        self.rejected = rejected
     }
 
     /// The conflicts of one note.

@@ -35,9 +35,10 @@ struct NotesStatusReport: Sendable, Hashable {
     }
 
     /// One `name: value` line each: server, reachable, connectivity, activity,
-    /// pending, quarantined, conflicts, this sync, last successful sync.
+    /// pending, quarantined, conflicts, this sync, last successful sync, and
+    /// `lost spaces` when the user lost a shared space (its notes left the device).
     func text() -> String {
-        [
+        var lines = [
             "server: \(server)",
             "reachable: \(serverAnswered ? "yes" : "no")",
             "connectivity: \(Self.describe(status.connectivity))",
@@ -47,15 +48,18 @@ struct NotesStatusReport: Sendable, Hashable {
             "conflicts: \(status.conflicts)",
             "this sync: \(attempt)",
             "last successful sync: \(lastSuccessfulSync.map(Self.timestamp) ?? "none in this run")",
-        ].map { $0 + "\n" }.joined()
+        ]
+        if !status.lostSpaces.isEmpty { lines.append("lost spaces: " + status.lostSpaces.map(\.description).joined(separator: ", ")) }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     /// One JSON object: `server`, `reachable`, `connectivity` (a name),
     /// `reason` (or null), `activity`, `pending`, `quarantined`, `conflicts`,
-    /// `thisSync`, and `lastSuccessfulSync` (an ISO 8601 time, or null).
+    /// `thisSync`, `lastSuccessfulSync` (an ISO 8601 time, or null), and
+    /// `lostSpaces` (the ids of shared spaces the user lost) when there are any.
     func json() -> String {
         let connectivity = Self.parts(of: status.connectivity)
-        return JSONText.object([
+        var members: [(String, JSONText)] = [
             ("server", .string(server)),
             ("reachable", .bool(serverAnswered)),
             ("connectivity", .string(connectivity.name)),
@@ -66,7 +70,9 @@ struct NotesStatusReport: Sendable, Hashable {
             ("conflicts", .int(Int64(status.conflicts))),
             ("thisSync", .string(attempt.description)),
             ("lastSuccessfulSync", lastSuccessfulSync.map { .string(Self.timestamp($0)) } ?? .null),
-        ]).serialized
+        ]
+        if !status.lostSpaces.isEmpty { members.append(("lostSpaces", .array(status.lostSpaces.map { .string($0.description) }))) }
+        return JSONText.object(members).serialized
     }
 
     /// The line `watch` prints (after `notes: `) when the connectivity

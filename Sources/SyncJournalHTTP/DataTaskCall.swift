@@ -5,12 +5,14 @@ import FoundationNetworking
 
 /// Bridges one callback-based `URLSession` data task to `async`.
 ///
-/// The continuation is resumed exactly once: the session calls the
-/// completion handler once, a cancellation that comes before the task
-/// exists resumes it without starting the task, and either path takes the
-/// continuation under the lock, so a late second call finds none.
-/// Cancelling the awaiting Swift task cancels the data task, and so does
-/// the deadline: `URLSession` on Linux truncates a request's timeout to whole
+/// The continuation is resumed exactly once: by the completion handler, or
+/// by a cancellation or the deadline, whichever comes first; each path takes
+/// the continuation under the lock, so a later one finds none. A
+/// cancellation or the deadline answers at once and then cancels the data
+/// task, rather than waiting for the session to call back: a session that
+/// never calls back after a cancel (seen with `URLSession` on Linux) would
+/// otherwise leave the caller suspended for ever.
+/// `URLSession` on Linux also truncates a request's timeout to whole
 /// seconds (0.3 s times out at once, 1.5 s after 1 s), so the call keeps its
 /// own clock and gives the session a looser one as a backstop.
 final class DataTaskCall: @unchecked Sendable {
@@ -83,16 +85,20 @@ final class DataTaskCall: @unchecked Sendable {
     private func cancel() {
         lock.lock()
         isCancelled = true
-        let task = self.task
+        let (task, continuation) = (self.task, self.continuation)
+        self.continuation = nil
         lock.unlock()
+        continuation?.resume(returning: .cancelled)
         task?.cancel()
     }
 
     private func expire() {
         lock.lock()
         isExpired = true
-        let task = self.task
+        let (task, continuation) = (self.task, self.continuation)
+        self.continuation = nil
         lock.unlock()
+        continuation?.resume(returning: .timedOut)
         task?.cancel()
     }
 }

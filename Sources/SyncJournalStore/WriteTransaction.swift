@@ -3,9 +3,9 @@ import SyncJournalProtocol
 /// The edits of one ``LocalStore/write(isolation:_:)`` call, staged in order
 /// and journaled together, and the records as they stand for the body.
 ///
-/// The body can read: ``fetch(_:id:)`` and ``record(_:id:)`` see the records as
+/// The body can read: ``fetch(_:id:in:)`` and ``record(_:id:in:)`` see the records as
 /// the store held them when the body started, with the edits staged so far
-/// applied, so a typed ``update(_:id:_:)`` reads, changes and queues only the
+/// applied, so a typed ``update(_:id:in:_:)`` reads, changes and queues only the
 /// changed fields in one step.
 ///
 /// A transaction only records what the body asks for; the store checks the
@@ -30,34 +30,37 @@ public struct WriteTransaction: ~Copyable, Sendable {
         self.state = state
     }
 
-    /// Stages the creation of a record and returns its edit (with the id the
-    /// store chose when `id` is nil).
+    /// Stages the creation of a record in `space` (the personal space unless
+    /// named) and returns its edit (with the id the store chose when `id` is nil).
     ///
     /// - Throws: validation errors (an empty kind, a bad id or field name, a
-    ///   record too large) at once; whether the record already exists is
-    ///   checked when the transaction is journaled.
+    ///   record too large) at once; whether the record already exists, and
+    ///   whether the user may write to `space`, are checked when the
+    ///   transaction is journaled.
     @discardableResult
-    public mutating func create(_ kind: String, id: String? = nil, fields: [String: FieldValue]) throws(StoreError) -> Edit {
-        try stage(.create, kind: kind, id: id ?? makeRecordID(), fields: fields)
+    public mutating func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
+                                in space: SpaceID = .personal) throws(StoreError) -> Edit {
+        try stage(.create, kind: kind, id: id ?? makeRecordID(), fields: fields, space: space)
     }
 
-    /// Stages a change of some fields of a record that exists by then
+    /// Stages a change of some fields of a record of `space` that exists by then
     /// (before the transaction or created earlier in it), and returns its edit.
     @discardableResult
-    public mutating func update(_ kind: String, id: String, changes: [String: FieldValue]) throws(StoreError) -> Edit {
-        try stage(.update, kind: kind, id: id, fields: changes)
+    public mutating func update(_ kind: String, id: String, changes: [String: FieldValue],
+                                in space: SpaceID = .personal) throws(StoreError) -> Edit {
+        try stage(.update, kind: kind, id: id, fields: changes, space: space)
     }
 
-    /// Stages the deletion of a record that exists by then, and returns its edit.
+    /// Stages the deletion of a record of `space` that exists by then, and returns its edit.
     @discardableResult
-    public mutating func delete(_ kind: String, id: String) throws(StoreError) -> Edit {
-        try stage(.delete, kind: kind, id: id, fields: [:])
+    public mutating func delete(_ kind: String, id: String, in space: SpaceID = .personal) throws(StoreError) -> Edit {
+        try stage(.delete, kind: kind, id: id, fields: [:], space: space)
     }
 
-    /// The record of `kind` with `id` as the body sees it: the store's record with the
-    /// edits staged so far applied; nil when there is none or it is deleted.
-    public func record(_ kind: String, id: String) -> StoreRecord? {
-        let key = RecordKey(kind: kind, id: id)
+    /// The record of `kind` with `id` in `space` as the body sees it: the store's record
+    /// with the edits staged so far applied; nil when there is none or it is deleted.
+    public func record(_ kind: String, id: String, in space: SpaceID = .personal) -> StoreRecord? {
+        let key = RecordKey(kind: kind, id: id, space: space)
         guard let fields = visibleFields(of: key) else { return nil }
         var record = state.storeRecord(key, fields: fields)
         record.hasPendingChanges = record.hasPendingChanges || operations.contains { $0.key == key }
@@ -72,20 +75,21 @@ public struct WriteTransaction: ~Copyable, Sendable {
     }
 
     private mutating func stage(_ op: OperationKind, kind: String, id: String, fields: [String: FieldValue],
-                                modelVersion: Int? = nil) throws(StoreError) -> Edit {
+                                modelVersion: Int? = nil, space: SpaceID) throws(StoreError) -> Edit {
         try LocalStore.validate(kind: kind, id: id, fields: fields)
-        try LocalStore.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id))
+        try LocalStore.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id, space: space))
         let operation = JournalOperation(id: .random(), kind: op, entity: kind, recordID: id, fields: fields,
-                                         baseUpdatedAt: nil, queuedAt: queuedAt, modelVersion: modelVersion)
+                                         baseUpdatedAt: nil, queuedAt: queuedAt, modelVersion: modelVersion, space: space)
         operations.append(operation)
-        return Edit(kind: kind, id: id, operation: operation.id)
+        return Edit(kind: kind, id: id, space: space, operation: operation.id)
     }
 }
 
 // MARK: - Typed records
 
 extension WriteTransaction {
-    /// Stages the creation of the record for `value`, as ``LocalStore/insert(_:)`` makes it.
+    /// Stages the creation of the record for `value` in `space` (the personal
+    /// space unless named), as ``LocalStore/insert(_:in:)`` makes it.
     ///
     /// ```swift
     /// struct Book: SyncRecord { static let kind = "book"; var id: String; var title: String; var shelf: String }
@@ -101,26 +105,27 @@ extension WriteTransaction {
     ///   ``SyncRecordError/invalidMigrations(kind:reason:)``, or ``SyncRecordError/store(_:)``
     ///   with ``StoreError/recordAlreadyExists(_:)`` when the body can see a record with that id.
     @discardableResult
-    public mutating func insert<Record: SyncRecord>(_ value: Record) throws(SyncRecordError) -> Edit {
+    public mutating func insert<Record: SyncRecord>(_ value: Record, in space: SpaceID = .personal) throws(SyncRecordError) -> Edit {
         let id = value.id.recordIDString
         let schema = try LocalStore.schema(of: Record.self)
         let fields = schema.stored(try LocalStore.storedFields(of: value, id: id))
-        if visibleFields(of: RecordKey(kind: Record.kind, id: id)) != nil {
-            throw .store(.recordAlreadyExists(RecordKey(kind: Record.kind, id: id)))
-        }
+        let key = RecordKey(kind: Record.kind, id: id, space: space)
+        if visibleFields(of: key) != nil { throw .store(.recordAlreadyExists(key)) }
         do {
-            return try stage(.create, kind: Record.kind, id: id, fields: fields, modelVersion: LocalStore.writtenVersion(Record.self))
+            return try stage(.create, kind: Record.kind, id: id, fields: fields, modelVersion: LocalStore.writtenVersion(Record.self),
+                             space: space)
         } catch {
             throw .store(error)
         }
     }
 
-    /// The record of `type` with `id` as the body sees it, upgraded to the model's
-    /// current shape; nil when there is none.
+    /// The record of `type` with `id` in `space` as the body sees it, upgraded to
+    /// the model's current shape; nil when there is none.
     ///
     /// - Throws: ``SyncRecordError/undecodable(_:)`` when it does not decode.
-    public func fetch<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) throws(SyncRecordError) -> Record? {
-        guard let stored = record(Record.kind, id: id.recordIDString) else { return nil }
+    public func fetch<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+                                          in space: SpaceID = .personal) throws(SyncRecordError) -> Record? {
+        guard let stored = record(Record.kind, id: id.recordIDString, in: space) else { return nil }
         switch LocalStore.decode(type, from: stored) {
         case .success(let value): return value
         case .failure(let report): throw .undecodable(report)
@@ -133,12 +138,14 @@ extension WriteTransaction {
     /// - Throws: ``SyncRecordError/notFound(kind:id:)``, ``SyncRecordError/undecodable(_:)``,
     ///   ``SyncRecordError/idChanged(kind:from:to:)``, or what `mutate` throws.
     @discardableResult
-    public mutating func update<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+    public mutating func update<Record: SyncRecord>(_ type: Record.Type, id: Record.ID, in space: SpaceID = .personal,
                                                     _ mutate: (inout Record) throws -> Void) throws -> Edit? {
-        guard let original = try fetch(type, id: id) else { throw SyncRecordError.notFound(kind: Record.kind, id: id.recordIDString) }
+        guard let original = try fetch(type, id: id, in: space) else {
+            throw SyncRecordError.notFound(kind: Record.kind, id: id.recordIDString)
+        }
         var changed = original
         try mutate(&changed)
-        return try save(changed, original: original)
+        return try save(changed, original: original, in: space)
     }
 
     /// Stages an update of the fields of `value` that differ from `original`, the copy
@@ -147,14 +154,16 @@ extension WriteTransaction {
     /// - Throws: ``SyncRecordError/idChanged(kind:from:to:)``, ``SyncRecordError/notFound(kind:id:)``
     ///   when the record is no longer visible, ``SyncRecordError/encodingFailed(kind:id:path:reason:)``.
     @discardableResult
-    public mutating func save<Record: SyncRecord>(_ value: Record, original: Record) throws(SyncRecordError) -> Edit? {
+    public mutating func save<Record: SyncRecord>(_ value: Record, original: Record,
+                                                  in space: SpaceID = .personal) throws(SyncRecordError) -> Edit? {
         let id = original.id.recordIDString
-        guard let stored = visibleFields(of: RecordKey(kind: Record.kind, id: id)) else {
+        guard let stored = visibleFields(of: RecordKey(kind: Record.kind, id: id, space: space)) else {
             throw .notFound(kind: Record.kind, id: id)
         }
         guard let changes = try LocalStore.changes(from: original, to: value, stored: stored) else { return nil }
         do {
-            return try stage(.update, kind: Record.kind, id: id, fields: changes, modelVersion: LocalStore.writtenVersion(Record.self))
+            return try stage(.update, kind: Record.kind, id: id, fields: changes, modelVersion: LocalStore.writtenVersion(Record.self),
+                             space: space)
         } catch {
             throw .store(error)
         }
@@ -164,13 +173,15 @@ extension WriteTransaction {
     ///
     /// - Throws: ``SyncRecordError/notFound(kind:id:)`` when the body cannot see it.
     @discardableResult
-    public mutating func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) throws(SyncRecordError) -> Edit {
+    public mutating func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+                                                    in space: SpaceID = .personal) throws(SyncRecordError) -> Edit {
         let recordID = id.recordIDString
-        guard visibleFields(of: RecordKey(kind: Record.kind, id: recordID)) != nil else {
+        guard visibleFields(of: RecordKey(kind: Record.kind, id: recordID, space: space)) != nil else {
             throw .notFound(kind: Record.kind, id: recordID)
         }
         do {
-            return try stage(.delete, kind: Record.kind, id: recordID, fields: [:], modelVersion: LocalStore.writtenVersion(Record.self))
+            return try stage(.delete, kind: Record.kind, id: recordID, fields: [:], modelVersion: LocalStore.writtenVersion(Record.self),
+                             space: space)
         } catch {
             throw .store(error)
         }

@@ -16,9 +16,9 @@ struct NotesCommandParsingTests {
 
     @Test("a note's text is the rest of the command line, words joined by spaces")
     func textWords() throws {
-        #expect(try NotesCommand.parse(["add", "buy", "oat", "milk", "--dir", "a"]).action == .add(text: "buy oat milk"))
+        #expect(try NotesCommand.parse(["add", "buy", "oat", "milk", "--dir", "a"]).action == .add(text: "buy oat milk", space: nil))
         #expect(try NotesCommand.parse(["edit", "n1", "call", "mum", "--dir", "a"]).action == .edit(id: "n1", text: "call mum"))
-        #expect(try NotesCommand.parse(["--dir", "a", "add", "--", "--not-an-option"]).action == .add(text: "--not-an-option"))
+        #expect(try NotesCommand.parse(["--dir", "a", "add", "--", "--not-an-option"]).action == .add(text: "--not-an-option", space: nil))
     }
 
     @Test("each command parses to its action with its defaults")
@@ -34,6 +34,20 @@ struct NotesCommandParsingTests {
         #expect(watch.token == "t")
     }
 
+    @Test("the space commands parse to their actions; add takes --space, space add --role")
+    func spaceActions() throws {
+        let server = ["--dir", "a", "--server", "http://h:1"]
+        #expect(try NotesCommand.parse(["space", "create", "Weekend", "pins"] + server).action == .spaceCreate(name: "Weekend pins"))
+        #expect(try NotesCommand.parse(["space", "add", "Weekend pins", "kid", "--role", "viewer"] + server).action
+                == .spaceAdd(space: "Weekend pins", user: "kid", role: .viewer))
+        #expect(try NotesCommand.parse(["space", "remove", "Weekend pins", "kid"] + server).action
+                == .spaceRemove(space: "Weekend pins", user: "kid"))
+        #expect(try NotesCommand.parse(["space", "list", "--dir", "a"]).action == .spaceList(json: false))
+        #expect(try NotesCommand.parse(["space", "list", "--json", "--dir", "a"]).action == .spaceList(json: true))
+        #expect(try NotesCommand.parse(["add", "tapas", "bar", "--space", "Weekend pins", "--dir", "a"]).action
+                == .add(text: "tapas bar", space: "Weekend pins"))
+    }
+
     @Test("usage mistakes are refused with the mistake named", arguments: [
         ([], CommandLineError.missingArgument("COMMAND")),
         (["list"], .missingArgument("--dir DIR")),
@@ -47,10 +61,23 @@ struct NotesCommandParsingTests {
         (["status", "--dir", "a"], .invalidCombination("status needs --server URL")),
         (["status", "now", "--dir", "a", "--server", "http://h:1"], .unexpectedArgument("now")),
         (["status", "--interval", "2", "--dir", "a", "--server", "http://h:1"], .invalidCombination("--interval goes with watch")),
-        (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list, status or watch")),
+        (["add", "x", "--json", "--dir", "a"], .invalidCombination("--json goes with list, status, watch or space list")),
         (["list", "--interval", "2", "--dir", "a"], .invalidCombination("--interval goes with watch")),
         (["list", "--bogus", "--dir", "a"], .unknownOption("--bogus")),
-        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch)")),
+        (["space", "--dir", "a"], .missingArgument("create, add, remove or list")),
+        (["space", "create", "--dir", "a", "--server", "http://h:1"], .missingArgument("NAME")),
+        (["space", "create", "Pins", "--dir", "a"], .invalidCombination("space create needs --server URL")),
+        (["space", "add", "Pins", "--dir", "a", "--server", "http://h:1"], .missingArgument("USER")),
+        (["space", "add", "Pins", "kid", "--dir", "a", "--server", "http://h:1"], .missingArgument("--role editor|viewer|owner")),
+        (["space", "add", "Pins", "kid", "x", "--role", "editor", "--dir", "a", "--server", "http://h:1"], .unexpectedArgument("x")),
+        (["space", "remove", "Pins", "--dir", "a", "--server", "http://h:1"], .missingArgument("USER")),
+        (["space", "list", "all", "--dir", "a"], .unexpectedArgument("all")),
+        (["space", "share", "--dir", "a"], .invalidCombination("unknown space command \"share\" (create, add, remove, list)")),
+        (["list", "--space", "Pins", "--dir", "a"], .invalidCombination("--space goes with add")),
+        (["space", "list", "--role", "editor", "--dir", "a"], .invalidCombination("--role goes with space add")),
+        (["space", "add", "Pins", "kid", "--role", "admin", "--dir", "a", "--server", "http://h:1"],
+         .invalidValue(option: "--role", value: "admin", expected: "a role: editor, viewer or owner")),
+        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space)")),
     ])
     func mistakes(arguments: [String], expected: CommandLineError) {
         #expect(throws: expected) { try NotesCommand.parse(arguments) }

@@ -109,9 +109,11 @@ struct CommitQueueTests {
         let step19 = queue.barrierFailed()
         #expect(step19 == ["a", "b", "c"])
         #expect(queue.failed)
-        queue.wrote(end: 30, waiters: ["d"])
+        let taken = queue.wrote(end: 30, waiters: ["d"])
+        #expect(!taken, "a batch written after the failure is handed back to its writer at once")
         let step20 = queue.barrierStarting()
         #expect(!step20, "a failed barrier is never followed by one that could report success")
+        #expect(queue.takeAll().isEmpty, "no waiter is left behind for a barrier that will never run")
     }
 
     @Test("over 2,000 random schedules, every waiter is released exactly once, in write order, and only by a barrier whose end covers its batch")

@@ -580,7 +580,7 @@ private func crashTest(name: String, test: String, seedCount: Int, checkpointThr
 struct PowerLossTests {
     @Test("Single durable appends: creates, updates and deletes one at a time survive every crash point")
     func singleAppends() async throws {
-        let tally = try await crashTest(name: "appends", test: "singleAppends", seedCount: 40, checkpointThreshold: 0) { seed in
+        let tally = try await crashTest(name: "appends", test: "singleAppends", seedCount: 24, checkpointThreshold: 0) { seed in
             var random = SeededGenerator(seed: seed)
             let steps = (0..<20).map { index in editStep(kind: "pin", index: index, using: &random) }
             return [Lane(kinds: ["pin"], steps: steps)]
@@ -594,7 +594,7 @@ struct PowerLossTests {
 
     @Test("Group commit: concurrent editors sharing writes and fdatasyncs lose no acknowledged edit at any crash point")
     func groupCommit() async throws {
-        let tally = try await crashTest(name: "group-commit", test: "groupCommit", seedCount: 30, checkpointThreshold: 0) { seed in
+        let tally = try await crashTest(name: "group-commit", test: "groupCommit", seedCount: 22, checkpointThreshold: 0) { seed in
             var random = SeededGenerator(seed: mix(seed, 1))
             return (0..<4).map { editor in
                 let kind = "e\(editor)"
@@ -608,7 +608,7 @@ struct PowerLossTests {
 
     @Test("Compaction: create, update and delete sequences the compactor collapses reopen as the same collapsed queue")
     func compaction() async throws {
-        let tally = try await crashTest(name: "compaction", test: "compaction", seedCount: 40, checkpointThreshold: 0) { seed in
+        let tally = try await crashTest(name: "compaction", test: "compaction", seedCount: 24, checkpointThreshold: 0) { seed in
             var random = SeededGenerator(seed: mix(seed, 2))
             var steps: [Step] = []
             for index in 0..<24 {
@@ -626,7 +626,7 @@ struct PowerLossTests {
 
     @Test("Checkpoints: a crash while the new file is written, before and after its fsync, before and after the rename and its directory sync, keeps the old journal or the new one")
     func checkpoints() async throws {
-        let tally = try await crashTest(name: "checkpoints", test: "checkpoints", seedCount: 40, checkpointThreshold: 2) { seed in
+        let tally = try await crashTest(name: "checkpoints", test: "checkpoints", seedCount: 24, checkpointThreshold: 2) { seed in
             var random = SeededGenerator(seed: mix(seed, 3))
             var steps: [Step] = []
             for index in 0..<20 {
@@ -652,7 +652,7 @@ struct PowerLossTests {
 
     @Test("Sync outcomes: sent marks, acknowledgements, conflicts, failures, quarantines and pulls recorded by the store survive every crash point")
     func syncOutcomes() async throws {
-        let tally = try await crashTest(name: "sync-outcomes", test: "syncOutcomes", seedCount: 40, checkpointThreshold: 8) { seed in
+        let tally = try await crashTest(name: "sync-outcomes", test: "syncOutcomes", seedCount: 24, checkpointThreshold: 8) { seed in
             var random = SeededGenerator(seed: mix(seed, 4))
             var steps: [Step] = []
             let kinds = ["pin", "note", "tag"]

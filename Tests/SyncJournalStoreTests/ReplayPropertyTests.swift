@@ -790,7 +790,7 @@ private struct HistoryRun {
 struct ReplayPropertyTests {
     /// Shards of histories, so the two cores share the work.
     static let shards = 0..<8
-    static let historiesPerShard = 300
+    static let historiesPerShard = 180
     static let stepsPerHistory = 60
 
     fileprivate static func runHistories(seeds: [UInt64], steps: Int, everyByte: Bool) async throws -> PrefixTally {

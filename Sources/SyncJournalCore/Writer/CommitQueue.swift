@@ -22,7 +22,10 @@
 ///    the running one alone.
 /// 4. After a failed barrier nothing is released as durable again: every
 ///    waiter, written or following, is handed back to be refused
-///    (``barrierFailed()``), and the queue refuses to start another.
+///    (``barrierFailed()``), the queue refuses to start another, and a batch
+///    reported written afterwards is not taken (``wrote(end:waiters:)``
+///    returns `false`): its bytes may have gone out while the barrier
+///    failed on another thread, and no barrier will ever cover them.
 package struct CommitQueue<Waiter> {
     /// A written batch: the end of its bytes in the file, and who waits for it.
     private struct Batch {
@@ -49,9 +52,14 @@ package struct CommitQueue<Waiter> {
 
     /// A batch was written and ends at `end` in the file; `waiters` learn of
     /// its durability once a barrier that starts from now on returns.
-    package mutating func wrote(end: Int64, waiters: [Waiter]) {
+    /// Returns `false`, keeping nothing, after a failed barrier: the caller
+    /// refuses `waiters` itself.
+    @discardableResult
+    package mutating func wrote(end: Int64, waiters: [Waiter]) -> Bool {
+        guard !failed else { return false }
         precondition(batches.last.map { $0.end <= end } ?? true, "batches are written in file order")
         batches.append(Batch(end: end, waiters: waiters))
+        return true
     }
 
     /// Waiters whose change wrote nothing (it was refused, or changed

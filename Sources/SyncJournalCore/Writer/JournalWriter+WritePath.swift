@@ -247,9 +247,18 @@ extension JournalWriter {
                 acknowledgements.append(Acknowledgement(continuation: request.continuation, sequence: sequence))
                 sequence += UInt64(request.records.count)
             }
-            let start = state.withLock { state in
-                state.commits.wrote(end: end, waiters: acknowledgements)
-                return state.commits.barrierStarting()
+            let (start, refusal) = state.withLock { state -> (Bool, JournalError?) in
+                // A barrier on the barrier queue may have failed since this
+                // batch was written: then none will cover it, and its
+                // appends are refused here rather than left waiting for ever.
+                guard state.commits.wrote(end: end, waiters: acknowledgements) else {
+                    return (false, state.failure ?? .closed(path: path))
+                }
+                return (state.commits.barrierStarting(), nil)
+            }
+            if let refusal {
+                for acknowledgement in acknowledgements { acknowledgement.continuation.resume(returning: .failure(refusal)) }
+                continue
             }
             guard start else { continue }
             if mode == .durable {

@@ -95,12 +95,12 @@ extension LocalStore {
         try await delete(kind, id: id, modelVersion: nil, in: space)
     }
 
-    /// ``delete(_:id:)`` by an app whose model version is `modelVersion`
+    /// ``delete(_:id:in:)`` by an app whose model version is `modelVersion`
     /// (`nil`: not stated); the server keeps the highest version on the
     /// record's tombstone.
     ///
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
-    ///   out of range, and whatever ``delete(_:id:)`` throws.
+    ///   out of range, and whatever ``delete(_:id:in:)`` throws.
     @discardableResult
     package func delete(_ kind: String, id: String, modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])

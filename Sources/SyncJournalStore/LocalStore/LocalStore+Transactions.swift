@@ -68,7 +68,7 @@ extension LocalStore {
         guard !operations.isEmpty else { return [] }
         try await submit { (staged) throws(StoreError) in try Self.transaction(operations, in: staged) }
         await notifyEditObserver()
-        return operations.map { Edit(kind: $0.entity, id: $0.recordID, operation: $0.id) }
+        return operations.map { Edit(kind: $0.entity, id: $0.recordID, space: $0.space, operation: $0.id) }
     }
 
     /// The event of a transaction decided against `staged`: each operation
@@ -76,6 +76,9 @@ extension LocalStore {
     /// given its base, and compacted with what is queued by then. A single
     /// operation is journaled as a plain edit, readable by every version.
     package static func transaction(_ operations: [JournalOperation], in staged: StoreState) throws(StoreError) -> [StoreEvent] {
+        // Whether the user may write to a space is the same for every operation of
+        // the transaction, so it is checked against the whole state, once.
+        for space in Set(operations.map(\.space)) { try checkWritable(space, in: staged) }
         if operations.count == 1 { return [edit(try decided(operations[0], in: staged), in: staged)] }
         // Only the records the transaction touches: deciding costs the same in a large store.
         var part = staged.restricted(to: operations.map(\.key))

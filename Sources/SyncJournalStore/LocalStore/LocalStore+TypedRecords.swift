@@ -1,31 +1,35 @@
 import SyncJournalProtocol
 
 extension LocalStore {
-    /// Creates the record for `value`: its properties become the fields, its `id` the record id.
+    /// Creates the record for `value` in `space` (the personal space unless
+    /// named): its properties become the fields, its `id` the record id.
     ///
     /// - Throws: ``SyncRecordError/encodingFailed(kind:id:path:reason:)`` when the value
     ///   does not encode; ``SyncRecordError/store(_:)`` with
-    ///   ``StoreError/recordAlreadyExists(_:)`` when the app can see a record with that id,
-    ///   or another refusal of the store.
+    ///   ``StoreError/recordAlreadyExists(_:)`` when the app can see a record with that id
+    ///   in that space, ``StoreError/noSuchSpace(_:)`` or ``StoreError/readOnlySpace(_:)``
+    ///   for a shared space the user may not write to, or another refusal of the store.
     @discardableResult
-    public func insert<Record: SyncRecord>(_ value: Record) async throws(SyncRecordError) -> Edit {
+    public func insert<Record: SyncRecord>(_ value: Record, in space: SpaceID = .personal) async throws(SyncRecordError) -> Edit {
         let id = value.id.recordIDString
         let schema = try Self.schema(of: Record.self)
         let fields = schema.stored(try Self.storedFields(of: value, id: id))
         do {
-            return try await create(Record.kind, id: id, fields: fields, modelVersion: Self.writtenVersion(Record.self))
+            return try await create(Record.kind, id: id, fields: fields, modelVersion: Self.writtenVersion(Record.self), in: space)
         } catch {
             throw Self.recordError(error)
         }
     }
 
-    /// The visible record of `type` with `id`, or nil when there is none (or it is deleted).
+    /// The visible record of `type` with `id` in `space`, or nil when there is none
+    /// (or it is deleted).
     ///
     /// - Throws: ``SyncRecordError/undecodable(_:)`` when the stored fields do not decode as
     ///   `Record`, naming the field; ``SyncRecordError/store(_:)`` when the store cannot be read.
-    public func fetch<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) throws(SyncRecordError) -> Record? {
+    public func fetch<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+                                          in space: SpaceID = .personal) throws(SyncRecordError) -> Record? {
         let stored: StoreRecord?
-        do { stored = try record(Record.kind, id: id.recordIDString) } catch { throw .store(error) }
+        do { stored = try record(Record.kind, id: id.recordIDString, in: space) } catch { throw .store(error) }
         guard let stored else { return nil }
         switch Self.decode(type, from: stored) {
         case .success(let value): return value
@@ -33,13 +37,14 @@ extension LocalStore {
         }
     }
 
-    /// Every visible record of `type`, ordered by record id; a record that does not decode
-    /// is listed in ``TypedRecords/undecodable`` with the field that failed, never dropped.
+    /// Every visible record of `type` in `space` (of every space when nil), ordered by
+    /// record id; a record that does not decode is listed in ``TypedRecords/undecodable``
+    /// with the field that failed, never dropped.
     ///
     /// - Throws: ``SyncRecordError/store(_:)`` when the store cannot be read.
-    public func fetchAll<Record: SyncRecord>(_ type: Record.Type) throws(SyncRecordError) -> TypedRecords<Record> {
+    public func fetchAll<Record: SyncRecord>(_ type: Record.Type, in space: SpaceID? = nil) throws(SyncRecordError) -> TypedRecords<Record> {
         let stored: [StoreRecord]
-        do { stored = try records(Record.kind) } catch { throw .store(error) }
+        do { stored = try records(Record.kind, in: space) } catch { throw .store(error) }
         return TypedRecords(decoding: stored)
     }
 
@@ -51,12 +56,12 @@ extension LocalStore {
     ///   when `mutate` changed the id; ``SyncRecordError/encodingFailed(kind:id:path:reason:)``;
     ///   ``SyncRecordError/store(_:)``.
     @discardableResult
-    public func update<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+    public func update<Record: SyncRecord>(_ type: Record.Type, id: Record.ID, in space: SpaceID = .personal,
                                            _ mutate: (inout Record) -> Void) async throws(SyncRecordError) -> Edit? {
-        guard let original = try fetch(type, id: id) else { throw .notFound(kind: Record.kind, id: id.recordIDString) }
+        guard let original = try fetch(type, id: id, in: space) else { throw .notFound(kind: Record.kind, id: id.recordIDString) }
         var changed = original
         mutate(&changed)
-        return try await save(changed, original: original)
+        return try await save(changed, original: original, in: space)
     }
 
     /// Queues an update of the fields of `value` that differ from `original`, the copy the app
@@ -67,29 +72,31 @@ extension LocalStore {
     ///   ``SyncRecordError/notFound(kind:id:)`` when the record is no longer visible;
     ///   ``SyncRecordError/encodingFailed(kind:id:path:reason:)``; ``SyncRecordError/store(_:)``.
     @discardableResult
-    public func save<Record: SyncRecord>(_ value: Record, original: Record) async throws(SyncRecordError) -> Edit? {
+    public func save<Record: SyncRecord>(_ value: Record, original: Record,
+                                         in space: SpaceID = .personal) async throws(SyncRecordError) -> Edit? {
         let id = original.id.recordIDString
         if value.id != original.id {
             throw .idChanged(kind: Record.kind, from: id, to: value.id.recordIDString)
         }
         let stored: [String: FieldValue]
-        do { stored = try record(Record.kind, id: id)?.fields ?? [:] } catch { throw .store(error) }
+        do { stored = try record(Record.kind, id: id, in: space)?.fields ?? [:] } catch { throw .store(error) }
         guard let changes = try Self.changes(from: original, to: value, stored: stored) else { return nil }
         do {
-            return try await update(Record.kind, id: id, changes: changes, modelVersion: Self.writtenVersion(Record.self))
+            return try await update(Record.kind, id: id, changes: changes, modelVersion: Self.writtenVersion(Record.self), in: space)
         } catch {
             throw Self.recordError(error)
         }
     }
 
-    /// Deletes the visible record of `type` with `id`.
+    /// Deletes the visible record of `type` with `id` in `space`.
     ///
     /// - Throws: ``SyncRecordError/notFound(kind:id:)``; ``SyncRecordError/store(_:)``.
     @discardableResult
-    public func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID) async throws(SyncRecordError) -> Edit {
+    public func delete<Record: SyncRecord>(_ type: Record.Type, id: Record.ID,
+                                           in space: SpaceID = .personal) async throws(SyncRecordError) -> Edit {
         let recordID = id.recordIDString
         do {
-            return try await delete(Record.kind, id: recordID, modelVersion: Self.writtenVersion(Record.self))
+            return try await delete(Record.kind, id: recordID, modelVersion: Self.writtenVersion(Record.self), in: space)
         } catch {
             throw Self.recordError(error)
         }

@@ -2,7 +2,7 @@
 /// each one that does not (never silently dropped).
 public struct TypedRecords<Record: SyncRecord>: Sendable {
     /// The records that decode, in the order they were read (by record id from
-    /// ``LocalStore/fetchAll(_:)``, in the query's order from a query).
+    /// ``LocalStore/fetchAll(_:in:)``, in the query's order from a query).
     public let values: [Record]
     /// The records that do not decode as `Record`, in the same order.
     public let undecodable: [UndecodableRecord]
