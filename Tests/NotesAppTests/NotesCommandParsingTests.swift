@@ -107,7 +107,7 @@ struct NotesCommandParsingTests {
 
         let help = CapturedOutput()
         #expect(await NotesCommand.run(arguments: ["--help"], output: help.output, stopRequests: { AsyncStream { $0.finish() } }) == 0)
-        #expect(help.standard.hasPrefix("usage: notes add TEXT --dir DIR\n"))
+        #expect(help.standard.hasPrefix("usage: notes add TEXT [--space SPACE] --dir DIR\n"))
         #expect(help.error.isEmpty)
     }
 }
