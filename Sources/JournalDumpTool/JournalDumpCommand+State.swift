@@ -80,7 +80,7 @@ extension JournalDumpCommand {
                 text += "  " + pad(op.id.description, 38) + pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
                     + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.state.description, 13)
                     + pad(String(entry.attempts), 10) + pad(String(entry.permanentFailures), 11)
-                    + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + "\n"
+                    + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + inSpace(op.space) + "\n"
             }
             text += "note:     \(outboxNote)\n"
         }
