@@ -34,6 +34,8 @@ package enum SampleJournals {
         File(relativePath: "golden/v2.1-transactions.journal", purpose: "write transactions (type 0x000F) across kinds, with compaction inside one transaction and against earlier edits, an edit behind a sent one, an acknowledgement"),
         File(relativePath: "golden/v2.3-model-versions.journal", purpose: "format 2.3's model versions: pulled rows with and without one, versioned edits the compactor merged (the highest kept), an unversioned edit, an acknowledgement and a tombstone carrying one"),
         File(relativePath: "golden/v2.4-server-identity.journal", purpose: "format 2.4's server records: an identity learned, a mismatch, a reconciliation's re-uploads (a create, an update, a rename of a sent edit) and the adopted identity, a mismatch behind, and a server without an identity adopted"),
+        File(relativePath: "golden/v2.5-shared-spaces.journal", purpose: "format 2.5's shared spaces: spaces described, rows pulled and forgotten in a space, edits and an acknowledgement in a space beside personal ones, and a space lost with a sent and an unsent edit queued in it"),
+        File(relativePath: "golden/v2.5-shared-spaces-continued.journal", purpose: "the shared-spaces state checkpointed (checkpoint parts 9 and 10, the lost space's edits as rejections), then an edit in the kept space"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -86,11 +88,12 @@ package enum SampleJournals {
         /// Journals an edit: the base the store would give it, and the compactor's steps.
         @discardableResult
         mutating func edit(_ kind: OperationKind, _ entity: String, _ id: String, _ fields: [String: FieldValue] = [:],
-                           at minute: Int64, modelVersion: Int? = nil) -> OperationID {
-            let key = RecordKey(kind: entity, id: id)
+                           at minute: Int64, modelVersion: Int? = nil, in space: SpaceID = .personal) -> OperationID {
+            let key = RecordKey(kind: entity, id: id, space: space)
             let operation = JournalOperation(id: .random(using: &generator), kind: kind, entity: entity, recordID: id, fields: fields,
                                              baseUpdatedAt: kind == .create ? nil : state.base(for: key),
-                                             queuedAt: SampleJournals.baseTime + minute * 60_000, modelVersion: modelVersion)
+                                             queuedAt: SampleJournals.baseTime + minute * 60_000, modelVersion: modelVersion,
+                                             space: space)
             var probe = state
             probe.apply(.edit(operation, compaction: []))
             record(.edit(operation, compaction: Compactor.steps(for: operation, in: probe.outbox)))
@@ -405,6 +408,15 @@ package enum SampleJournals {
 
         // Format 2.4: what the device knows of its server, and a reconciliation.
         try await writeJournal(directory + "/golden/v2.4-server-identity.journal", header: header(seed: 24), records: serverIdentityEvents().records)
+
+        // Format 2.5: shared spaces, and their checkpoint parts in a file continuing them.
+        let spaces = header(seed: 25)
+        let spaceRecords = sharedSpaceEvents().records
+        try await writeJournal(directory + "/golden/v2.5-shared-spaces.journal", header: spaces, records: spaceRecords)
+        var spacesContinued = header(seed: 26, continues: spaces.generation, firstSequence: UInt64(spaceRecords.count + 1))
+        spacesContinued.journalID = spaces.journalID
+        try await writeJournal(directory + "/golden/v2.5-shared-spaces-continued.journal", header: spacesContinued,
+                               records: sharedSpaceCheckpointRecords())
 
         try writeCraftedSamples(into: directory, from: healthy)
     }

@@ -62,7 +62,7 @@ extension JournalDumpCommand {
             text += "  " + pad("kind", 10) + pad("record", 18) + pad("server", 15) + pad("pending", 9) + "fields\n"
             for record in visible {
                 text += "  " + pad(record.key.kind, 10) + pad(record.key.id, 18) + pad(record.serverUpdatedAt.map { String($0) } ?? "-", 15)
-                    + pad(record.pending ? "yes" : "no", 9) + FieldSummary.text(record.fields) + "\n"
+                    + pad(record.pending ? "yes" : "no", 9) + FieldSummary.text(record.fields) + inSpace(record.key.space) + "\n"
             }
         }
         let outbox = outboxStatus(state)
@@ -80,7 +80,7 @@ extension JournalDumpCommand {
                 text += "  " + pad(op.id.description, 38) + pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
                     + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + pad(entry.state.description, 13)
                     + pad(String(entry.attempts), 10) + pad(String(entry.permanentFailures), 11)
-                    + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + "\n"
+                    + pad(entry.lastFailure?.description ?? "-", 22) + (entry.lastError.map(quoted) ?? "-") + inSpace(op.space) + "\n"
             }
             text += "note:     \(outboxNote)\n"
         }
@@ -89,6 +89,19 @@ extension JournalDumpCommand {
         } else {
             text += "cursors:\n"
             for kind in state.cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + state.cursors[kind]!.description + "\n" }
+        }
+        // Shared spaces only once the device met one, so older journals' states read as they always did.
+        for space in state.spaceCursors.keys.sorted() {
+            let cursors = state.spaceCursors[space] ?? [:]
+            text += "cursors in space \(space):\n"
+            for kind in cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + cursors[kind]!.description + "\n" }
+        }
+        if !state.spaces.isEmpty {
+            text += "spaces:   \(state.spaces.count), as the server last described them\n"
+            for space in state.spaces.values.sorted(by: { $0.id < $1.id }) {
+                text += "  \(space.id) \(quoted(space.name)), \(space.role), version \(space.version), members: "
+                    + space.members.map { "\($0.user) \($0.role)" }.joined(separator: ", ") + "\n"
+            }
         }
         if state.server.needsCheckpointPart { text += "server:   " + serverText(state.server) + "\n" }
         let baseRows = state.baseRows.values.sorted { $0.key < $1.key }
@@ -124,7 +137,8 @@ extension JournalDumpCommand {
         return text
     }
 
-    /// `{"state": {"records": …, "outbox": […], "cursors": …, "baseRows": […], "conflicts": […], "rejections": […]}}`, or
+    /// `{"state": {"records": …, "outbox": […], "cursors": …, "baseRows": […], "conflicts": […], "rejections": […]}}`
+    /// (with `spaceCursors` and `spaces` once the device met a shared space, and a record's `space` when shared), or
     /// `{"state": null, "stateError": "…"}` when replay cannot rebuild one. Each outbox entry is
     /// listed as the app lists it (``statusJSON(_:)``); each conflict with its shape and resolution.
     package static func jsonState(_ result: Result<StoreState, Replayer.Failure>) -> JSONText {
@@ -135,8 +149,7 @@ extension JournalDumpCommand {
         }
         var kinds: [(String, [JSONText])] = []
         for record in visibleRecords(state) {
-            let json = JSONText.object([
-                ("recordId", .string(record.key.id)),
+            let json = JSONText.object([("recordId", .string(record.key.id))] + spaceJSON(record.key.space) + [
                 ("serverUpdatedAt", record.serverUpdatedAt.map { .int($0) } ?? .null),
                 ("pending", .bool(record.pending)),
                 ("fields", FieldSummary.json(record.fields)),
@@ -151,6 +164,11 @@ extension JournalDumpCommand {
             ("conflicts", .array(state.conflicts.map(conflictJSON))),
             ("rejections", .array(state.rejections.map(rejectionJSON))),
         ]
+        // Only once the device met a shared space, so older journals' states read as they always did.
+        if !state.spaceCursors.isEmpty {
+            members.append(("spaceCursors", .object(state.spaceCursors.keys.sorted().map { ($0.description, cursorsJSON(state.spaceCursors[$0] ?? [:])) })))
+        }
+        if !state.spaces.isEmpty { members.append(("spaces", .array(state.spaces.values.sorted { $0.id < $1.id }.map(describedSpaceJSON)))) }
         // Only once the device knows a server identity, so older journals' states read as they always did.
         if state.server.needsCheckpointPart { members.append(("server", serverJSON(state.server))) }
         return .object([("state", .object(members))])

@@ -56,16 +56,18 @@ extension JournalDumpCommand {
     /// ` in space ID` for a shared space, nothing for the personal one.
     static func inSpace(_ space: SpaceID) -> String { space.isPersonal ? "" : " in space \(space)" }
 
-    /// The columns of an operation: op, kind, record, base, fields.
+    /// The columns of an operation: op, kind, record, base, fields, then
+    /// ` in space ID` for a shared space (personal ones read as before 2.5).
     static func operationColumns(_ op: JournalOperation) -> String {
         pad(op.kind.description, 7) + pad(op.entity, 10) + pad(op.recordID, 18)
-            + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + FieldSummary.text(op.fields)
+            + pad(op.baseUpdatedAt.map { String($0) } ?? "-", 15) + FieldSummary.text(op.fields) + inSpace(op.space)
     }
 
-    /// The same columns for a server row: `row` or `deleted`, kind, id, its server stamp, fields.
+    /// The same columns for a server row: `row` or `deleted`, kind, id, its
+    /// server stamp, fields, and its shared space as for an operation.
     static func rowColumns(_ row: ServerRow) -> String {
         pad(row.isTombstone ? "deleted" : "row", 7) + pad(row.kind, 10) + pad(row.id, 18) + pad(String(row.updatedAt), 15)
-            + (row.isTombstone ? "deleted at \(row.deletedAt!)" : FieldSummary.text(row.fields))
+            + (row.isTombstone ? "deleted at \(row.deletedAt!)" : FieldSummary.text(row.fields)) + inSpace(row.space)
     }
 
     /// The indentation of a record's second and later lines, under the
