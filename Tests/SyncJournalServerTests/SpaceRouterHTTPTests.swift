@@ -193,6 +193,22 @@ struct SpaceRouterHTTPTests {
         #expect(try served.read("p1", in: served.space, as: "editor").text == #"{"row":null}"#)
     }
 
+    @Test("a shared space's cursor behind a purged tombstone is 410 cursor_expired naming the kind under spaceKinds, not under kinds",
+          arguments: StorageBackend.tested)
+    func expiredSpaceCursor(_ backend: StorageBackend) throws {
+        let served = try Served(backend)
+        let row = try served.populate()
+        let early = try served.pull(as: "viewer")
+        let held = [served.space: SpaceCursors(version: early.spaces.first?.version, cursors: ["pin": PullCursor(updatedAt: row.updatedAt - 1, id: "a")])]
+        let gone = try #require(try served.push(Mutations.delete("p1", base: row.updatedAt, space: served.space), as: "owner").appliedRow)
+        _ = try served.push(Mutations.create("p2", space: served.space), as: "owner")
+        try served.server.storage.purgeTombstones(olderThan: gone.updatedAt + 1, kind: nil)
+        let response = try served.send(.pull, PullRequestCodec.encode(PullRequest(cursors: ["pin": nil], limit: 10, spaces: held)), as: "viewer")
+        let body = try SyncServerFixture.error(response)
+        #expect(response.status == 410 && body.code == .cursorExpired)
+        #expect(body.kinds == [] && body.spaceKinds == [served.space: ["pin"]])
+    }
+
     @Test("a viewer's wait over spaces is woken by an editor's push into the shared space", arguments: StorageBackend.tested)
     func waitWokenBySharedPush(_ backend: StorageBackend) throws {
         let served = try Served(backend)
