@@ -38,13 +38,13 @@ extension HTTPTransport {
     /// let space = try await transport.change(.create(.random(), name: "Weekend pins"))
     /// ```
     public func change(_ change: SpaceChange) async throws(TransportError) -> Space? {
-        let endpoint = SpaceEndpoint(change)
-        let reply = try await send(.space(endpoint), body: SpaceChangeCodec.encode(change), pulledKinds: [], namesSpace: true)
+        let endpoint = SyncEndpoint(change)
+        let reply = try await send(endpoint, body: SpaceChangeCodec.encode(change), pulledKinds: [], namesSpace: true)
         let space: Space?
         do {
             space = try SpaceChangeReplyCodec.decode(reply.body, at: endpoint, parser: parser)
         } catch {
-            throw Self.malformed(.space(endpoint), error)
+            throw Self.malformed(endpoint, error)
         }
         if let space, space.id != change.space {
             throw .transient(reason: "malformed reply to \(endpoint.path): it describes space \(space.id), not \(change.space)",
@@ -61,11 +61,11 @@ extension HTTPTransport {
     /// for space in try await transport.spaces() { print(space.name, space.role) }
     /// ```
     public func spaces() async throws(TransportError) -> [Space] {
-        let reply = try await send(.space(.list), body: ListSpacesRequestCodec.encode(), pulledKinds: [])
+        let reply = try await send(.listSpaces, body: ListSpacesRequestCodec.encode(), pulledKinds: [])
         do {
             return try SpaceListReplyCodec.decode(reply.body, parser: parser)
         } catch {
-            throw Self.malformed(.space(.list), error)
+            throw Self.malformed(.listSpaces, error)
         }
     }
 

@@ -192,7 +192,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         while true {
             let body = PushRequestCodec.encode(mutations, includingQueuedAt: withQueuedAt, includingModelVersion: withModelVersion)
             do {
-                reply = try await send(.sync(.push), body: body, pulledKinds: [], expectation: expectation,
+                reply = try await send(.push, body: body, pulledKinds: [], expectation: expectation,
                                        namesSpace: mutations.contains { !$0.space.isPersonal }).body
                 break
             } catch {
@@ -214,7 +214,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         do {
             return try PushReplyCodec.decode(reply, answering: mutations, parser: parser)
         } catch {
-            throw Self.malformed(.sync(.push), error)
+            throw Self.malformed(.push, error)
         }
     }
 
@@ -234,7 +234,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         if !spaceSupport.isAssumed { request.spaces = nil }
         let reply: HTTPReply
         do {
-            reply = try await send(.sync(.pull), body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted(),
+            reply = try await send(.pull, body: PullRequestCodec.encode(request), pulledKinds: request.cursors.keys.sorted(),
                                    expectation: request.expectation, namesSpace: request.spaces != nil)
         } catch {
             guard request.spaces != nil, case .permanent(let reason) = error, Self.refuses(reason, member: "$.spaces") else { throw error }
@@ -247,7 +247,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
             page.server = reply.server
             return page
         } catch {
-            throw Self.malformed(.sync(.pull), error)
+            throw Self.malformed(.pull, error)
         }
     }
 
@@ -259,12 +259,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// Posts `request` to `/v1/sync/read` (with `Sync-Row-Members: space`
     /// for a shared space's record) and returns the row.
     func read(_ request: ReadRequest) async throws(TransportError) -> ServerRow? {
-        let reply = try await send(.sync(.read), body: ReadRequestCodec.encode(request), pulledKinds: [],
+        let reply = try await send(.read, body: ReadRequestCodec.encode(request), pulledKinds: [],
                                    namesSpace: !request.space.isPersonal).body
         do {
             return try ReadReplyCodec.decode(reply, parser: parser)
         } catch {
-            throw Self.malformed(.sync(.read), error)
+            throw Self.malformed(.read, error)
         }
     }
 
@@ -276,12 +276,12 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// do { try await transport.checkHealth(); await engine.setOnline(true) } catch { /* still down */ }
     /// ```
     public func checkHealth() async throws(TransportError) {
-        let reply = try await send(.sync(.health), body: nil, pulledKinds: []).body
+        let reply = try await send(.health, body: nil, pulledKinds: []).body
         let status: String
         do {
             status = try HealthReplyCodec.decode(reply, parser: parser)
         } catch {
-            throw Self.malformed(.sync(.health), error)
+            throw Self.malformed(.health, error)
         }
         if status != HealthReplyCodec.ok {
             throw .transient(reason: "the server reports status \"\(status)\"", retryAfterMilliseconds: nil)
@@ -290,7 +290,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     // MARK: Requests
 
-    static func malformed(_ endpoint: TransportEndpoint, _ error: WireError) -> TransportError {
+    static func malformed(_ endpoint: SyncEndpoint, _ error: WireError) -> TransportError {
         // The server may have applied a push: its operation ids make the resend safe.
         .transient(reason: "malformed reply to \(endpoint.path): \(error)", retryAfterMilliseconds: nil)
     }
@@ -317,7 +317,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// fresh token from the provider (none when the provider hands back the
     /// refused token). `namesSpace` says that the request names a shared
     /// space, so it says it reads rows' `space` (journals/PROTOCOL.md, "Membership").
-    func send(_ endpoint: TransportEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
+    func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
               deadline: Duration? = nil, in session: URLSession? = nil,
               expectation: ServerExpectation? = nil, namesSpace: Bool = false) async throws(TransportError) -> HTTPReply {
         guard body != nil else {
@@ -382,7 +382,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         let reply: HTTPReply
         do {
             // 404 and 405: a server older than the endpoint.
-            reply = try await send(.sync(.wait), body: body, pulledKinds: [], passing: [404, 405],
+            reply = try await send(.wait, body: body, pulledKinds: [], passing: [404, 405],
                                    deadline: timeout + Self.changeWaitMargin, in: waitSession, namesSpace: spaces != nil)
         } catch {
             guard spaces != nil, case .permanent(let reason) = error, Self.refuses(reason, member: "$.spaces") else { throw error }
@@ -393,7 +393,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
         do {
             return try ChangeWaitReplyCodec.decode(reply.body, parser: parser) ? .changed : .timedOut
         } catch {
-            throw Self.malformed(.sync(.wait), error)
+            throw Self.malformed(.wait, error)
         }
     }
 
@@ -410,7 +410,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// either) and returns a 200 reply, or one with a status in `passing`;
     /// anything else is classified. `deadline` replaces the transport's
     /// timeout, `session` its session.
-    private func send(_ endpoint: TransportEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
+    private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
                       deadline: Duration?, in session: URLSession?, expectation: ServerExpectation?,
                       namesSpace: Bool) async throws(TransportError) -> HTTPReply {
         let timeout = deadline ?? self.timeout

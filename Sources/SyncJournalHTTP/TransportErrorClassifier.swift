@@ -46,7 +46,7 @@ enum TransportErrorClassifier {
     /// `no_such_space`, 403 `forbidden`, …) is `.spaceRefused`; any other
     /// 404 to a membership path comes from a server without spaces and is
     /// `.permanent`, saying so.
-    static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: TransportEndpoint, pulledKinds: [String]) -> TransportError {
+    static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: SyncEndpoint, pulledKinds: [String]) -> TransportError {
         let errorBody = try? ErrorBodyCodec.decode(body)
         let detail = "HTTP \(status) from \(endpoint.path)" + (errorBody.map { ": \($0.code) (\($0.message))" } ?? "")
         if let refusal = errorBody?.refusal, refusal.httpStatus == status { return .spaceRefused(refusal) }
@@ -55,7 +55,7 @@ enum TransportErrorClassifier {
             return .permanent(reason: "the server has no shared spaces (\(detail))")
         case 409:
             return serverMismatch(body: body, detail: detail, endpoint: endpoint)
-        case 410 where endpoint == .sync(.pull):
+        case 410 where endpoint == .pull:
             return .cursorExpired(kinds: expiredKinds(errorBody) ?? pulledKinds)
         case 401:
             return .unauthorized(reason: detail)
@@ -80,7 +80,7 @@ enum TransportErrorClassifier {
     /// nothing), or, when the body does not decode or says neither case, a
     /// permanent error naming the malformed reply: retrying would not help,
     /// and guessing a mismatch could send the app reconciling for nothing.
-    static func serverMismatch(body: [UInt8], detail: String, endpoint: TransportEndpoint) -> TransportError {
+    static func serverMismatch(body: [UInt8], detail: String, endpoint: SyncEndpoint) -> TransportError {
         let errorBody: ErrorBody
         do {
             errorBody = try ErrorBodyCodec.decode(body)

@@ -199,10 +199,10 @@ package enum StorageRules {
     /// lost each named space `user` is not a member of; both follow from
     /// the request alone, so every page of a pull carries the same.
     ///
-    /// Refuses (with ``PullRefusal/cursorExpired(kinds:)``, through
+    /// Refuses (with ``PullRefusal/cursorExpired(kinds:spaceKinds:)``, through
     /// ``StorageQueries/failure(_:)``) every kind whose cursor in any space
-    /// read is behind that space's tombstone horizon, unless the request is
-    /// a resync. On the last page a kind that would stay behind its horizon
+    /// read is behind that space's tombstone horizon, per space, unless the
+    /// request is a resync. On the last page a kind that would stay behind its horizon
     /// gets the horizon as its cursor: nothing lies between, and a client
     /// left there would be refused for ever.
     package static func page<Queries: StorageQueries>(user: String, _ request: PullRequest,
@@ -228,15 +228,18 @@ package enum StorageRules {
             }
         }
         var horizons: [SpaceID: [String: PullCursor]] = [:]
-        var expired: Set<String> = []
+        var expired: [SpaceID: Set<String>] = [:]
         for source in sources {
             for kind in kinds {
                 guard let horizon = try queries.horizon(kind: kind, in: source.space) else { continue }
                 horizons[source.space, default: [:]][kind] = horizon
-                if let cursor = source.cursors[kind] ?? nil, cursor < horizon { expired.insert(kind) }
+                if let cursor = source.cursors[kind] ?? nil, cursor < horizon { expired[source.space, default: []].insert(kind) }
             }
         }
-        if !expired.isEmpty && !request.isResync { throw Queries.failure(.cursorExpired(kinds: expired.sorted())) }
+        if !expired.isEmpty && !request.isResync {
+            let personal = expired.removeValue(forKey: .personal) ?? []
+            throw Queries.failure(.cursorExpired(kinds: personal.sorted(), spaceKinds: expired.mapValues { $0.sorted() }))
+        }
         var draft = PullPageDraft(limit: request.limit)
         sources: for source in sources {
             for kind in kinds {

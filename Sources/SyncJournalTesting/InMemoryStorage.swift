@@ -136,7 +136,7 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
     /// cursor asks for a resync, anything else is permanent.
     static func failure(_ refusal: PullRefusal) -> TransportError {
         switch refusal {
-        case .cursorExpired(let kinds): return .cursorExpired(kinds: kinds)
+        case .cursorExpired(let kinds, let spaceKinds): return .cursorExpired(kinds: PullRefusal.expiredKinds(kinds, spaceKinds))
         case .badRequest, .badCursor: return .permanent(reason: refusal.description)
         }
     }

@@ -1,15 +1,15 @@
 import SyncJournalProtocol
 
 /// Every membership request body, by the change it asks for: the client
-/// encodes a ``SpaceChange`` for its ``SpaceEndpoint``, the server decodes
+/// encodes a ``SpaceChange`` for its membership path (``SyncEndpoint/init(_:)``), the server decodes
 /// the body of the path it was posted to.
 ///
 /// ```swift
-/// let body = SpaceChangeCodec.encode(.setMember(id, user: "kid", role: .viewer))   // to SpaceEndpoint.setMember
-/// let change = try SpaceChangeCodec.decode(body, at: .setMember)                   // the router
+/// let body = SpaceChangeCodec.encode(.setMember(id, user: "kid", role: .viewer))   // to SyncEndpoint.setSpaceMember
+/// let change = try SpaceChangeCodec.decode(body, at: .setSpaceMember)               // the router
 /// ```
 package enum SpaceChangeCodec {
-    /// The body of `change`'s request (posted to `SpaceEndpoint(change)`).
+    /// The body of `change`'s request (posted to `SyncEndpoint(change)`).
     package static func encode(_ change: SpaceChange) -> [UInt8] {
         switch change {
         case .create(let space, let name): return CreateSpaceRequestCodec.encode(space: space, name: name)
@@ -22,20 +22,24 @@ package enum SpaceChangeCodec {
     }
 
     /// The change a body posted to `endpoint` asks for; `nil` for
-    /// ``SpaceEndpoint/list``, which changes nothing (its body, `{}`, is checked all the same).
+    /// ``SyncEndpoint/listSpaces``, which changes nothing (its body, `{}`,
+    /// is checked all the same), and for a path that is not a membership
+    /// path (the router never asks).
     ///
     /// - Throws: ``WireError`` with the byte offset or JSON path of the problem.
-    package static func decode(_ body: some Collection<UInt8>, at endpoint: SpaceEndpoint,
+    package static func decode(_ body: some Collection<UInt8>, at endpoint: SyncEndpoint,
                                parser: JSONParser = JSONParser()) throws(WireError) -> SpaceChange? {
         switch endpoint {
-        case .create: return try CreateSpaceRequestCodec.decode(body, parser: parser)
-        case .rename: return try RenameSpaceRequestCodec.decode(body, parser: parser)
-        case .setMember: return try SetSpaceMemberRequestCodec.decode(body, parser: parser)
-        case .removeMember: return try RemoveSpaceMemberRequestCodec.decode(body, parser: parser)
-        case .leave: return try LeaveSpaceRequestCodec.decode(body, parser: parser)
-        case .delete: return try DeleteSpaceRequestCodec.decode(body, parser: parser)
-        case .list:
+        case .createSpace: return try CreateSpaceRequestCodec.decode(body, parser: parser)
+        case .renameSpace: return try RenameSpaceRequestCodec.decode(body, parser: parser)
+        case .setSpaceMember: return try SetSpaceMemberRequestCodec.decode(body, parser: parser)
+        case .removeSpaceMember: return try RemoveSpaceMemberRequestCodec.decode(body, parser: parser)
+        case .leaveSpace: return try LeaveSpaceRequestCodec.decode(body, parser: parser)
+        case .deleteSpace: return try DeleteSpaceRequestCodec.decode(body, parser: parser)
+        case .listSpaces:
             try ListSpacesRequestCodec.decode(body, parser: parser)
+            return nil
+        case .push, .pull, .read, .wait, .health:
             return nil
         }
     }

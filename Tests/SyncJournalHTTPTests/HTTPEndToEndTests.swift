@@ -77,6 +77,25 @@ struct HTTPEndToEndTests {
         }
     }
 
+    @Test("the HTTP face honours a pull's spaces: a member's pull brings the shared rows, the space's description and its cursors; without spaces only personal rows")
+    func pullAcrossSpaces() async throws {
+        let server = ReferenceServer()
+        let responder = try Self.serve(server)
+        defer { responder.stop() }
+        let trip = SpaceID.random()
+        try await server.change(user: "u2", .create(trip, name: "Trip"))
+        try await server.change(user: "u2", .setMember(trip, user: "u1", role: .viewer))
+        let shared = await server.write(user: "u2", kind: "pin", id: "p1", fields: ["title": .string("shared")], space: trip)
+        let personal = await server.write(user: "u1", kind: "pin", id: "mine", fields: [:])
+        let transport = HTTPTransport(baseURL: responder.baseURL, token: "token-1")
+        let page = try await transport.pull(PullRequest(cursors: ["pin": nil], limit: 10, spaces: [:]))
+        #expect(page.rows == [personal, shared] && page.spaces.map(\.id) == [trip] && page.spaces.first?.role == .viewer)
+        #expect(page.nextSpaceCursors[trip]?["pin"] == PullCursor(updatedAt: shared.updatedAt, id: "p1"))
+        let plain = try await transport.pull(PullRequest(cursors: ["pin": nil], limit: 10))
+        #expect(plain.rows == [personal] && plain.spaces.isEmpty)
+        #expect(try await transport.read(RecordKey(kind: "pin", id: "p1", space: trip)) == shared)
+    }
+
     @Test("a push refused as too large makes the engine split the batch, over HTTP")
     func tooLargeSplits() async throws {
         let server = ReferenceServer()

@@ -129,7 +129,7 @@ struct HTTPTransportSpaceTests {
             #expect(request.header("Content-Type") == "application/json")
             #expect(request.header("Sync-Row-Members") == "modelVersion, space")
             #expect(request.body == SpaceChangeCodec.encode(change))
-            #expect(try SpaceChangeCodec.decode(request.body, at: SpaceEndpoint(change)) == change)
+            #expect(try SpaceChangeCodec.decode(request.body, at: SyncEndpoint(change)) == change)
         }
         #expect(String(decoding: sent[2].body, as: UTF8.self) == #"{"role":"viewer","space":"\#(Self.tripText)","user":"kid"}"#)
     }

@@ -11,7 +11,10 @@ import SyncJournalWire
 /// protocol gives it, so a round trip should classify it the same way.
 /// Like `sync-server`, it reads the device's expectation from the
 /// `Sync-Server-Identity` and `Sync-Seen-Stamp` headers of pushes and pulls,
-/// and every reply carries the server's identity.
+/// and every reply carries the server's identity. Shared spaces are
+/// served as `sync-server` serves them: a pull's `spaces`, a read's and a
+/// mutation's `space` (each only with `Sync-Row-Members: space`), and the
+/// membership paths.
 struct ReferenceHTTPHandler: Sendable {
     let server: ReferenceServer
     /// Bearer tokens and the users they stand for.
@@ -41,19 +44,33 @@ struct ReferenceHTTPHandler: Sendable {
         } catch {
             return Self.error(400, ErrorBody(code: .badRequest, message: error.description))
         }
+        let readsSpaces = RowMembersHeader.members(in: request.headers.filter { $0.name == "sync-row-members" }.map(\.value))
+            .contains(RowMembersHeader.space)
         do {
-            switch request.path {
-            case SyncEndpoint.push.path:
+            switch SyncEndpoint(rawValue: request.path) {
+            case .push:
                 let mutations = try PushRequestCodec.decode(request.body)
+                if !readsSpaces, mutations.contains(where: { !$0.space.isPersonal }) { return Self.spaceNotRead("$.mutations") }
                 return .ok(PushReplyCodec.encode(try await server.push(user: user, mutations, expecting: expectation)))
-            case SyncEndpoint.pull.path:
+            case .pull:
                 let pull = try PullRequestCodec.decode(request.body)
+                if pull.spaces != nil && !readsSpaces { return Self.spaceNotRead("$.spaces") }
                 let page = try await server.pull(user: user, cursors: pull.cursors.mapValues { $0.map(PullCursorCodec.encode) },
-                                                 limit: pull.limit, resync: pull.isResync, expecting: expectation)
-                return .ok(PullPageCodec.encode(page))
-            case SyncEndpoint.read.path:
+                                                 limit: pull.limit, resync: pull.isResync, expecting: expectation, spaces: pull.spaces)
+                return .ok(PullPageCodec.encode(page, includingSpaces: pull.spaces != nil))
+            case .read:
                 let read = try ReadRequestCodec.decode(request.body)
-                return .ok(ReadReplyCodec.encode(await server.read(user: user, kind: read.kind, id: read.id)))
+                if !read.space.isPersonal && !readsSpaces { return Self.spaceNotRead("$.space") }
+                return .ok(ReadReplyCodec.encode(await server.read(user: user, RecordKey(kind: read.kind, id: read.id, space: read.space))))
+            case .listSpaces:
+                try ListSpacesRequestCodec.decode(request.body)
+                return .ok(SpaceListReplyCodec.encode(await server.spaces(user: user)))
+            case let endpoint? where endpoint.isMembership:
+                guard let change = try SpaceChangeCodec.decode(request.body, at: endpoint) else {
+                    return Self.error(404, ErrorBody(code: .notFound, message: request.path))
+                }
+                let space = try await server.change(user: user, change)
+                return .ok(SpaceChangeReplyCodec.encode(endpoint.repliesWithSpace ? space : nil))
             default:
                 return Self.error(404, ErrorBody(code: .notFound, message: request.path))
             }
@@ -64,6 +81,11 @@ struct ReferenceHTTPHandler: Sendable {
         } catch {
             return Self.error(500, ErrorBody(code: .internal, message: "\(error)"))
         }
+    }
+
+    /// The 400 for a request naming a shared space without `Sync-Row-Members: space`.
+    static func spaceNotRead(_ path: String) -> ScriptedHTTPResponder.Reply {
+        error(400, ErrorBody(code: .badRequest, message: "\(path) names a shared space without \(RowMembersHeader.name): \(RowMembersHeader.space)"))
     }
 
     /// The reply PROTOCOL.md's error table gives `error`.

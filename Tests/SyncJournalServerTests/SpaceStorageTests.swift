@@ -254,7 +254,7 @@ struct SpaceStorageTests {
         } catch let error as TransportError {
             #expect(error == .cursorExpired(kinds: ["pin"]))
         } catch let error as StorageError {
-            #expect(error == .cursorExpired(kinds: ["pin"]))
+            #expect(error == .cursorExpired(kinds: [], spaceKinds: [trip: ["pin"]]), "the expired kind is the space's, not the personal space's")
         }
         let resync = try await server.pull("kid", PullRequest(cursors: ["pin": nil], limit: 10, isResync: true, spaces: held))
         #expect(resync.rows.map(\.id) == ["p2", "p3"] && resync.nextSpaceCursors[trip]?["pin"] == PullCursor(updatedAt: p3.updatedAt, id: "p3"))

@@ -19,7 +19,7 @@ struct StorageTransport: SyncTransport {
         }
         switch result {
         case .success(let value): return value
-        case .failure(.cursorExpired(let kinds)): throw .cursorExpired(kinds: kinds)
+        case .failure(.cursorExpired(let kinds, let spaceKinds)): throw .cursorExpired(kinds: PullRefusal.expiredKinds(kinds, spaceKinds))
         case .failure(.serverMismatch(let mismatch)): throw .serverMismatch(mismatch)
         case .failure(let error): throw .transient(reason: "\(error)", retryAfterMilliseconds: nil)
         }

@@ -107,7 +107,7 @@ struct MalformedSpaceMessageTests {
 
     @Test("a SPACE value: an uppercase id, a role or member role not in the set, members out of order or twice, bad names and users, a missing version")
     func spaceValues() throws {
-        #expect(try SpaceChangeReplyCodec.decode(Self.space(Self.goodSpace), at: .create)?.members.count == 2)
+        #expect(try SpaceChangeReplyCodec.decode(Self.space(Self.goodSpace), at: .createSpace)?.members.count == 2)
         let cases: [(String, WireError)] = [
             (Self.goodSpace.replacingOccurrences(of: #""role":"owner","members"#, with: #""role":"Owner","members"#),
              .invalidValue(path: "$.space.role", reason: "\"Owner\" is not owner, editor or viewer")),
@@ -130,12 +130,12 @@ struct MalformedSpaceMessageTests {
             (Self.goodSpace.replacingOccurrences(of: #","version":3"#, with: ""), .missingMember(path: "$.space.version")),
         ]
         for (members, expected) in cases {
-            #expect(wireError { try SpaceChangeReplyCodec.decode(Self.space(members), at: .create) } == expected, "\(members)")
+            #expect(wireError { try SpaceChangeReplyCodec.decode(Self.space(members), at: .createSpace) } == expected, "\(members)")
         }
-        #expect(wireError { try SpaceChangeReplyCodec.decode(bytes(#"{"space":{"space":"\#(Self.upper)",\#(Self.goodSpace)}}"#), at: .rename) }
+        #expect(wireError { try SpaceChangeReplyCodec.decode(bytes(#"{"space":{"space":"\#(Self.upper)",\#(Self.goodSpace)}}"#), at: .renameSpace) }
                 == .invalidValue(path: "$.space.space", reason: "\"\(Self.upper)\" \(Self.notSpaceID)"))
-        #expect(wireError { try SpaceChangeReplyCodec.decode(Self.space(Self.goodSpace), at: .leave) } == .unknownMember(path: "$.space"))
-        #expect(wireError { try SpaceChangeReplyCodec.decode(bytes("{}"), at: .setMember) } == .missingMember(path: "$.space"))
+        #expect(wireError { try SpaceChangeReplyCodec.decode(Self.space(Self.goodSpace), at: .leaveSpace) } == .unknownMember(path: "$.space"))
+        #expect(wireError { try SpaceChangeReplyCodec.decode(bytes("{}"), at: .setSpaceMember) } == .missingMember(path: "$.space"))
     }
 
     @Test("a space list out of id order or naming a space twice is refused")
@@ -152,20 +152,20 @@ struct MalformedSpaceMessageTests {
 
     @Test("membership requests: a role not in the set, an uppercase or missing id, a name or user out of range, an unknown member, a list body with a member")
     func membershipRequests() {
-        let cases: [(SpaceEndpoint, String, WireError)] = [
-            (.setMember, #"{"space":"\#(Self.trip)","user":"kid","role":"admin"}"#, .invalidValue(path: "$.role", reason: "\"admin\" is not owner, editor or viewer")),
-            (.setMember, #"{"space":"\#(Self.trip)","user":"kid"}"#, .missingMember(path: "$.role")),
-            (.setMember, #"{"space":"\#(Self.trip)","user":"\#(String(repeating: "u", count: 129))","role":"owner"}"#,
+        let cases: [(SyncEndpoint, String, WireError)] = [
+            (.setSpaceMember, #"{"space":"\#(Self.trip)","user":"kid","role":"admin"}"#, .invalidValue(path: "$.role", reason: "\"admin\" is not owner, editor or viewer")),
+            (.setSpaceMember, #"{"space":"\#(Self.trip)","user":"kid"}"#, .missingMember(path: "$.role")),
+            (.setSpaceMember, #"{"space":"\#(Self.trip)","user":"\#(String(repeating: "u", count: 129))","role":"owner"}"#,
              .invalidValue(path: "$.user", reason: "129 UTF-8 bytes, at most 128")),
-            (.create, #"{"space":"\#(Self.upper)","name":"Trip"}"#, .invalidValue(path: "$.space", reason: "\"\(Self.upper)\" \(Self.notSpaceID)")),
-            (.create, #"{"name":"Trip"}"#, .missingMember(path: "$.space")),
-            (.create, #"{"space":"\#(Self.trip)","name":""}"#, .invalidValue(path: "$.name", reason: "empty")),
-            (.rename, #"{"space":"\#(Self.trip)","name":7}"#, .wrongType(path: "$.name", expected: "a string")),
-            (.removeMember, #"{"space":"\#(Self.trip)","user":""}"#, .invalidValue(path: "$.user", reason: "empty")),
-            (.leave, #"{"space":"\#(Self.trip)","user":"kid"}"#, .unknownMember(path: "$.user")),
-            (.delete, #"{"space":null}"#, .wrongType(path: "$.space", expected: "a string")),
-            (.list, #"{"all":true}"#, .unknownMember(path: "$.all")),
-            (.list, #"[]"#, .wrongType(path: "$", expected: "an object")),
+            (.createSpace, #"{"space":"\#(Self.upper)","name":"Trip"}"#, .invalidValue(path: "$.space", reason: "\"\(Self.upper)\" \(Self.notSpaceID)")),
+            (.createSpace, #"{"name":"Trip"}"#, .missingMember(path: "$.space")),
+            (.createSpace, #"{"space":"\#(Self.trip)","name":""}"#, .invalidValue(path: "$.name", reason: "empty")),
+            (.renameSpace, #"{"space":"\#(Self.trip)","name":7}"#, .wrongType(path: "$.name", expected: "a string")),
+            (.removeSpaceMember, #"{"space":"\#(Self.trip)","user":""}"#, .invalidValue(path: "$.user", reason: "empty")),
+            (.leaveSpace, #"{"space":"\#(Self.trip)","user":"kid"}"#, .unknownMember(path: "$.user")),
+            (.deleteSpace, #"{"space":null}"#, .wrongType(path: "$.space", expected: "a string")),
+            (.listSpaces, #"{"all":true}"#, .unknownMember(path: "$.all")),
+            (.listSpaces, #"[]"#, .wrongType(path: "$", expected: "an object")),
         ]
         for (endpoint, body, expected) in cases {
             #expect(wireError { try SpaceChangeCodec.decode(bytes(body), at: endpoint) } == expected, "\(endpoint): \(body)")

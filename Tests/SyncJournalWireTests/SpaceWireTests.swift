@@ -124,16 +124,16 @@ struct SpaceWireTests {
     @Test("every membership request round-trips through its own codec and SpaceChangeCodec, posted to its path")
     func membershipRequests() throws {
         let trip = SpaceSamples.trip
-        let expected: [(SpaceChange, SpaceEndpoint, String)] = [
-            (.create(trip, name: "Weekend pins"), .create, #"{"name":"Weekend pins","space":"\#(SpaceSamples.tripText)"}"#),
-            (.rename(trip, name: "Summer"), .rename, #"{"name":"Summer","space":"\#(SpaceSamples.tripText)"}"#),
-            (.setMember(trip, user: "kid", role: .viewer), .setMember, #"{"role":"viewer","space":"\#(SpaceSamples.tripText)","user":"kid"}"#),
-            (.removeMember(trip, user: "kid"), .removeMember, #"{"space":"\#(SpaceSamples.tripText)","user":"kid"}"#),
-            (.leave(trip), .leave, #"{"space":"\#(SpaceSamples.tripText)"}"#),
-            (.delete(trip), .delete, #"{"space":"\#(SpaceSamples.tripText)"}"#),
+        let expected: [(SpaceChange, SyncEndpoint, String)] = [
+            (.create(trip, name: "Weekend pins"), .createSpace, #"{"name":"Weekend pins","space":"\#(SpaceSamples.tripText)"}"#),
+            (.rename(trip, name: "Summer"), .renameSpace, #"{"name":"Summer","space":"\#(SpaceSamples.tripText)"}"#),
+            (.setMember(trip, user: "kid", role: .viewer), .setSpaceMember, #"{"role":"viewer","space":"\#(SpaceSamples.tripText)","user":"kid"}"#),
+            (.removeMember(trip, user: "kid"), .removeSpaceMember, #"{"space":"\#(SpaceSamples.tripText)","user":"kid"}"#),
+            (.leave(trip), .leaveSpace, #"{"space":"\#(SpaceSamples.tripText)"}"#),
+            (.delete(trip), .deleteSpace, #"{"space":"\#(SpaceSamples.tripText)"}"#),
         ]
         for (change, endpoint, text) in expected {
-            #expect(SpaceEndpoint(change) == endpoint)
+            #expect(SyncEndpoint(change) == endpoint)
             let body = SpaceChangeCodec.encode(change)
             #expect(String(decoding: body, as: UTF8.self) == text)
             #expect(try SpaceChangeCodec.decode(body, at: endpoint) == change)
@@ -146,21 +146,23 @@ struct SpaceWireTests {
         #expect(try LeaveSpaceRequestCodec.decode(LeaveSpaceRequestCodec.encode(space: trip)) == .leave(trip))
         #expect(try DeleteSpaceRequestCodec.decode(DeleteSpaceRequestCodec.encode(space: trip)) == .delete(trip))
         #expect(ListSpacesRequestCodec.encode() == bytes("{}"))
-        #expect(try SpaceChangeCodec.decode(ListSpacesRequestCodec.encode(), at: .list) == nil)
-        #expect(SpaceEndpoint.allCases.map(\.path) == ["/v1/spaces/create", "/v1/spaces/rename", "/v1/spaces/members/set",
-                                                       "/v1/spaces/members/remove", "/v1/spaces/leave", "/v1/spaces/delete", "/v1/spaces/list"])
-        #expect(SpaceEndpoint.allCases.allSatisfy { $0.method == "POST" })
+        #expect(try SpaceChangeCodec.decode(ListSpacesRequestCodec.encode(), at: .listSpaces) == nil)
+        let membership = SyncEndpoint.allCases.filter(\.isMembership)
+        #expect(membership.map(\.path) == ["/v1/spaces/create", "/v1/spaces/rename", "/v1/spaces/members/set",
+                                            "/v1/spaces/members/remove", "/v1/spaces/leave", "/v1/spaces/delete", "/v1/spaces/list"])
+        #expect(membership.allSatisfy { $0.method == "POST" })
+        #expect(SyncEndpoint.allCases.filter { !$0.isMembership }.map(\.path) == ["/v1/sync/push", "/v1/sync/pull", "/v1/sync/read", "/v1/sync/wait", "/v1/health"])
     }
 
     @Test("membership replies: the space after a change, {} after a leave or delete, the list in id order")
     func membershipReplies() throws {
         let reply = SpaceChangeReplyCodec.encode(SpaceSamples.space)
-        for endpoint in [SpaceEndpoint.create, .rename, .setMember, .removeMember] {
+        for endpoint in [SyncEndpoint.createSpace, .renameSpace, .setSpaceMember, .removeSpaceMember] {
             #expect(try SpaceChangeReplyCodec.decode(reply, at: endpoint) == SpaceSamples.space)
         }
         #expect(SpaceChangeReplyCodec.encode(nil) == bytes("{}"))
-        #expect(try SpaceChangeReplyCodec.decode(bytes("{}"), at: .leave) == nil)
-        #expect(try SpaceChangeReplyCodec.decode(bytes("{}"), at: .delete) == nil)
+        #expect(try SpaceChangeReplyCodec.decode(bytes("{}"), at: .leaveSpace) == nil)
+        #expect(try SpaceChangeReplyCodec.decode(bytes("{}"), at: .deleteSpace) == nil)
         let gym = Space(id: SpaceSamples.gym, name: "Gym", role: .owner, members: [SpaceMember(user: "dad", role: .owner)], version: 7)
         let list = SpaceListReplyCodec.encode([gym, SpaceSamples.space])
         #expect(try SpaceListReplyCodec.decode(list) == [SpaceSamples.space, gym])

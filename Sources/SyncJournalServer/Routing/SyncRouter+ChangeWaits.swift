@@ -26,13 +26,24 @@ extension SyncRouter: ParkingResponder {
         } catch {
             return reply(to: error, endpoint: .wait, user: user)
         }
+        // A wait naming spaces follows every space of its user and those it
+        // names: read before it is registered, so a membership change after
+        // the read is either heard or seen by the look below.
+        var followed: Set<SpaceID> = []
+        if let named = wait.spaces {
+            do throws(StorageError) {
+                followed = try storage.followedSpaces(user: user, named: named)
+            } catch {
+                return reply(to: .storage(error), endpoint: .wait, user: user)
+            }
+        }
         let id = changeWaits.makeID()
         // Parked first, so an answer sent by a wake-up arrives after it.
         let registry = changeWaits
         handle.park(answerOnStop: ChangeWaitRegistry.reply(changed: false)) { registry.drop(id) }
         // Registered before the look at storage: a push committing during
         // the look marks the wait woken instead of slipping past it.
-        switch changeWaits.register(id, user: user, cursors: wait.cursors, handle: handle) {
+        switch changeWaits.register(id, user: user, cursors: wait.cursors, spaces: followed, handle: handle) {
         case .registered:
             break
         case .tooMany(let limit):
@@ -43,7 +54,7 @@ extension SyncRouter: ParkingResponder {
         }
         let changed: Bool
         do throws(StorageError) {
-            changed = try Self.hasChanges(in: storage, user: user, after: wait.cursors)
+            changed = try hasChanges(user: user, wait)
         } catch {
             changeWaits.remove(id)
             return reply(to: .storage(error), endpoint: .wait, user: user)
@@ -65,10 +76,18 @@ extension SyncRouter: ParkingResponder {
     func waitWithoutParking(_ body: [UInt8], user: String) throws(RouteFailure) -> HTTPResponse {
         let wait = try decode { () throws(WireError) in try ChangeWaitRequestCodec.decode(body) }
         do throws(StorageError) {
-            return ChangeWaitRegistry.reply(changed: try Self.hasChanges(in: storage, user: user, after: wait.cursors))
+            return ChangeWaitRegistry.reply(changed: try hasChanges(user: user, wait))
         } catch {
             throw .storage(error)
         }
+    }
+
+    /// Whether a pull of `user` with `wait`'s cursors (and spaces, when it
+    /// names them) would bring anything: a wait that names no spaces looks
+    /// at the personal space alone, as before spaces.
+    private func hasChanges(user: String, _ wait: ChangeWaitRequest) throws(StorageError) -> Bool {
+        guard let spaces = wait.spaces else { return try Self.hasChanges(in: storage, user: user, after: wait.cursors) }
+        return try storage.hasChanges(user: user, after: wait.cursors, spaces: spaces)
     }
 
     /// Whether `user` has a row of one of the kinds after its cursor in

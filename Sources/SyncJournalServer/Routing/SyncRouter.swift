@@ -2,8 +2,9 @@ import SyncJournalProtocol
 import SyncJournalWire
 
 /// The protocol's routes (journals/PROTOCOL.md): `POST /v1/sync/push`,
-/// `/v1/sync/pull`, `/v1/sync/read` with a bearer token, `GET /v1/health`
-/// without one. Bodies are decoded and replies encoded by `SyncJournalWire`;
+/// `/v1/sync/pull`, `/v1/sync/read`, `/v1/sync/wait` and the membership
+/// paths of shared spaces (`/v1/spaces/…`) with a bearer token,
+/// `GET /v1/health` without one. Bodies are decoded and replies encoded by `SyncJournalWire`;
 /// every error is a JSON `{"error", "message"}` reply. Every reply carries
 /// the storage's identity in ``serverIdentityHeader``; a push or pull whose
 /// ``serverIdentityHeader`` / ``seenStampHeader`` the storage refuses is
@@ -82,14 +83,18 @@ public struct SyncRouter: HTTPResponder {
         }
         guard let user = authenticatedUser(request) else { return Self.unauthorized() }
         do throws(RouteFailure) {
+            let members = RowMembers(request)
             switch endpoint {
             case .push:
-                return try push(request.body, user: user, modelVersions: Self.readsModelVersions(request), expecting: try Self.expectation(of: request))
+                return try push(request.body, user: user, members: members, expecting: try Self.expectation(of: request))
             case .pull:
-                return try pull(request.body, user: user, modelVersions: Self.readsModelVersions(request), expecting: try Self.expectation(of: request))
-            case .read: return try read(request.body, user: user, modelVersions: Self.readsModelVersions(request))
+                return try pull(request.body, user: user, members: members, expecting: try Self.expectation(of: request))
+            case .read: return try read(request.body, user: user, members: members)
             case .wait: return try waitWithoutParking(request.body, user: user)
             case .health: return .json(status: 200, body: HealthReplyCodec.encode())
+            case .createSpace, .renameSpace, .setSpaceMember, .removeSpaceMember, .leaveSpace, .deleteSpace:
+                return try changeSpace(request.body, at: endpoint, user: user)
+            case .listSpaces: return try listSpaces(request.body, user: user)
             }
         } catch {
             return reply(to: error, endpoint: endpoint, user: user)
@@ -134,25 +139,22 @@ public struct SyncRouter: HTTPResponder {
     /// The request header by which a client says which optional row
     /// members it reads (journals/PROTOCOL.md, "Model versions"): a
     /// comma-separated list of member names.
-    public static let rowMembersHeader = "Sync-Row-Members"
+    public static let rowMembersHeader = RowMembersHeader.name
 
     /// Whether the client reads a row's `modelVersion`: it says so in
     /// ``rowMembersHeader``. A client older than the member would refuse a
     /// reply holding it, so without the header rows go without it.
     static func readsModelVersions(_ request: HTTPRequest) -> Bool {
-        request.headers.contains { header in
-            header.hasName(rowMembersHeader)
-                && header.value.split(separator: ",").contains { $0.trimmingSpaces == "modelVersion" }
-        }
+        RowMembers(request).modelVersion
     }
 
-    private func push(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+    private func push(_ body: [UInt8], user: String, members: RowMembers, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
         try largeBodies.admitting(bytes: body.count) { () throws(RouteFailure) in
-            try pushAdmitted(body, user: user, modelVersions: modelVersions, expecting: expectation)
+            try pushAdmitted(body, user: user, members: members, expecting: expectation)
         }
     }
 
-    private func pushAdmitted(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+    private func pushAdmitted(_ body: [UInt8], user: String, members: RowMembers, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
         // A storage that takes fields encoded gets them straight from the
         // body's bytes: a push then costs about its body, not a value per
         // array element (24 bytes or more each where the JSON spent two).
@@ -161,28 +163,34 @@ public struct SyncRouter: HTTPResponder {
             if mutations.count > maximumBatchSize {
                 throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
             }
+            try members.requireSpace(namedBy: mutations.lazy.map(\.mutation))
             let results = try store { () throws(StorageError) in try encodedStorage.pushEncoded(user: user, mutations, expecting: expectation) }
-            return .json(status: 200, body: PushReplyCodec.encode(encoded: results, includingModelVersions: modelVersions))
+            return .json(status: 200, body: PushReplyCodec.encode(encoded: results, includingModelVersions: members.modelVersion))
         }
         let mutations = try decode { () throws(WireError) in try PushRequestCodec.decode(body) }
         if mutations.count > maximumBatchSize {
             throw .tooManyMutations(count: mutations.count, limit: maximumBatchSize)
         }
+        try members.requireSpace(namedBy: mutations)
         let results = try store { () throws(StorageError) in try storage.push(user: user, mutations, expecting: expectation) }
-        return .json(status: 200, body: PushReplyCodec.encode(results, includingModelVersions: modelVersions))
+        return .json(status: 200, body: PushReplyCodec.encode(results, includingModelVersions: members.modelVersion))
     }
 
-    private func pull(_ body: [UInt8], user: String, modelVersions: Bool, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
+    private func pull(_ body: [UInt8], user: String, members: RowMembers, expecting expectation: ServerExpectation?) throws(RouteFailure) -> HTTPResponse {
         var request = try decode { () throws(WireError) in try PullRequestCodec.decode(body) }
+        if request.spaces != nil { try members.requireSpace(for: "$.spaces") }
         request.expectation = expectation
         let page = try store { () throws(StorageError) in try storage.pull(user: user, request) }
-        return .json(status: 200, body: PullPageCodec.encode(page, includingModelVersions: modelVersions))
+        // Without `spaces` the page holds the personal space alone, and a client of then reads no space members.
+        return .json(status: 200, body: PullPageCodec.encode(page, includingModelVersions: members.modelVersion, includingSpaces: request.spaces != nil))
     }
 
-    private func read(_ body: [UInt8], user: String, modelVersions: Bool) throws(RouteFailure) -> HTTPResponse {
+    private func read(_ body: [UInt8], user: String, members: RowMembers) throws(RouteFailure) -> HTTPResponse {
         let request = try decode { () throws(WireError) in try ReadRequestCodec.decode(body) }
-        let row = try store { () throws(StorageError) in try storage.read(user: user, kind: request.kind, id: request.id) }
-        return .json(status: 200, body: ReadReplyCodec.encode(row, includingModelVersions: modelVersions))
+        if !request.space.isPersonal { try members.requireSpace(for: "$.space") }
+        // A space the caller is not a member of reads as no row, exactly as a record that does not exist.
+        let row = try store { () throws(StorageError) in try storage.read(user: user, RecordKey(kind: request.kind, id: request.id, space: request.space)) }
+        return .json(status: 200, body: ReadReplyCodec.encode(row, includingModelVersions: members.modelVersion))
     }
 
     // MARK: Failures
@@ -193,13 +201,16 @@ public struct SyncRouter: HTTPResponder {
         case tooManyMutations(count: Int, limit: Int)
         /// A request header that does not parse: 400 `bad_request` naming it.
         case badHeader(String)
+        /// A request naming a shared space (at the JSON path) without
+        /// `Sync-Row-Members: space`: 400 `bad_request`.
+        case spaceNotRead(path: String)
     }
 
     func decode<T>(_ work: () throws(WireError) -> T) throws(RouteFailure) -> T {
         do throws(WireError) { return try work() } catch { throw .wire(error) }
     }
 
-    private func store<T>(_ work: () throws(StorageError) -> T) throws(RouteFailure) -> T {
+    func store<T>(_ work: () throws(StorageError) -> T) throws(RouteFailure) -> T {
         do throws(StorageError) { return try work() } catch { throw .storage(error) }
     }
 
@@ -211,15 +222,20 @@ public struct SyncRouter: HTTPResponder {
             return Self.error(413, .tooLarge, "\(count) mutations, at most \(limit) per push")
         case .badHeader(let reason):
             return Self.error(400, .badRequest, reason)
+        case .spaceNotRead(let path):
+            return Self.error(400, .badRequest, "\(path) names a shared space, so the request must say that it reads rows' space: "
+                              + "send the header \(RowMembersHeader.name): \(RowMembersHeader.space)")
         case .storage(let error):
             switch error {
             case .badCursor:
                 return Self.error(400, .badCursor, error.description)
             case .badRequest(let reason):
                 return Self.error(400, .badRequest, reason)
-            case .cursorExpired(let kinds):
+            case .cursorExpired(let kinds, let spaceKinds):
+                // `spaceKinds` only when a shared space's cursor expired: a client that pulls no spaces never sees the member.
                 return .json(status: 410, body: ErrorBodyCodec.encode(ErrorBody(
-                    code: .cursorExpired, message: "deletions were purged after these cursors; re-pull with resync", kinds: kinds)))
+                    code: .cursorExpired, message: "deletions were purged after these cursors; re-pull with resync", kinds: kinds,
+                    spaceKinds: spaceKinds.isEmpty ? nil : spaceKinds)))
             case .serverMismatch(let mismatch):
                 return .json(status: 409, body: ErrorBodyCodec.encode(ErrorBody(mismatch: mismatch)))
             case .unavailable(let reason):
@@ -235,21 +251,8 @@ public struct SyncRouter: HTTPResponder {
                 log("sync-server: \(endpoint.path) for \(user): \(error)")
                 return Self.error(500, .internal, "stored data could not be read")
             case .spaceRefused(let refusal):
-                let (status, code) = Self.status(of: refusal)
-                return Self.error(status, ProtocolErrorCode(rawValue: code), refusal.description)
+                return .json(status: refusal.httpStatus, body: ErrorBodyCodec.encode(ErrorBody(refusal: refusal)))
             }
-        }
-    }
-
-    /// The status and error code of a refused membership change (journals/PROTOCOL.md, "Membership").
-    static func status(of refusal: SpaceRefusal) -> (status: Int, code: String) {
-        switch refusal {
-        case .noSuchSpace: return (404, "no_such_space")
-        case .forbidden: return (403, "forbidden")
-        case .spaceExists: return (409, "space_exists")
-        case .lastOwner: return (409, "last_owner")
-        case .unknownUser: return (404, "unknown_user")
-        case .tooMany: return (409, "too_many")
         }
     }
 

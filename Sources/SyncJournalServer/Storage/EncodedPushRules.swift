@@ -27,9 +27,9 @@ protocol EncodedStorageQueries {
 /// update's merge). The server's tests push the same mutations through
 /// both and compare the results.
 ///
-/// An ``EncodedRow`` carries no space: every row a mutation's result
-/// holds is in that mutation's space (a record's space never changes), so
-/// the reply takes the space from the mutation.
+/// Every row a mutation's result holds is in that mutation's space (a
+/// record's space never changes) and carries it, so the reply's rows
+/// name their shared space as ``StorageRules``' do.
 enum EncodedPushRules {
     /// The refusal of a mutation no storage may apply, as ``StorageRules/refusal(of:)``.
     /// The field values' own rules (no empty name in an object, nesting
@@ -66,7 +66,7 @@ enum EncodedPushRules {
             }
             if let live { return .conflict(server: live) }
             let row = EncodedRow(kind: kind, id: id, fields: pushed.fields, updatedAt: try queries.nextStamp(after: previous, in: space),
-                                 modelVersion: modelVersion)
+                                 modelVersion: modelVersion, space: space)
             try queries.write(row, in: space, owner: owner, createdBy: operationID)
             return .applied(row)
         case .update:
@@ -87,7 +87,7 @@ enum EncodedPushRules {
             // Deleting a deleted row is harmless: its tombstone is the answer.
             if live == nil, let existing { return .applied(existing.row) }
             let stamp = try queries.nextStamp(after: previous, in: space)
-            let tombstone = EncodedRow(kind: kind, id: id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion)
+            let tombstone = EncodedRow(kind: kind, id: id, updatedAt: stamp, deletedAt: stamp, modelVersion: modelVersion, space: space)
             // The tombstone keeps the create of the life it ends.
             try queries.write(tombstone, in: space, owner: owner, createdBy: existing?.createdBy)
             return .applied(tombstone)

@@ -3,7 +3,7 @@ import SyncJournalProtocol
 /// Why a ``SyncStorage`` call failed, classified for the HTTP reply.
 ///
 /// ```swift
-/// catch .cursorExpired(let kinds) { reply(410, kinds) }
+/// catch .cursorExpired(let kinds, let spaceKinds) { reply(410, kinds, spaceKinds) }
 /// ```
 public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A cursor the storage cannot use (an empty id, one longer than a record id may be): 400 `bad_cursor`.
@@ -11,8 +11,9 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A request outside the protocol's limits (a limit of 0, too many kinds),
     /// or one the database refused to hold: 400 `bad_request`.
     case badRequest(String)
-    /// Cursors behind a purged tombstone, kinds sorted: 410 `cursor_expired`.
-    case cursorExpired(kinds: [String])
+    /// Cursors behind a purged tombstone: 410 `cursor_expired` with the
+    /// personal space's `kinds` and each shared space's `spaceKinds`, kinds sorted.
+    case cursorExpired(kinds: [String], spaceKinds: [SpaceID: [String]] = [:])
     /// The request expects another server, or one further along (a
     /// restored database); nothing was applied: 409 `server_mismatch`.
     case serverMismatch(ServerMismatch)
@@ -90,7 +91,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         switch refusal {
         case .badRequest(let reason): self = .badRequest(reason)
         case .badCursor(let kind, let reason): self = .badCursor(kind: kind, reason: reason)
-        case .cursorExpired(let kinds): self = .cursorExpired(kinds: kinds)
+        case .cursorExpired(let kinds, let spaceKinds): self = .cursorExpired(kinds: kinds, spaceKinds: spaceKinds)
         }
     }
 
@@ -99,7 +100,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .badCursor(let kind, let reason): return "bad cursor for \(kind): \(reason)"
         case .badRequest(let reason): return "bad request: \(reason)"
-        case .cursorExpired(let kinds): return "cursor expired for \(kinds.joined(separator: ", "))"
+        case .cursorExpired(let kinds, let spaceKinds): return "cursor expired for \(PullRefusal.expiredKinds(kinds, spaceKinds).joined(separator: ", "))"
         case .serverMismatch(let mismatch): return "server mismatch: \(mismatch)"
         case .unavailable(let reason): return "unavailable: \(reason)"
         case .sqlite(let error): return error.description

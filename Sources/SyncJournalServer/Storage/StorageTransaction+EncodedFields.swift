@@ -10,7 +10,7 @@ extension StorageTransaction: EncodedStorageQueries {
         let fields = try Self.encodedFields(found.fields, table: "rows", key: key.description)
         let modelVersion = try Self.modelVersion(found.modelVersion, table: "rows", key: key.description)
         return (EncodedRow(kind: key.kind, id: key.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                           modelVersion: modelVersion),
+                           modelVersion: modelVersion, space: key.space),
                 found.createdBy)
     }
 
@@ -25,7 +25,7 @@ extension StorageTransaction: EncodedStorageQueries {
         let fields = try Self.encodedFields(found.fields, table: "operations", key: key)
         let modelVersion = try Self.modelVersion(found.modelVersion, table: "operations", key: key)
         return EncodedRow(kind: found.kind, id: found.id, fields: fields, updatedAt: found.updatedAt, deletedAt: found.deletedAt,
-                          modelVersion: modelVersion)
+                          modelVersion: modelVersion, space: try Self.space(found.space, table: "operations", key: key))
     }
 
     func remember(owner: String, operationID: OperationID, row: EncodedRow, in space: SpaceID, at rememberedAt: Int64) throws(StorageError) {

@@ -24,7 +24,7 @@ import SyncJournalProtocol
 ///   rules `StorageRules`', the same in every storage.
 /// - ``pull(user:_:)`` reads one consistent snapshot.
 /// - Errors: a refused request is ``StorageError/badCursor(kind:reason:)``,
-///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:)``
+///   ``StorageError/badRequest(_:)`` or ``StorageError/cursorExpired(kinds:spaceKinds:)``
 ///   (400, 400, 410); a lock that stays held is
 ///   ``StorageError/unavailable(reason:)`` (503); anything else is a 500.
 ///
@@ -74,7 +74,7 @@ public protocol SyncStorage: Sendable {
     /// user's latest, is refused with ``StorageError/serverMismatch(_:)``
     /// inside the pull's snapshot.
     ///
-    /// - Throws: ``StorageError/cursorExpired(kinds:)`` for cursors behind a
+    /// - Throws: ``StorageError/cursorExpired(kinds:spaceKinds:)`` for cursors behind a
     ///   purged tombstone (unless `request.isResync`),
     ///   ``StorageError/badCursor(kind:reason:)`` or
     ///   ``StorageError/badRequest(_:)`` for a request that cannot be served.
