@@ -46,11 +46,12 @@ public struct ConflictRecord: Sendable, Hashable {
     }
 }
 
-/// A local edit that will never reach the server: one queued in a shared
-/// space the user is no longer a member of (its reason says so), or one
-/// that versions before quarantine existed gave up on (failure records with
-/// the permanent flag). Kept until the journal is deleted, so the app can
-/// show what was not saved; other refusals are quarantined instead.
+/// A local edit that will never reach the server: one the server refused
+/// for the user's role in its shared space (a viewer, or no longer a
+/// member), one queued in a shared space the user is no longer a member of
+/// (its reason says so), or one that versions before quarantine existed gave
+/// up on. Kept until the journal is deleted, so the app can show what was
+/// not saved; other refusals are quarantined instead.
 public struct RejectionRecord: Sendable, Hashable {
     /// The refused edit.
     public var operation: JournalOperation

@@ -14,8 +14,9 @@ public enum OperationOutcome: Sendable, Hashable {
     /// It failed permanently too often (or the row is gone) and waits for the
     /// app to retry or discard it.
     case quarantined(OutboxEntryStatus)
-    /// It left the queue and will never reach the server: the user's
-    /// membership of its space ended (or it became a viewer there). The
+    /// It left the queue and will never reach the server: the server
+    /// refused it for the user's role in its shared space (a viewer, or no
+    /// longer a member), or the user's membership of the space ended. The
     /// record is kept in ``LocalStore/rejections()`` for the app to show.
     case rejected(RejectionRecord)
     /// It left the queue without reaching the server: a create and a delete
@@ -43,6 +44,10 @@ public enum StoreChange: Sendable, Hashable {
     case merged(ConflictRecord)
     /// An operation was quarantined.
     case quarantined(OutboxEntryStatus)
+    /// The server refused an operation for good for the user's role in its
+    /// shared space; it is in ``LocalStore/rejections()``. (Edits of a space
+    /// whose membership ended are told once, by ``spaceLost(_:)``.)
+    case rejected(RejectionRecord)
     /// Server rows of these kinds were pulled.
     case pulled(kinds: [String])
     /// The server described a shared space the user is a member of: new, renamed,

@@ -17,7 +17,10 @@ package enum StoreEvent: Sendable, Hashable {
     case withdrawn([OperationID])
     /// The server applied these operations.
     case acknowledged([Acknowledgement])
-    /// An attempt failed; a permanent failure takes the operation out of the queue.
+    /// An attempt failed; a permanent failure takes the operation out of the
+    /// queue for the rejections (written today for a refusal by the user's
+    /// role in the operation's shared space; earlier versions wrote it for
+    /// every failure).
     case failed(OperationID, reason: String, permanent: Bool)
     /// The server refused the operation because its copy changed; its copy wins.
     case conflicted(OperationID, server: ServerRow?)

@@ -21,7 +21,9 @@ package struct StoreState: Sendable, Hashable {
     package private(set) var spaces: [SpaceID: Space] = [:]
     /// Conflicts waiting for the app.
     package private(set) var conflicts: [ConflictRecord] = []
-    /// Rejections journaled by versions before quarantine existed.
+    /// Edits that will never reach the server, oldest first: refused by
+    /// the user's role in their shared space, queued in a space lost since,
+    /// or given up by versions before quarantine existed.
     package private(set) var rejections: [RejectionRecord] = []
     /// For records whose snapshot row moved on (a pull, a conflict) while
     /// edits made on an older copy are still queued: that older copy, the

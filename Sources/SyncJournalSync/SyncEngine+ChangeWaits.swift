@@ -59,8 +59,12 @@ extension SyncEngine {
               !options.kinds.isEmpty else { return }
         changeWait.isOpening = true
         let cursors: [String: PullCursor?]
+        var spaces: [SpaceID: SpaceCursors]?
         do throws(StoreError) {
             cursors = try await store.cursors(for: options.kinds)
+            // The shared spaces are followed as a pull names them, so a write
+            // into one, or a membership change, ends the wait.
+            if options.followsSharedSpaces { spaces = try await store.spaceCursors(for: options.kinds) }
         } catch {
             // A store that cannot be read opens no wait; the next sync stops
             // with its reason, which the status shows.
@@ -79,7 +83,11 @@ extension SyncEngine {
         changeWait.task = Task { [weak self] in
             let result: Result<ChangeWaitResult, TransportError>
             do throws(TransportError) {
-                result = .success(try await transport.waitForChanges(after: cursors, timeout: timeout))
+                if let spaces {
+                    result = .success(try await transport.waitForChanges(after: cursors, spaces: spaces, timeout: timeout))
+                } else {
+                    result = .success(try await transport.waitForChanges(after: cursors, timeout: timeout))
+                }
             } catch {
                 result = .failure(error)
             }

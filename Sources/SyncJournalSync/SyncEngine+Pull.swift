@@ -76,12 +76,13 @@ extension SyncEngine {
                     do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
                         return .failed(.store(error))
                     }
+                    noteDescribed(page.spaces)
                     for space in page.spaces {
                         let held = spaces?[space.id]?.cursors ?? Dictionary(uniqueKeysWithValues: group.map { ($0, nil) })
                         spaces?[space.id] = SpaceCursors(version: space.version, cursors: held)
                     }
                     for space in page.lostSpaces {
-                        if spaces?.removeValue(forKey: space) != nil { statusState.lostSpaces.insert(space) }
+                        if spaces?.removeValue(forKey: space) != nil { noteLost([space]) }
                     }
                 }
                 do { try await outbox.applyPulledPages(grouped) } catch { return .failed(.store(error)) }
@@ -155,11 +156,12 @@ extension SyncEngine {
                 do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
                     return .failure(ResyncStop(outcome: .failed(.store(error))))
                 }
+                noteDescribed(page.spaces)
                 for space in page.spaces where named?[space.id] == nil {
                     named?[space.id] = SpaceCursors(version: space.version, cursors: [kind: nil])
                 }
                 for space in page.lostSpaces {
-                    if named?.removeValue(forKey: space) != nil { statusState.lostSpaces.insert(space) }
+                    if named?.removeValue(forKey: space) != nil { noteLost([space]) }
                     spaceCursors[space] = nil
                     for key in rows.keys where key.space == space { rows[key] = nil }
                 }

@@ -106,7 +106,14 @@ extension SyncEngine {
             switch result.outcome {
             case .applied(let row): outcomes.append((entry.id, .acknowledged(row)))
             case .conflict(let server): outcomes.append((entry.id, .conflicted(server: server)))
-            case .rejected(let reason, let permanent): outcomes.append((entry.id, .failure(permanent ? .permanent : .transient, reason: reason)))
+            case .rejected(let reason, let permanent):
+                if permanent, Self.isSpaceRefusal(reason, of: entry.operation) {
+                    // The user's role in the space refuses it, not the record:
+                    // every resend is refused the same, so it is given up at once.
+                    outcomes.append((entry.id, .refused(reason: reason)))
+                } else {
+                    outcomes.append((entry.id, .failure(permanent ? .permanent : .transient, reason: reason)))
+                }
             case .duplicate, .noMatch: outcomes.append((entry.id, await readBack(entry, outcome: result.outcome)))
             }
         }
@@ -129,6 +136,11 @@ extension SyncEngine {
             case .conflicted:
                 attempted.insert(id)
                 if forgetFailures { failuresInARow[id] = nil }
+            case .refused:
+                // Out of the queue for good: nothing of it is retried.
+                attempted.insert(id)
+                failuresInARow[id] = nil
+                retryAt[id] = nil
             case .failure:
                 attempted.insert(id)
                 failed.append(entries[index])
@@ -165,6 +177,16 @@ extension SyncEngine {
         }
     }
 
+    /// Whether `reason`, a permanent rejection of `operation`, is the server
+    /// refusing the user's role in the operation's shared space: not a member
+    /// (`no access to space ID`, the same words whether or not the space
+    /// exists) or a viewer (`read only: a viewer of space ID`), in the words
+    /// of journals/PROTOCOL.md ("Membership"). A personal operation never is.
+    static func isSpaceRefusal(_ reason: String, of operation: JournalOperation) -> Bool {
+        guard let space = operation.space.text else { return false }
+        return reason == "no access to space \(space)" || reason == "read only: a viewer of space \(space)"
+    }
+
     /// Explains a reply from a server without exactly-once delivery by reading
     /// the row back. A duplicate create is confirmed only by a
     /// readable row (with other fields, it is a conflict); an unreadable
@@ -174,7 +196,8 @@ extension SyncEngine {
     private func readBack(_ entry: OutboxOperation, outcome: MutationOutcome) async -> LocalStore.DeliveryOutcome {
         let operation = entry.operation
         let row: ServerRow?
-        do { row = try await transport.read(kind: operation.entity, id: operation.recordID) } catch {
+        // Read in the operation's own space: a shared record is not the personal one of the same kind and id.
+        do { row = try await transport.read(operation.key) } catch {
             // A read that failed for now is retried; a transport that cannot read
             // rows at all (or a refused read) counts toward quarantine, never loops for ever.
             if case .permanent = error { return .failure(.permanent, reason: "could not read the row back: \(error)") }

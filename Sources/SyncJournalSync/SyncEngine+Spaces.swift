@@ -72,6 +72,7 @@ extension SyncEngine {
             let held = try await outbox.spaces().map(\.id)
             let gone = Set(held).subtracting(listed.map(\.id))
             try await outbox.applySpaces(described: listed, lost: gone.sorted())
+            noteDescribed(listed)
             if !gone.isEmpty { noteLost(gone) }
         } catch {
             throw .store(error)
@@ -99,6 +100,7 @@ extension SyncEngine {
         do {
             if let answer {
                 try await outbox.applySpaces(described: [answer], lost: [])
+                noteDescribed([answer])
             } else {
                 try await outbox.applySpaces(described: [], lost: [change.space])
                 noteLost([change.space])
@@ -110,7 +112,14 @@ extension SyncEngine {
         return answer
     }
 
-    private func noteLost(_ spaces: some Sequence<SpaceID>) {
+    /// The status names `spaces` as lost.
+    func noteLost(_ spaces: some Sequence<SpaceID>) {
         statusState.lostSpaces.formUnion(spaces)
+    }
+
+    /// The user is a member of `spaces` (again): the status no longer names them lost.
+    func noteDescribed(_ spaces: [Space]) {
+        guard !statusState.lostSpaces.isEmpty else { return }
+        statusState.lostSpaces.subtract(spaces.map(\.id))
     }
 }

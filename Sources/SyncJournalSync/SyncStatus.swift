@@ -73,7 +73,7 @@ public struct SyncStatus: Sendable, Hashable {
     /// The shared spaces whose membership ended while this engine ran (the
     /// user was removed, left, or the space was deleted), ordered by id: their
     /// records left the device, and edits queued in them are in
-    /// ``LocalStore/rejections()``.
+    /// ``LocalStore/rejections()``. A space the user joins again leaves the list.
     public var lostSpaces: [SpaceID]
 
     /// A status; the engine makes these, tests and previews may too.

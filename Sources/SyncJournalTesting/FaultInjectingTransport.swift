@@ -7,7 +7,9 @@ import SyncJournalSync
 /// refused as too large, a request lost before the server, a reply lost
 /// after the server applied it, duplicate delivery, and a request **held**
 /// until the test releases it (so a race is staged deliberately, never with
-/// a sleep). Pushes, pulls and single-row reads all pass through it.
+/// a sleep). Pushes, pulls, single-row reads (of any space), waits for
+/// changes (with the shared spaces they follow) and membership calls all
+/// pass through it.
 ///
 /// ```swift
 /// let faulty = FaultInjectingTransport(server.transport(user: "u1"))
@@ -56,12 +58,14 @@ public actor FaultInjectingTransport: SyncTransport {
         case push
         /// Pull requests.
         case pull
-        /// Single-row reads (``SyncTransport/read(kind:id:)``).
+        /// Single-row reads (``SyncTransport/read(kind:id:)``, ``SyncTransport/read(_:)``).
         case read
+        /// Membership calls and the list of spaces (``SyncTransport/change(_:)``, ``SyncTransport/spaces()``).
+        case membership
         /// Waits for changes (``SyncTransport/waitForChanges(after:timeout:)``):
         /// only faults aimed at them apply, never ``any``.
         case changeWait
-        /// Any push, pull or read.
+        /// Any push, pull, read or membership call.
         case any
     }
 
@@ -214,5 +218,37 @@ public actor FaultInjectingTransport: SyncTransport {
         return try await perform(.changeWait) { () async throws(TransportError) -> ChangeWaitResult in
             try await base.waitForChanges(after: cursors, timeout: timeout)
         }
+    }
+
+    /// Reads a row of any space through the wrapped transport; faults
+    /// queued for ``RequestKind/read`` or ``RequestKind/any`` apply.
+    public func read(_ key: RecordKey) async throws(TransportError) -> ServerRow? {
+        let base = self.base
+        return try await perform(.read) { () async throws(TransportError) -> ServerRow? in try await base.read(key) }
+    }
+
+    /// Waits through the wrapped transport, following the shared spaces
+    /// named; only faults queued for ``RequestKind/changeWait`` apply (and
+    /// ``setOffline(_:)``).
+    public func waitForChanges(after cursors: [String: PullCursor?], spaces: [SpaceID: SpaceCursors]?,
+                               timeout: Duration) async throws(TransportError) -> ChangeWaitResult {
+        let base = self.base
+        return try await perform(.changeWait) { () async throws(TransportError) -> ChangeWaitResult in
+            try await base.waitForChanges(after: cursors, spaces: spaces, timeout: timeout)
+        }
+    }
+
+    /// Sends a membership change through the wrapped transport; faults
+    /// queued for ``RequestKind/membership`` or ``RequestKind/any`` apply.
+    public func change(_ change: SpaceChange) async throws(TransportError) -> Space? {
+        let base = self.base
+        return try await perform(.membership) { () async throws(TransportError) -> Space? in try await base.change(change) }
+    }
+
+    /// Lists the user's shared spaces through the wrapped transport; faults
+    /// queued for ``RequestKind/membership`` or ``RequestKind/any`` apply.
+    public func spaces() async throws(TransportError) -> [Space] {
+        let base = self.base
+        return try await perform(.membership) { () async throws(TransportError) -> [Space] in try await base.spaces() }
     }
 }

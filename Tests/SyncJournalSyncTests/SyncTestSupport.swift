@@ -57,21 +57,23 @@ struct Device {
 
     /// Opens a device. `syncClock` times the engine's backoffs and timers (a
     /// ``ManualClock`` in tests that control them); the jitter is seeded, so
-    /// every run draws the same delays.
+    /// every run draws the same delays. With `followsSharedSpaces` its pulls
+    /// cover the shared spaces `user` is a member of.
     static func open(_ path: String, server: ReferenceServer, user: String = "u1",
                      kinds: [String] = ["pin"], batchSize: Int = 100, pullLimit: Int = 500,
                      clock: any SyncClock = StillClock(milliseconds: farFutureMilliseconds),
                      syncClock: any SyncClock = ContinuousClock(),
                      retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64 = 42,
                      conflictPolicies: [String: ConflictPolicy] = [:],
-                     maximumPermanentFailures: Int = 3) async throws -> Device {
+                     maximumPermanentFailures: Int = 3, followsSharedSpaces: Bool = false) async throws -> Device {
         let store = try await LocalStore.open(path: path, options: .init(clock: clock, conflictPolicies: conflictPolicies,
                                                                          maximumPermanentFailures: maximumPermanentFailures))
         let recorder = RecordingTransport(server.transport(user: user))
         let faulty = FaultInjectingTransport(recorder)
         let engine = SyncEngine(store: store, transport: faulty,
                                 options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit,
-                                               retryPolicy: retryPolicy, jitterSeed: jitterSeed),
+                                               retryPolicy: retryPolicy, jitterSeed: jitterSeed,
+                                               followsSharedSpaces: followsSharedSpaces),
                                 clock: syncClock)
         return Device(path: path, store: store, faulty: faulty, recorder: recorder, engine: engine)
     }

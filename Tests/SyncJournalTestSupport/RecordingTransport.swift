@@ -1,6 +1,7 @@
 import SyncJournalProtocol
 
-/// Records every request that passes through it (and the pages pulled), in order.
+/// Records every push and pull that passes through it (and the pages
+/// pulled), in order; membership calls pass through unrecorded.
 package actor RecordingTransport: SyncTransport {
     package enum Request: Sendable, Hashable {
         case push([Mutation])
@@ -36,6 +37,16 @@ package actor RecordingTransport: SyncTransport {
         let page = try await base.pull(request)
         pages.append(page)
         return page
+    }
+
+    /// Sends a membership change through, unrecorded.
+    package func change(_ change: SpaceChange) async throws(TransportError) -> Space? {
+        try await base.change(change)
+    }
+
+    /// Lists the user's shared spaces through, unrecorded.
+    package func spaces() async throws(TransportError) -> [Space] {
+        try await base.spaces()
     }
 
     /// `push` or `pull`, one per request.

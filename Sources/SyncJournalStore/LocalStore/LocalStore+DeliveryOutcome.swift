@@ -8,5 +8,10 @@ extension LocalStore {
         case conflicted(server: ServerRow?)
         /// Refused for a reason of this kind (``FailureKind/deletedOrNoAccess`` quarantines at once).
         case failure(FailureKind, reason: String)
+        /// Refused for good by the user's role in the operation's shared
+        /// space (a viewer, or no longer a member): it leaves the queue for
+        /// ``LocalStore/rejections()`` with the server's reason, and whoever
+        /// awaits it gets ``OperationOutcome/rejected(_:)``.
+        case refused(reason: String)
     }
 }

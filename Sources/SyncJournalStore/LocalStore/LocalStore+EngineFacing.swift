@@ -155,6 +155,10 @@ extension LocalStore {
                     if !ConflictRecord(operation: entry.operation, server: server, resolution: resolution).isMerge { kept += 1 }
                 case .failure(let kind, let reason):
                     events.append(Self.failure(entry, kind: kind, reason: reason, limit: limit))
+                case .refused(let reason):
+                    // The failure record's permanent form: replay moves the
+                    // operation to the rejections, as it always has.
+                    events.append(.failed(id, reason: reason, permanent: true))
                 }
             }
             if !acks.isEmpty { events.insert(.acknowledged(acks), at: 0) }

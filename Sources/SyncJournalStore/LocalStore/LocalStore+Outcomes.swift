@@ -128,6 +128,13 @@ extension LocalStore {
                     board.settle(id, .final(.quarantined(OutboxEntryStatus(entry, inFlight: false))), remember: false)
                     changes.append(.quarantined(OutboxEntryStatus(entry, inFlight: false)))
                 }
+            case .failed(let id, _, let permanent):
+                // A permanent failure moved the operation to the rejections,
+                // at their end: the search from the end is short.
+                if permanent, let rejection = state.rejections.last(where: { $0.operation.id == id }) {
+                    board.settle(id, .final(.rejected(rejection)))
+                    changes.append(.rejected(rejection))
+                }
             case .discarded(let id):
                 board.settle(id, .final(.cancelled))
             case .pulled(let kind, let rows, _, _):
@@ -146,7 +153,7 @@ extension LocalStore {
                 for upload in plan.uploads { changes.append(.edited(upload.key)) }
                 // Whoever waits for a renamed operation waits for its new id.
                 for rename in plan.renames { board.settle(rename.from, .coalesced(into: rename.to)) }
-            case .sent, .withdrawn, .failed, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint, .server:
+            case .sent, .withdrawn, .released, .conflictDismissed, .conflictSettled, .transaction, .checkpoint, .server:
                 break
             }
         }

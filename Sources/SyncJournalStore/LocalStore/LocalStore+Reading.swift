@@ -120,7 +120,15 @@ extension LocalStore {
         return state.outbox.operations(on: RecordKey(kind: kind, id: id)).map { OutboxEntryStatus($0, inFlight: inFlight.contains($0.id)) }
     }
 
-    /// Rejections journaled by versions before quarantine existed.
+    /// The edits that will never reach the server, oldest first, each with
+    /// its reason: those the server refused for the user's role in their
+    /// shared space (a viewer, or no longer a member), those queued in a
+    /// space whose membership ended, and those versions before quarantine
+    /// existed gave up on.
+    ///
+    /// ```swift
+    /// for rejection in try await store.rejections() { print("not saved:", rejection.operation.key, rejection.reason) }
+    /// ```
     public func rejections() throws(StoreError) -> [RejectionRecord] {
         try checkReadable()
         return state.rejections
