@@ -77,8 +77,9 @@ package enum NotesCommand {
             exit status: 0 done; 1 no such note or space; 64 usage; 65 the journal
             cannot be read; 69 the server cannot be reached or refused the sync;
             74 the directory cannot be used; 75 another notes process uses the
-            directory; 76 the server changed (run reconcile); 77 the server
-            refused a change of a shared space (not an owner, no such user)
+            directory; 76 the server changed (run reconcile); 77 not allowed in a
+            shared space (a viewer's edit; a membership change by a non-owner,
+            or of an unknown user)
             """)
 
     /// Parses a command line (without the program name).

@@ -65,9 +65,10 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
         case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR
         case .serverUnreachable, .syncFailed: return 69   // EX_UNAVAILABLE
         case .serverChanged: return 76                    // EX_PROTOCOL: the server is not the one this device knew
+        case .store(.noSuchSpace): return 1              // as a note that is not there
+        case .spaceRefused, .store(.readOnlySpace): return 77   // EX_NOPERM: a viewer's edit, or a refused membership change
         case .directoryUnusable, .store: return 74       // EX_IOERR
         case .journalLocked: return 75            // EX_TEMPFAIL: try again once the other process ends
-        case .spaceRefused: return 77                     // EX_NOPERM
         }
     }
 }

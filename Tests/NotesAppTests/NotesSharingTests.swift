@@ -92,6 +92,7 @@ struct NotesSharingTests {
             try await family.grandma.edit(id: museum, text: "museum of knitting")
         }
         #expect(try await family.grandma.snapshot().notes.map(\.text) == ["museum"])
+        #expect(NotesError.store(.readOnlySpace(space.id)).exitStatus == 77, "not allowed, as a refused membership change")
         await family.close()
     }
 
