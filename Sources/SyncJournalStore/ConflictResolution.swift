@@ -83,8 +83,8 @@ public struct ConflictResolution: Sendable, Hashable {
         func requeue(_ kind: OperationKind, _ fields: [String: FieldValue], base: Int64?) -> JournalOperation {
             JournalOperation(id: newID, kind: kind, entity: operation.entity, recordID: operation.recordID,
                              fields: kind == .delete ? [:] : fields, baseUpdatedAt: base, queuedAt: now,
-                             // The requeued edit is still the refused one's, by the same model version.
-                             modelVersion: operation.modelVersion)
+                             // The requeued edit is still the refused one's, by the same model version, in the same space.
+                             modelVersion: operation.modelVersion, space: operation.space)
         }
         let serverWins = ConflictResolution(strategy: policy.strategy, replacement: nil, lostFields: localFields)
 

@@ -91,14 +91,15 @@ extension StoreState {
             }
             plan.uploads.append(JournalOperation(id: makeID(), kind: live == nil ? OperationKind.create : .update, entity: key.kind,
                                                  recordID: key.id, fields: copy.fields, baseUpdatedAt: live?.updatedAt,
-                                                 queuedAt: queuedAt, modelVersion: copy.modelVersion))
+                                                 queuedAt: queuedAt, modelVersion: copy.modelVersion, space: key.space))
         }
         guard sameHistory else { return plan }
         for (key, row) in serverRows.sorted(by: { $0.key < $1.key }) where kinds.contains(key.kind) && !row.isTombstone {
             guard snapshot[key] == nil, outbox.operations(on: key).isEmpty, let cursor = cursors[key.kind],
                   !(cursor < PullCursor(updatedAt: row.updatedAt, id: row.id)) else { continue }
             plan.uploads.append(JournalOperation(id: makeID(), kind: .delete, entity: key.kind, recordID: key.id,
-                                                 baseUpdatedAt: row.updatedAt, queuedAt: queuedAt, modelVersion: row.modelVersion))
+                                                 baseUpdatedAt: row.updatedAt, queuedAt: queuedAt, modelVersion: row.modelVersion,
+                                                 space: key.space))
         }
         return plan
     }

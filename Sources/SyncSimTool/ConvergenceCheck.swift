@@ -61,6 +61,7 @@ extension SimulationRun {
             return
         }
         await checkInvariants()
+        for index in devices.indices { await checkSpaceMembership(device: index) }
         if violation != nil { return }
         for (index, device) in devices.enumerated() {
             guard let store = device.store else { continue }
@@ -71,12 +72,18 @@ extension SimulationRun {
                     + queued.map { ScenarioRunner.describe($0.operation, sent: $0.sent, quarantined: $0.quarantined) }.joined(separator: ", "))
                 return
             }
+            // Every space the user sees: the personal one, and the shared list while a member.
+            func line(_ space: SpaceID, _ id: String, _ fields: [String: FieldValue]) -> String {
+                (space.isPersonal ? "" : "\(space)/") + "\(id) \(ScenarioValue.format(fields))"
+            }
             for kind in Simulation.kinds {
                 statistics.invariantChecks += 1
-                let local = ((try? await store.records(kind)) ?? []).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                let local = ((try? await store.records(kind)) ?? []).sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+                    .map { line($0.space, $0.id, $0.fields) }
                 let remote: [String]
                 do throws(TransportError) {
-                    remote = try await server.rows(kind: kind).map { "\($0.id) \(ScenarioValue.format($0.fields))" }
+                    remote = try await server.rows(kind: kind, user: device.user).sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+                        .map { line($0.space, $0.id, $0.fields) }
                 } catch {
                     fail(.server, "pulling the server's \(kind)s failed: \(error)")
                     return

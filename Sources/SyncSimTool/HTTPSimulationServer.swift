@@ -43,7 +43,8 @@ struct HTTPSimulationServer: SimulationServer {
         _ = try await client().pull(PullRequest(cursors: ["pin": nil], limit: 1))
     }
 
-    func transport(device: String) -> any SyncTransport { client() }
+    /// One token is one user: every device syncs as the token's (`--users` is 1 here).
+    func transport(device: String, user: String) -> any SyncTransport { client() }
     func appliedMutations() async -> Int? { nil }
     func tick(_ milliseconds: Int64) async {}
 
@@ -51,7 +52,19 @@ struct HTTPSimulationServer: SimulationServer {
         try await client().read(kind: kind, id: id)
     }
 
-    func rows(kind: String) async throws(TransportError) -> [ServerRow] {
+    func row(_ key: RecordKey) async throws(TransportError) -> ServerRow? {
+        guard key.space.isPersonal else { return nil }
+        return try await row(kind: key.kind, id: key.id)
+    }
+
+    /// The token's user is in no shared space of the run's (`--users` is 1 against a real server).
+    func spaces(user: String) async throws(TransportError) -> [Space] { [] }
+
+    func change(_ change: SpaceChange, user: String) async throws(TransportError) {
+        throw .permanent(reason: "sync-sim shares no list against a real server (--users is 1 there)")
+    }
+
+    func rows(kind: String, user: String) async throws(TransportError) -> [ServerRow] {
         let observer = client()
         var cursor: PullCursor?
         var live: [String: ServerRow] = [:]

@@ -18,6 +18,10 @@ public enum Invariant: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// shape never queues an edit, an older device's edit never carries a field
     /// its version does not know, and every note reads on every version.
     case modelVersions = "model-versions"
+    /// With more than one user: after a pull a device shows no record of a
+    /// shared space its user was not a member of at that pull, and the spaces
+    /// and roles it holds are the server's.
+    case spaceMembership = "space-membership"
     /// Once faults stop and every engine has run on its own schedule for two
     /// hours, every device shows what the server holds and every outbox is empty.
     case convergence

@@ -8,7 +8,8 @@ import SyncJournalSync
 extension SimulationRun {
     /// On one device: its user's deletions stay deleted.
     func checkNoResurrection(device: Int, state: StoreState) async {
-        let surfaced = Set(state.conflicts.map(\.id))
+        // A rejected deletion (a viewer's, or a removed member's) explains the record as a conflict does.
+        let surfaced = Set(state.conflicts.map(\.id)).union(state.rejections.map(\.operation.id))
         for key in deletions[device].keys.sorted(by: <) {
             let deletion = deletions[device][key]!
             statistics.invariantChecks += 1
@@ -23,22 +24,25 @@ extension SimulationRun {
         }
     }
 
-    /// On the server: a row whose last change was a delete is not live again.
+    /// On the server: a row whose last change was a delete is not live again
+    /// (the personal rows, and the shared list's when there is one).
     func checkNoResurrectionOnServer() async {
-        for kind in Simulation.kinds {
-            for id in Simulation.pool[kind]! {
-                let key = RecordKey(kind: kind, id: id)
-                statistics.invariantChecks += 1
-                let live: Bool
-                do throws(TransportError) { live = try await server.row(kind: kind, id: id) != nil } catch {
-                    fail(.server, "reading \(kind) \(id) from the server failed: \(error)")
-                    return
-                }
-                guard live else { continue }
-                let (created, deleted) = await log.lastChanges(of: key)
-                if let deleted, deleted > (created ?? Int.min) {
-                    fail(.noResurrection, "the server holds \(kind) \(id) live although its last change was a delete and nothing created it since")
-                }
+        var keys = Simulation.kinds.flatMap { kind in Simulation.pool[kind]!.map { RecordKey(kind: kind, id: $0) } }
+        if configuration.users > 1 { keys += Simulation.pool["pin"]!.map { RecordKey(kind: "pin", id: $0, space: Simulation.sharedList) } }
+        for key in keys {
+            statistics.invariantChecks += 1
+            let live: Bool
+            do throws(TransportError) {
+                live = try await (key.space.isPersonal ? server.row(kind: key.kind, id: key.id) : server.row(key)) != nil
+            } catch {
+                fail(.server, "reading \(key.kind) \(key.id) from the server failed: \(error)")
+                return
+            }
+            guard live else { continue }
+            let (created, deleted) = await log.lastChanges(of: key)
+            if let deleted, deleted > (created ?? Int.min) {
+                let place = key.space.isPersonal ? "" : " in the shared list"
+                fail(.noResurrection, "the server holds \(key.kind) \(key.id)\(place) live although its last change was a delete and nothing created it since")
             }
         }
     }

@@ -51,11 +51,22 @@ struct ReferenceSimulationServer: SimulationServer {
     var isDeterministic: Bool { true }
     var hasRecordFaults: Bool { true }
 
-    func transport(device: String) -> any SyncTransport { server.transport(user: "u1") }
+    func transport(device: String, user: String) -> any SyncTransport { server.transport(user: user) }
     func appliedMutations() async -> Int? { await server.appliedMutations }
     func tick(_ milliseconds: Int64) async { await server.tick(milliseconds) }
     func row(kind: String, id: String) async throws(TransportError) -> ServerRow? { await server.row(kind: kind, id: id) }
-    func rows(kind: String) async throws(TransportError) -> [ServerRow] { await server.rows(user: "u1", kind: kind) }
+    func rows(kind: String, user: String) async throws(TransportError) -> [ServerRow] {
+        let personal = await server.rows(user: user, kind: kind)
+        // Shared rows as a first pull over every space of the user brings them.
+        let page = try await server.pull(user: user, cursors: [kind: nil], limit: 100_000, resync: true, spaces: [:])
+        let shared = page.rows.filter { !$0.space.isPersonal && !$0.isTombstone && $0.kind == kind }
+            .sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+        return personal + shared
+    }
+
+    func row(_ key: RecordKey) async throws(TransportError) -> ServerRow? { await server.read(user: "u1", key) }
+    func spaces(user: String) async throws(TransportError) -> [Space] { await server.spaces(user: user) }
+    func change(_ change: SpaceChange, user: String) async throws(TransportError) { _ = try await server.change(user: user, change) }
 
     func write(kind: String, id: String, fields: [String: FieldValue]) async throws(TransportError) -> Bool {
         _ = await server.write(user: "u1", kind: kind, id: id, fields: fields)

@@ -70,7 +70,7 @@ public actor ServerLog {
                 // is behind it).
                 fresh += 1
                 if mutation.op == .create {
-                    let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+                    let key = mutation.key
                     createdAfter[key, default: []].append((device, sequence))
                     lastCreate[key] = sequence
                 }
@@ -79,7 +79,7 @@ public actor ServerLog {
                 applied.insert(mutation.operationID)
                 newly = true
                 fresh += 1
-                let key = RecordKey(kind: mutation.kind, id: mutation.recordID)
+                let key = mutation.key
                 switch mutation.op {
                 case .create:
                     createdAfter[key, default: []].append((device, sequence))

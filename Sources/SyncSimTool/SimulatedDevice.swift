@@ -55,6 +55,8 @@ public final class SimulatedDevice {
     let sequence: EventCounter?
     let checkpointThreshold: Int
     let jitterSeed: UInt64
+    /// Whether the engine pulls the user's shared spaces too.
+    var followsSharedSpaces = false
 
     /// The store in use (`nil` while the device is down after a crash).
     public private(set) var store: LocalStore?
@@ -123,10 +125,11 @@ public final class SimulatedDevice {
 
     init(name: String, user: String, server: any SimulationServer, clock: ManualClock, kinds: [String], checkpointThreshold: Int,
          jitterSeed: UInt64, log: ServerLog, sequence: EventCounter, batchSize: Int, pullLimit: Int,
-         policies: [String: ConflictPolicy]) async throws(DeviceError) {
+         policies: [String: ConflictPolicy], followsSharedSpaces: Bool = false) async throws(DeviceError) {
         self.name = name
         self.user = user
-        makeTransport = { server.transport(device: name) }
+        self.followsSharedSpaces = followsSharedSpaces
+        makeTransport = { server.transport(device: name, user: user) }
         appliedMutations = { await server.appliedMutations() }
         self.clock = clock
         self.kinds = kinds
@@ -182,6 +185,7 @@ public final class SimulatedDevice {
     private func makeEngine() async {
         guard let store, let transport else { return }
         var options = SyncEngine.Options(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit, jitterSeed: jitterSeed)
+        options.followsSharedSpaces = followsSharedSpaces
         options.idlePullInterval = live?.idlePullMilliseconds.map { .milliseconds($0) }
         options.changeWaitTimeout = live?.changeWaits == true ? Self.changeWaitTimeout : nil
         let engine = SyncEngine(store: store, transport: transport, options: options, clock: clock)

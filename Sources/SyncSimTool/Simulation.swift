@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalProtocol
 
 /// The random simulator: a seeded generator, a virtual clock, D
 /// devices each with a journal on its own simulated disk, the reference
@@ -15,6 +16,10 @@ import Foundation
 /// - **replay-equals-state**: after a crash at rest, while a request is held,
 ///   or inside a checkpoint, the reopened journal replays to the state before
 ///   it; inside an edit's write, to the state before or after that edit;
+/// - **space-membership** (with more than one user): after a device's pull,
+///   it shows no record of a shared space its user is not a member of then,
+///   and its spaces and roles are the server's; a rejected edit (a viewer's,
+///   or a removed member's) is surfaced, which nothing-lost checks;
 /// - **convergence**: once faults stop and every engine has synced on its own
 ///   schedule for two hours (no sync asked for by hand), every device shows
 ///   what the server holds and every outbox is empty.
@@ -26,13 +31,18 @@ import Foundation
 public enum Simulation {
     static let pool: [String: [String]] = ["note": ["n0", "n1", "n2", "n3"], "pin": ["p0", "p1", "p2", "p3", "p4", "p5"]]
     static let kinds = ["note", "pin"]
+    /// The shared list of pins that u1 owns when a run has more than one user.
+    static let sharedList = SpaceID("5a4ed000-0000-4000-8000-000000000001")!
+    /// The user device `device` syncs as, among `users`.
+    static func user(ofDevice device: Int, users: Int) -> String { "u\(device % max(1, users) + 1)" }
     /// The version of the note model a device runs: every second device has the newer app.
     static func modelVersion(ofDevice device: Int) -> Int { device % 2 == 1 ? 2 : 1 }
 
     /// Runs `configuration`; on a violation, shrinks the trace and reports it.
     public static func runWithShrinking(_ configuration: SimulationConfiguration) async -> SimulationOutcome {
         let first = await SimulationRun.execute(configuration, replay: nil)
-        let header = "sync-sim seed=\(configuration.seed) devices=\(configuration.devices) steps=\(configuration.steps)"
+        let header = "sync-sim seed=\(configuration.seed) devices=\(configuration.devices)"
+            + (configuration.users > 1 ? " users=\(configuration.users)" : "") + " steps=\(configuration.steps)"
             + (first.serverSummary.isEmpty ? "" : " " + first.serverSummary)
         let stats = first.statistics
         guard let violation = first.violation else {
@@ -40,13 +50,15 @@ public enum Simulation {
                 + "(\(stats.crashesMidRequest) mid-request, \(stats.crashesMidCheckpoint) mid-checkpoint, \(stats.crashesMidWrite) mid-write), "
                 + "\(stats.conflicts) conflicts, "
                 + (stats.serverRestores > 0 ? "\(stats.serverRestores) server restores, \(stats.reconciliations) reconciliations, " : "")
+                + (configuration.users > 1 ? "\(stats.membershipChanges) membership changes, \(stats.rejections) rejected edits surfaced, " : "")
                 + "\(stats.invariantChecks) invariant checks: all held, converged\n"
             return SimulationOutcome(violation: nil, statistics: stats, report: report)
         }
         var lines: [String] = []
         let at = violation.step > configuration.steps ? "the end (faults stopped, engines on their own schedule)" : "step \(violation.step)"
         lines.append("\(header): VIOLATION at \(at): \(violation)")
-        lines.append("reproduce: sync-sim --seed \(configuration.seed) --devices \(configuration.devices) --steps \(configuration.steps)"
+        lines.append("reproduce: sync-sim --seed \(configuration.seed) --devices \(configuration.devices)"
+            + (configuration.users > 1 ? " --users \(configuration.users)" : "") + " --steps \(configuration.steps)"
             + (configuration.faults == Set(SimulationFault.allCases) ? "" : " --faults " + faultList(configuration.faults))
             + (configuration.server.map { " --server \($0.absoluteString)" } ?? "")
             + (configuration.server == nil ? "" : " (timing differs between runs against a real server: it may not repeat)"))

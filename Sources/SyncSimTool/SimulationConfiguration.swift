@@ -5,8 +5,12 @@ import SyncJournalCommandLine
 public struct SimulationConfiguration: Sendable, Hashable {
     /// The seed of every random choice.
     public var seed: UInt64
-    /// Devices (1 to 26), all of user u1.
+    /// Devices (1 to 26).
     public var devices: Int
+    /// Users (1 to 8): device *i* syncs as user `u(i mod users + 1)`. With
+    /// more than one, u1 owns a shared list of pins whose other members
+    /// start as editors (``SimulationFault/membership`` changes them).
+    public var users: Int = 1
     /// Steps before the faults stop and every engine syncs on its own schedule.
     public var steps: Int
     /// The fault classes injected.
@@ -72,10 +76,15 @@ public struct SimulationConfiguration: Sendable, Hashable {
                   steps: try parsed.integer("--steps", atLeast: 0) ?? 200,
                   faults: faults ?? SimulationFault.defaultSet,
                   shrink: !parsed.has("--no-shrink"))
+        users = try parsed.integer("--users", in: 1...8) ?? 1
+        if users > devices { throw .invalidCombination("--users \(users) needs at least as many devices (--devices \(devices))") }
         server = try parsed.value("--server", expected: "an http(s) URL such as http://127.0.0.1:8787") { text -> URL? in
             guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else { return nil }
             return url
         }
         token = try parsed.nonEmptyValue("--token") ?? "dev-token"
+        if users > 1 && server != nil {
+            throw .invalidCombination("--users above 1 runs against the in-memory server only (one token is one user)")
+        }
     }
 }

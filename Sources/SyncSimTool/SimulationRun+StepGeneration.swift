@@ -1,3 +1,4 @@
+import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
 import SyncJournalSync
@@ -26,25 +27,47 @@ extension SimulationRun {
         return fields
     }
 
+    /// An edit on `device`. With more than one user, u1 edits notes and pins
+    /// of its own and pins of the shared list; the others edit the shared
+    /// list only (so a personal record is always u1's, and the server's log
+    /// names each record once).
     func randomEdit(device: Int) async -> SimulationEdit {
         let state = try? await devices[device].store?.currentState()
-        let kind = pick(Simulation.kinds)
+        let owner = devices[device].user == "u1"
+        let sharing = configuration.users > 1
+        let kind = sharing && !owner ? "pin" : pick(Simulation.kinds)
+        let space = sharing && kind == "pin" && (!owner || chance(50)) ? Simulation.sharedList : .personal
         var id = pick(Simulation.pool[kind]!)
         if let state, chance(50) {
-            let visible = Simulation.pool[kind]!.filter { state.visibleFields(of: RecordKey(kind: kind, id: $0)) != nil }
+            let visible = Simulation.pool[kind]!.filter { state.visibleFields(of: RecordKey(kind: kind, id: $0, space: space)) != nil }
             if !visible.isEmpty { id = pick(visible) }
         }
-        let visible = state?.visibleFields(of: RecordKey(kind: kind, id: id)) != nil
+        let visible = state?.visibleFields(of: RecordKey(kind: kind, id: id, space: space)) != nil
         let version = Simulation.modelVersion(ofDevice: device)
-        if !visible { return .create(kind: kind, id: id, fields: randomFields(kind: kind, all: true, modelVersion: version)) }
-        return chance(60) ? .update(kind: kind, id: id, fields: randomFields(kind: kind, all: false, modelVersion: version))
-            : .delete(kind: kind, id: id)
+        if !visible { return .create(kind: kind, id: id, fields: randomFields(kind: kind, all: true, modelVersion: version), space: space) }
+        return chance(60) ? .update(kind: kind, id: id, fields: randomFields(kind: kind, all: false, modelVersion: version), space: space)
+            : .delete(kind: kind, id: id, space: space)
+    }
+
+    /// A change of another user's membership of the shared list, from where it stands on the server now.
+    func randomMembershipChange() async -> MembershipChange? {
+        let user = "u\(Int.random(in: 2...configuration.users, using: &generator))"
+        guard let spaces = try? await server.spaces(user: user) else { return nil }
+        switch spaces.first(where: { $0.id == Simulation.sharedList })?.role {
+        case nil: return .set(user: user, role: chance(70) ? .editor : .viewer)
+        case .viewer?: return pick([.set(user: user, role: .editor), .remove(user: user), .leave(user: user)])
+        default: return pick([.set(user: user, role: .viewer), .remove(user: user), .leave(user: user)])
+        }
     }
 
     func generate() async -> SimulationStep {
         let device = Int.random(in: 0..<devices.count, using: &generator)
         let advance = chance(70) ? Int64.random(in: 0...3_000, using: &generator) : 0
         let tick: Int64 = chance(50) ? Int64.random(in: 1...3, using: &generator) : 0
+        // Drawn only when the list is shared, so one-user runs repeat as before.
+        if configuration.users > 1, enabled(.membership), chance(6), let change = await randomMembershipChange() {
+            return SimulationStep(action: .membership(change), advance: advance, tick: tick)
+        }
         let roll = Int.random(in: 0..<100, using: &generator)
         var action: SimulationAction?
         switch roll {

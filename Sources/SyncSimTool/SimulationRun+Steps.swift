@@ -62,6 +62,17 @@ extension SimulationRun {
                     await log.noteRestored(RecordKey(kind: kind, id: id), sequence: counter.next())
                 }
             }
+        case .membership(let change):
+            // On a replayed (shrunk) trace a change may no longer apply (a
+            // removal of someone already gone): the server refuses it, and the step does nothing.
+            do throws(TransportError) {
+                switch change {
+                case .set(let user, let role): try await server.change(.setMember(Simulation.sharedList, user: user, role: role), user: "u1")
+                case .remove(let user): try await server.change(.removeMember(Simulation.sharedList, user: user), user: "u1")
+                case .leave(let user): try await server.change(.leave(Simulation.sharedList), user: user)
+                }
+                statistics.membershipChanges += 1
+            } catch {}
         case .crashMidCheckpoint(let device, let calls, let powerSeed):
             let before = await state(of: device)
             devices[device].disk.freeze(afterCalls: calls)
@@ -119,6 +130,7 @@ extension SimulationRun {
             fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
         }
         if case .failed(.serverMismatch)? = simulated.lastOutcome { await reconcile(device: device) }
+        if case .ok? = simulated.lastOutcome { await checkSpaceMembership(device: device) }
     }
 
     /// The device found the server went back in time: the app reconciles.
@@ -155,11 +167,12 @@ extension SimulationRun {
             openIDs[device].append(entry.id)
         }
         guard case .ok = outcome else { return }
-        let transport = server.transport(device: "checker")
+        let transport = server.transport(device: "checker", user: simulated.user)
         for key in before.sorted(by: <) where !accounted(key, in: state) {
             statistics.invariantChecks += 1
             // A deletion the server holds (a tombstone) stands, as from any pull.
-            let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true))
+            let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true,
+                                                             spaces: configuration.users > 1 ? [:] : nil))
             if page?.rows.contains(where: { $0.key == key && $0.isTombstone }) == true { continue }
             fail(.nothingLost, "\(name(device)) showed \(key.kind) \(key.id) before reconciling with the restored server, and not after")
             return
@@ -174,11 +187,14 @@ extension SimulationRun {
         guard !keys.isEmpty else { return nil }
         var random = SeededGenerator(seed: choice)
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
-        let visible = ((try? await store.record(key.kind, id: key.id)) ?? nil) != nil
-        if !visible { return .create(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["name": .string("Again")] : ["text": .string("again"), "done": .bool(false)]) }
-        if Int.random(in: 0..<100, using: &random) < 65 { return .delete(kind: key.kind, id: key.id) }
+        let visible = ((try? await store.record(key.kind, id: key.id, in: key.space)) ?? nil) != nil
+        if !visible {
+            return .create(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["name": .string("Again")] : ["text": .string("again"), "done": .bool(false)],
+                           space: key.space)
+        }
+        if Int.random(in: 0..<100, using: &random) < 65 { return .delete(kind: key.kind, id: key.id, space: key.space) }
         return .update(kind: key.kind, id: key.id, fields: key.kind == "pin" ? ["rating": .int(Int64.random(in: 1...5, using: &random))]
-                                                                              : ["done": .bool(true)])
+                                                                              : ["done": .bool(true)], space: key.space)
     }
 
     func inFlightEdit(device: Int, choice: UInt64, loseReply: Bool) async {
@@ -222,24 +238,24 @@ extension SimulationRun {
         var returnedID: OperationID?
         do {
             switch edit {
-            case .create(let kind, let id, let fields):
+            case .create(let kind, let id, let fields, let space):
                 guard !visible else { return false }
-                if kind == SimulationNote.kind, let typed = await typedNoteCreate(device: device, id: id, fields: fields) {
+                if kind == SimulationNote.kind, space.isPersonal, let typed = await typedNoteCreate(device: device, id: id, fields: fields) {
                     returnedID = try await typed(store).operation
                 } else {
-                    try await store.create(kind, id: id, fields: fields)
+                    try await store.create(kind, id: id, fields: fields, in: space)
                 }
-            case .update(let kind, let id, let fields) where kind == SimulationNote.kind:
+            case .update(let kind, let id, let fields, let space) where kind == SimulationNote.kind && space.isPersonal:
                 guard visible else { return false }
                 // Notes are edited as the app's model: read, change, queue what changed.
                 guard let edit = try await typedNoteUpdate(device: device, store: store, id: id, fields: fields) else { return false }
                 returnedID = edit.operation
-            case .update(let kind, let id, let fields):
+            case .update(let kind, let id, let fields, let space):
                 guard visible else { return false }
-                returnedID = try await store.update(kind, id: id, changes: fields).operation
-            case .delete(let kind, let id):
+                returnedID = try await store.update(kind, id: id, changes: fields, in: space).operation
+            case .delete(let kind, let id, let space):
                 guard visible else { return false }
-                returnedID = try await store.delete(kind, id: id).operation
+                returnedID = try await store.delete(kind, id: id, in: space).operation
             }
         } catch {
             return false

@@ -94,9 +94,10 @@ final class SimulationRun {
             let perKind = Dictionary(uniqueKeysWithValues: Simulation.kinds.map { ($0, policies[Int.random(in: 0..<3, using: &setup)]) })
             do {
                 let device = try await SimulatedDevice(
-                    name: name(index), user: "u1", server: server, clock: clock, kinds: Simulation.kinds,
-                    checkpointThreshold: 0, jitterSeed: setup.next(), log: log, sequence: counter,
-                    batchSize: Int.random(in: 1...4, using: &setup), pullLimit: Int.random(in: 2...5, using: &setup), policies: perKind)
+                    name: name(index), user: Simulation.user(ofDevice: index, users: configuration.users), server: server, clock: clock,
+                    kinds: Simulation.kinds, checkpointThreshold: 0, jitterSeed: setup.next(), log: log, sequence: counter,
+                    batchSize: Int.random(in: 1...4, using: &setup), pullLimit: Int.random(in: 2...5, using: &setup), policies: perKind,
+                    followsSharedSpaces: configuration.users > 1)
                 devices.append(device)
             } catch {
                 fail(.replayEqualsState, "\(name(index)) could not open an empty journal: \(error)")
@@ -104,6 +105,18 @@ final class SimulationRun {
             }
             deletions.append([:])
             openIDs.append([])
+        }
+        if configuration.users > 1 {
+            // u1 owns the shared list; every other user starts as an editor.
+            do throws(TransportError) {
+                try await server.change(.create(Simulation.sharedList, name: "Trip pins"), user: "u1")
+                for other in 2...configuration.users {
+                    try await server.change(.setMember(Simulation.sharedList, user: "u\(other)", role: .editor), user: "u1")
+                }
+            } catch {
+                fail(.server, "sharing the list failed: \(error)")
+                return Result(violation: violation, trace: [], statistics: statistics)
+            }
         }
         var trace: [SimulationStep] = []
         let total = replay?.count ?? configuration.steps
@@ -122,8 +135,13 @@ final class SimulationRun {
         currentStep = total + 1
         await finish()
         var conflicts = 0
-        for device in devices { conflicts += ((try? await device.store?.conflicts())?.count) ?? 0 }
+        var rejections = 0
+        for device in devices {
+            conflicts += ((try? await device.store?.conflicts())?.count) ?? 0
+            rejections += ((try? await device.store?.rejections())?.count) ?? 0
+        }
         statistics.conflicts = conflicts
+        statistics.rejections = rejections
         return Result(violation: violation, trace: trace, statistics: statistics)
     }
 }

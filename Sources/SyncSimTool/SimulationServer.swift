@@ -13,16 +13,24 @@ protocol SimulationServer: Sendable {
     var isDeterministic: Bool { get }
     /// Whether single records can be made to fail on the server (transient or permanent).
     var hasRecordFaults: Bool { get }
-    /// A new transport of user u1 for one device (beneath the device's fault layer).
-    func transport(device: String) -> any SyncTransport
+    /// A new transport of `user` for one device (beneath the device's fault layer).
+    func transport(device: String, user: String) -> any SyncTransport
     /// The server's count of applied mutations, where it can be seen (`nil` over HTTP).
     func appliedMutations() async -> Int?
     /// Moves the server's clock on (the reference server's; a real one keeps its own time).
     func tick(_ milliseconds: Int64) async
     /// The live row of `kind`/`id`, or `nil`.
     func row(kind: String, id: String) async throws(TransportError) -> ServerRow?
-    /// User u1's live rows of `kind`, by id.
-    func rows(kind: String) async throws(TransportError) -> [ServerRow]
+    /// The live rows of `kind` that `user` sees: their personal space's, by
+    /// id, then each shared space's they are a member of, by space and id.
+    func rows(kind: String, user: String) async throws(TransportError) -> [ServerRow]
+    /// The live row `key` as the shared list's owner, u1, sees it, or `nil`.
+    func row(_ key: RecordKey) async throws(TransportError) -> ServerRow?
+    /// The shared spaces `user` is a member of, with their role.
+    func spaces(user: String) async throws(TransportError) -> [Space]
+    /// Makes a space change as `user` (u1 creating the shared list, or
+    /// changing a membership; a user leaving).
+    func change(_ change: SpaceChange, user: String) async throws(TransportError)
     /// Another writer writes the row with `fields`; `true` when the server took it.
     func write(kind: String, id: String, fields: [String: FieldValue]) async throws(TransportError) -> Bool
     /// Another writer changes `changes` of a live row.

@@ -19,6 +19,10 @@ public struct SimulationStatistics: Sendable, Hashable {
     public var crashesMidWrite = 0
     /// Conflicts surfaced on all devices.
     public var conflicts = 0
+    /// Changes of a user's membership of the shared list.
+    public var membershipChanges = 0
+    /// Rejected edits surfaced on all devices at the end.
+    public var rejections = 0
     /// Individual invariant checks evaluated.
     public var invariantChecks = 0
 }

@@ -26,6 +26,10 @@ public enum SimulationFault: String, CaseIterable, Sendable, Hashable {
     case permanent
     /// Another writer creates, changes and deletes rows on the server.
     case otherWriters = "other-writers"
+    /// With more than one user (`--users`), the owner of the shared list
+    /// makes another user an editor or a viewer, removes them, or they
+    /// leave, and they are added back later.
+    case membership
     /// The user edits a record while its push is in flight (held), then the request goes on.
     case inFlightEdits = "in-flight-edits"
     /// The server's database is backed up now and then, and restored from
@@ -39,23 +43,44 @@ public enum SimulationFault: String, CaseIterable, Sendable, Hashable {
     public static let defaultSet: Set<SimulationFault> = Set(allCases).subtracting([.serverRestore])
 }
 
-/// One local edit the simulator makes.
+/// One local edit the simulator makes, in the user's personal space or in the shared list.
 enum SimulationEdit: Hashable, Sendable {
-    case create(kind: String, id: String, fields: [String: FieldValue])
-    case update(kind: String, id: String, fields: [String: FieldValue])
-    case delete(kind: String, id: String)
+    case create(kind: String, id: String, fields: [String: FieldValue], space: SpaceID = .personal)
+    case update(kind: String, id: String, fields: [String: FieldValue], space: SpaceID = .personal)
+    case delete(kind: String, id: String, space: SpaceID = .personal)
 
     var key: RecordKey {
         switch self {
-        case .create(let kind, let id, _), .update(let kind, let id, _), .delete(let kind, let id): return RecordKey(kind: kind, id: id)
+        case .create(let kind, let id, _, let space), .update(let kind, let id, _, let space), .delete(let kind, let id, let space):
+            return RecordKey(kind: kind, id: id, space: space)
         }
     }
 
     var text: String {
+        let place = key.space.isPersonal ? "" : " in the shared list"
         switch self {
-        case .create(let kind, let id, let fields): return "create \(kind) \(id) \(ScenarioValue.format(fields))"
-        case .update(let kind, let id, let fields): return "update \(kind) \(id) \(ScenarioValue.format(fields))"
-        case .delete(let kind, let id): return "delete \(kind) \(id)"
+        case .create(let kind, let id, let fields, _): return "create \(kind) \(id)\(place) \(ScenarioValue.format(fields))"
+        case .update(let kind, let id, let fields, _): return "update \(kind) \(id)\(place) \(ScenarioValue.format(fields))"
+        case .delete(let kind, let id, _): return "delete \(kind) \(id)\(place)"
+        }
+    }
+}
+
+/// A change of one user's membership of the shared list, made by its owner
+/// (or, for ``leave``, by the user) from outside the simulated devices.
+enum MembershipChange: Hashable, Sendable {
+    /// The owner adds the user with `role`, or gives a member `role`.
+    case set(user: String, role: SpaceRole)
+    /// The owner removes the user.
+    case remove(user: String)
+    /// The user leaves.
+    case leave(user: String)
+
+    var text: String {
+        switch self {
+        case .set(let user, let role): return "server: the owner makes \(user) \(role == .viewer ? "a viewer" : "an \(role)") of the shared list"
+        case .remove(let user): return "server: the owner removes \(user) from the shared list"
+        case .leave(let user): return "server: \(user) leaves the shared list"
         }
     }
 }
@@ -92,6 +117,8 @@ enum SimulationAction: Hashable, Sendable {
     case serverBackup
     /// The server's database is replaced by the last backup (nothing if none was taken).
     case serverRestore
+    /// A user's membership of the shared list changes.
+    case membership(MembershipChange)
 }
 
 /// One step: an action, and how far the virtual clocks move before it.
@@ -132,6 +159,7 @@ struct SimulationStep: Hashable, Sendable {
             body = "\(name(device)) \(edit.text) with the disk frozen after \(calls) calls, power cut, restart"
         case .serverBackup: body = "server backup"
         case .serverRestore: body = "server restore from the backup"
+        case .membership(let change): body = change.text
         }
         var clocks: [String] = []
         if advance > 0 { clocks.append("+\(advance) ms") }

@@ -31,8 +31,8 @@ public enum SyncSimCommand {
     package static let syntax = CommandSyntax(
         tool: "sync-sim",
         synopses: ["run FILE...",
-                   "--seed S --devices D --steps N [--faults LIST] [--no-shrink]",
-                   "--seeds A-B --devices D --steps N [--faults LIST]   (a sweep, then the totals)"],
+                   "--seed S --devices D [--users U] --steps N [--faults LIST] [--no-shrink]",
+                   "--seeds A-B --devices D [--users U] --steps N [--faults LIST]   (a sweep, then the totals)"],
         summary: """
             LIST: comma-separated fault classes (default: all), or none:
                   \(SimulationFault.allCases.map(\.rawValue).joined(separator: ","))
@@ -41,6 +41,10 @@ public enum SyncSimCommand {
             .value("--seed", "S", help: "the seed of one random run"),
             .value("--seeds", "A-B", help: "one run per seed from A to B, stopping at the first violation"),
             .value("--devices", "D", help: "devices, 1 to 26 (default 3)"),
+            .value("--users", "U", help: """
+                users, 1 to 8 (default 1); from 2, the devices take turns among
+                them and u1 shares a list of pins with the others
+                """),
             .value("--steps", "N", help: "steps before the faults stop (default 200)"),
             .value("--faults", "LIST", help: "the fault classes injected (default all but server-restore; all: every one)"),
             .flag("--no-shrink", help: "report a violation's trace as it is, unshrunk"),
@@ -143,12 +147,16 @@ public enum SyncSimCommand {
             total.crashesMidWrite += outcome.statistics.crashesMidWrite
             total.conflicts += outcome.statistics.conflicts
             total.invariantChecks += outcome.statistics.invariantChecks
+            total.membershipChanges += outcome.statistics.membershipChanges
+            total.rejections += outcome.statistics.rejections
             if outcome.violation != nil { return Result(output: output, errors: "", status: 1) }
         }
         output += "seeds \(first)-\(last): \(runs) runs, 0 violations; steps \(total.steps), operations \(total.operations), "
             + "syncs \(total.syncs), crashes \(total.crashes) (mid-request \(total.crashesMidRequest), "
             + "mid-checkpoint \(total.crashesMidCheckpoint), mid-write \(total.crashesMidWrite)), "
-            + "conflicts \(total.conflicts), invariant checks \(total.invariantChecks)\n"
+            + "conflicts \(total.conflicts), "
+            + (base.users > 1 ? "membership changes \(total.membershipChanges), rejected edits surfaced \(total.rejections), " : "")
+            + "invariant checks \(total.invariantChecks)\n"
         return Result(output: output, errors: "", status: 0)
     }
 

@@ -67,6 +67,21 @@ struct SharedSpaceStoreTests {
         #expect(try await store.record("pin", id: "home")?.fields["visited"] == .bool(true), sourceLocation: sourceLocation)
     }
 
+    @Test("a reconciliation with a server that lost every row re-uploads each record into its own space: shared rows into theirs, personal rows into the personal space")
+    func reuploadsKeepTheirSpace() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            _ = try await Self.meetSpaces(store)
+            let state = try await store.currentState()
+            let plan = state.reuploadPlan(serverRows: [:], kinds: ["pin", "note"], sameHistory: false, queuedAt: 1, makeID: { .random() })
+            let uploaded = Set(plan.uploads.map(\.key))
+            #expect(uploaded.contains(RecordKey(kind: "pin", id: "tasca", space: Self.trip)))
+            #expect(!uploaded.contains(RecordKey(kind: "pin", id: "tasca")), "never into the personal space")
+            #expect(uploaded.isSubset(of: Set(state.snapshot.keys).union(state.outbox.keys)))
+            try await store.close()
+        }
+    }
+
     @Test("a lost space's rows, cursors and description leave, its queued edits (sent or not) become rejections in queue order, reopening replays the same state, and losing it again journals nothing")
     func lossReplays() async throws {
         try await Kit.withScratch { scratch in

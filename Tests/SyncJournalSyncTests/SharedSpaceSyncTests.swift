@@ -326,4 +326,58 @@ struct SharedSpaceSyncTests {
         #expect(try await store.record("pin", id: "p1")?.fields == ["title": "Home"])
         try await store.close()
     }
+
+    @Test("a client-wins conflict in a shared space requeues the device's edit in that space, and the server applies it there, never to a personal record of the same id")
+    func clientWinsRequeuesInItsSpace() async throws {
+        let dir = try TemporaryDirectory(prefix: "shared-space-tests"); defer { dir.remove() }
+        let scene = try await SharingScene.open(dir, users: ["dad", "kid"])
+        let dad = scene["dad"], kid = scene["kid"]
+        let list = try await scene.share(by: "dad", with: ["kid": .editor])
+        try await dad.store.create("pin", id: "p1", fields: ["title": "Tapas"], in: list)
+        #expect(await dad.sync().endedWell)
+        #expect(await kid.sync().endedWell)
+        await kid.store.setConflictPolicy(.clientWins, for: "pin")
+        try await dad.store.update("pin", id: "p1", changes: ["title": "Tapas bar"], in: list)
+        #expect(await dad.sync().endedWell)
+        try await kid.store.update("pin", id: "p1", changes: ["title": "Tapas at 8"], in: list)
+
+        #expect(await kid.sync().endedWell)
+        let conflict = try #require(try await kid.store.conflicts().first)
+        #expect(conflict.resolution.replacement?.space == list)
+        #expect(await kid.sync().endedWell)
+        #expect(await scene.server.read(user: "dad", RecordKey(kind: "pin", id: "p1", space: list))?.fields == ["title": "Tapas at 8"])
+        #expect(await scene.server.read(user: "kid", RecordKey(kind: "pin", id: "p1")) == nil, "no personal pin was made")
+        #expect(try await kid.store.outboxOperations().isEmpty)
+    }
+
+    @Test("a conflict in a shared space settled later by keeping the device's fields queues the edit in that space; once the user is a viewer, keeping theirs is refused as read-only")
+    func keepingFieldsStaysInTheSpace() async throws {
+        let dir = try TemporaryDirectory(prefix: "shared-space-tests"); defer { dir.remove() }
+        let scene = try await SharingScene.open(dir, users: ["dad", "kid"])
+        let dad = scene["dad"], kid = scene["kid"]
+        let list = try await scene.share(by: "dad", with: ["kid": .editor])
+        for id in ["p1", "p2"] { try await dad.store.create("pin", id: id, fields: ["title": .string(id)], in: list) }
+        #expect(await dad.sync().endedWell)
+        #expect(await kid.sync().endedWell)
+        for id in ["p1", "p2"] { try await dad.store.update("pin", id: id, changes: ["title": "Dad's"], in: list) }
+        #expect(await dad.sync().endedWell)
+        for id in ["p1", "p2"] { try await kid.store.update("pin", id: id, changes: ["title": "Kid's"], in: list) }
+        #expect(await kid.sync().endedWell)
+        let conflicts = try await kid.store.conflicts()
+        #expect(conflicts.map(\.operation.recordID).sorted() == ["p1", "p2"])
+
+        let first = try #require(conflicts.first { $0.operation.recordID == "p1" })
+        try await kid.store.resolveConflict(first.id, keeping: .keep(["title": "Kid's"]))
+        #expect(try await kid.store.outboxOperations().map(\.operation.key) == [RecordKey(kind: "pin", id: "p1", space: list)])
+        #expect(await kid.sync().endedWell)
+        #expect(await scene.server.read(user: "dad", RecordKey(kind: "pin", id: "p1", space: list))?.fields == ["title": "Kid's"])
+
+        try await dad.engine.setMember("kid", role: .viewer, in: list)
+        #expect(await kid.sync().endedWell)
+        let second = try #require(conflicts.first { $0.operation.recordID == "p2" })
+        await #expect(throws: StoreError.readOnlySpace(list)) { try await kid.store.resolveConflict(second.id, keeping: .keep(["title": "Kid's"])) }
+        try await kid.store.resolveConflict(second.id, keeping: .acceptServer)
+        #expect(try await kid.store.outboxOperations().isEmpty)
+        #expect(try await kid.store.conflicts().isEmpty)
+    }
 }

@@ -47,13 +47,50 @@ struct SimulatorTests {
         #expect(outcome.violation == nil, "\(outcome.report)")
     }
 
+    @Test("a shared list: users share pins, the owner makes members viewers, removes them and adds them back; every invariant holds, rejected edits are surfaced and devices converge",
+          arguments: [(1, 2, 3), (2, 2, 3), (3, 3, 4), (4, 3, 5)] as [(UInt64, Int, Int)])
+    func sharedListRunHolds(_ seed: UInt64, _ users: Int, _ devices: Int) async {
+        var configuration = SimulationConfiguration(seed: seed, devices: devices, steps: 300)
+        configuration.users = users
+        let outcome = await Simulation.runWithShrinking(configuration)
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.membershipChanges > 0)
+        #expect(outcome.report.contains(" users=\(users) ") && outcome.report.contains("membership changes"))
+    }
+
+    @Test("across shared-list runs, edits refused for a role or a removal are surfaced as rejections")
+    func sharedListRunsSurfaceRejections() async {
+        var rejections = 0
+        for seed in 1...4 as ClosedRange<UInt64> {
+            var configuration = SimulationConfiguration(seed: seed, devices: 3, steps: 200)
+            configuration.users = 2
+            let outcome = await Simulation.runWithShrinking(configuration)
+            #expect(outcome.violation == nil, "\(outcome.report)")
+            rejections += outcome.statistics.rejections
+        }
+        #expect(rejections > 0)
+    }
+
+    @Test("a shared-list run repeats byte for byte from its seed")
+    func sharedListSameSeedSameOutput() async {
+        var configuration = SimulationConfiguration(seed: 17, devices: 3, steps: 250)
+        configuration.users = 2
+        let first = await Simulation.runWithShrinking(configuration)
+        let second = await Simulation.runWithShrinking(configuration)
+        #expect(first.report == second.report && first.statistics == second.statistics)
+    }
+
     @Test("the command line: defaults, fault lists, and clear errors")
     func commandLine() throws {
         let parsed = try SimulationConfiguration(arguments: ["--seed", "7", "--devices", "2", "--steps", "50", "--faults", "crash,lose-reply"])
         #expect(parsed.seed == 7 && parsed.devices == 2 && parsed.steps == 50)
         #expect(parsed.faults == [.crash, .loseReply])
         #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--faults", "none"]).faults.isEmpty)
-        for bad in [["--devices", "2"], ["--seed", "x"], ["--seed", "1", "--faults", "meteor"], ["--seed", "1", "--devices", "0"], ["--seed"]] {
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1"]).users == 1)
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--devices", "4", "--users", "3"]).users == 3)
+        for bad in [["--devices", "2"], ["--seed", "x"], ["--seed", "1", "--faults", "meteor"], ["--seed", "1", "--devices", "0"], ["--seed"],
+                    ["--seed", "1", "--users", "0"], ["--seed", "1", "--users", "9"], ["--seed", "1", "--devices", "2", "--users", "3"],
+                    ["--seed", "1", "--users", "2", "--server", "http://127.0.0.1:8787"]] {
             #expect(throws: SimulationConfiguration.Problem.self) { try SimulationConfiguration(arguments: bad) }
         }
     }

@@ -83,19 +83,21 @@ extension LocalStore {
                     let changed = fields.filter { visible[$0.key] != $0.value }
                     if !changed.isEmpty {
                         operation = JournalOperation(id: newID, kind: .update, entity: key.kind, recordID: key.id, fields: changed,
-                                                     baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                                                     baseUpdatedAt: staged.base(for: key), queuedAt: now, space: key.space)
                     }
                 } else {
                     operation = JournalOperation(id: newID, kind: .create, entity: key.kind, recordID: key.id, fields: fields,
-                                                 baseUpdatedAt: nil, queuedAt: now)
+                                                 baseUpdatedAt: nil, queuedAt: now, space: key.space)
                 }
             case .delete:
                 if visible != nil {
                     operation = JournalOperation(id: newID, kind: .delete, entity: key.kind, recordID: key.id,
-                                                 baseUpdatedAt: staged.base(for: key), queuedAt: now)
+                                                 baseUpdatedAt: staged.base(for: key), queuedAt: now, space: key.space)
                 }
             }
             guard let operation else { return [.conflictDismissed(id)] }
+            // Keeping or deleting needs the role the device knows the user has now.
+            try Self.checkWritable(key.space, in: staged)
             // One record: a torn write keeps both or neither.
             var dismissed = staged
             dismissed.apply(.conflictDismissed(id))
