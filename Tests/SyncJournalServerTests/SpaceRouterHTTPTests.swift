@@ -140,8 +140,15 @@ struct SpaceRouterHTTPTests {
             let refused = try served.change(.rename(space, name: "Mine"), as: user)
             #expect(try refused.status == 403 && SyncServerFixture.error(refused).code == .forbidden)
             #expect(try served.change(.setMember(space, user: "stranger", role: .viewer), as: user).status == 403)
+            #expect(try served.change(.setMember(space, user: user == "editor" ? "viewer" : "editor", role: .owner), as: user).status == 403,
+                    "no re-roling another member")
+            #expect(try served.change(.setMember(space, user: user, role: .owner), as: user).status == 403, "no promoting oneself")
+            #expect(try served.change(.removeMember(space, user: "owner"), as: user).status == 403)
             #expect(try served.change(.delete(space), as: user).status == 403)
         }
+        let roles = try SpaceListReplyCodec.decode(try served.send(.listSpaces, ListSpacesRequestCodec.encode(), as: "owner").body).first?.members
+        #expect(roles?.sorted { $0.user < $1.user }.map { "\($0.user) \($0.role)" } == ["editor editor", "owner owner", "viewer viewer"],
+                "every refused call left the roles as they were")
         let other = SpaceID.random()
         for change in [SpaceChange.rename(space, name: "x"), .setMember(space, user: "stranger", role: .owner), .removeMember(space, user: "owner"),
                        .leave(space), .delete(space)] {
@@ -191,6 +198,22 @@ struct SpaceRouterHTTPTests {
         #expect(try served.push(Mutations.update("p1", base: row.updatedAt, ["title": .string("late")], space: served.space), as: "editor")
                 == .rejected(reason: "no access to space \(served.space)", permanent: true))
         #expect(try served.read("p1", in: served.space, as: "editor").text == #"{"row":null}"#)
+    }
+
+    @Test("a wait naming the space by a stranger or a removed member answers at once instead of parking, and the pull it brings names the space lost with none of its rows",
+          arguments: StorageBackend.tested)
+    func waitOutsideTheSpace(_ backend: StorageBackend) throws {
+        let served = try Served(backend)
+        _ = try served.populate()
+        #expect(try served.change(.removeMember(served.space, user: "editor"), as: "owner").status == 200)
+        let named = [served.space: SpaceCursors(version: nil, cursors: [:])]
+        for user in ["stranger", "editor"] {
+            let wait = ChangeWaitRequest(cursors: ["pin": nil], timeoutMilliseconds: 60_000, spaces: named)
+            let response = try served.send(.wait, ChangeWaitRequestCodec.encode(wait), as: user)
+            #expect(ChangeWaitServer.answers(response, changed: true), "\(user): \(response.status) \(response.text)")
+            let page = try served.pull(as: user, spaces: named)
+            #expect(page.rows.isEmpty && page.lostSpaces == [served.space] && page.spaces.isEmpty, "\(user)")
+        }
     }
 
     @Test("a shared space's cursor behind a purged tombstone is 410 cursor_expired naming the kind under spaceKinds, not under kinds",

@@ -66,6 +66,15 @@ extension LocalStore {
     ///     try await store.resolveConflict(conflict.id, keeping: .keep(conflict.operation.fields))
     /// }
     /// ```
+    ///
+    /// The edit goes to the record's own space. Keeping or deleting in a
+    /// shared space needs the role the device knows the user has now.
+    ///
+    /// - Throws: ``StoreError/conflictNotFound(_:)``;
+    ///   ``StoreError/readOnlySpace(_:)`` or ``StoreError/noSuchSpace(_:)``
+    ///   when the user may no longer write to the record's space (the
+    ///   conflict stays, and `.acceptServer` still dismisses it);
+    ///   validation errors; ``StoreError/journal(_:)``.
     public func resolveConflict(_ id: OperationID, keeping decision: ConflictDecision) async throws(StoreError) {
         let now = options.clock.wallTimeMilliseconds
         let newID = OperationID.random()
