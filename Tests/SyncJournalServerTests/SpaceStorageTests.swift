@@ -57,6 +57,26 @@ struct SpaceStorageTests {
         #expect(strangers.rows.isEmpty && strangers.spaces.isEmpty && strangers.lostSpaces == [trip])
     }
 
+    @Test("a member removed from a space, whose device saw the space's newest stamps, pulls and pushes stating that seen stamp and is never told the server went back in time",
+          arguments: SpaceBackend.tested)
+    func removedMemberKeepsItsSeenStamp(backend: SpaceBackend) async throws {
+        let server = try await Self.family(backend)
+        let trip = Self.trip
+        await server.tick()
+        let made = try #require(try await server.outcome("kid", Mutations.create("p1", space: trip)).appliedRow)
+        let named = [trip: SpaceCursors(version: nil, cursors: [:])]
+        let seen = try await server.pull("kid", PullRequest(cursors: ["pin": nil], limit: 10, spaces: named))
+        #expect(seen.rows.map(\.id) == ["p1"])
+        let identity = try #require(seen.server)
+        let expectation = ServerExpectation(identity: identity, seenStamp: made.updatedAt)
+        try await server.change("dad", .removeMember(trip, user: "kid"))
+
+        let page = try await server.pull("kid", PullRequest(cursors: ["pin": nil], limit: 10, expectation: expectation, spaces: named))
+        #expect(page.lostSpaces == [trip] && page.rows.isEmpty)
+        let pushed = try await server.push("kid", [Mutations.create("home")], expecting: expectation)
+        #expect(pushed.first?.outcome.appliedRow != nil)
+    }
+
     @Test("membership calls by role: owners manage, members leave, the last owner stays, unknown users and full spaces are refused",
           arguments: SpaceBackend.tested)
     func membershipByRole(backend: SpaceBackend) async throws {

@@ -36,6 +36,12 @@ final class SpacesUnderTest: @unchecked Sendable {
         return try subject!.storage.push(user: user, mutations)
     }
 
+    /// A push stating what the device knows of the server (see ``ServerExpectation``).
+    func push(_ user: String, _ mutations: [Mutation], expecting expectation: ServerExpectation) async throws -> [MutationResult] {
+        if let reference { return try await reference.push(user: user, mutations, expecting: expectation) }
+        return try subject!.storage.push(user: user, mutations, expecting: expectation)
+    }
+
     /// The one outcome of a push of `mutation`.
     func outcome(_ user: String, _ mutation: Mutation) async throws -> MutationOutcome {
         try #require(try await push(user, [mutation]).first).outcome

@@ -327,9 +327,11 @@ public final class PostgreSQLStorage: SyncStorage {
                                                 rows: try queries.rows(keys: unremembered), spaces: locked)
             }
             if let expectation {
-                // The device may have pulled stamps of its spaces, past its personal counter.
+                // The device may have pulled stamps of its spaces, past its
+                // personal counter, and of spaces it has since left.
                 var latest = opening.lastStamp
                 if let seen = expectation.seenStamp, seen > latest { latest = max(latest, try queries.latestStamp(owner: user)) }
+                if let seen = expectation.seenStamp, seen > latest { latest = max(latest, try queries.latestStampOfAnyone()) }
                 if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: latest) {
                     throw .serverMismatch(mismatch)
                 }
@@ -398,9 +400,13 @@ public final class PostgreSQLStorage: SyncStorage {
         applyRetention()
         let identity = self.identity
         return try transaction("begin isolation level repeatable read read only") { queries throws(StorageError) in
-            if let expectation = request.expectation,
-               let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: try queries.latestStamp(owner: user)) {
-                throw .serverMismatch(mismatch)
+            if let expectation = request.expectation {
+                // A device removed from a space has seen that space's stamps, which are no longer the user's.
+                var latest = try queries.latestStamp(owner: user)
+                if let seen = expectation.seenStamp, seen > latest { latest = max(latest, try queries.latestStampOfAnyone()) }
+                if let mismatch = StorageRules.mismatch(of: expectation, identity: identity, latestStamp: latest) {
+                    throw .serverMismatch(mismatch)
+                }
             }
             var page = try StorageRules.page(user: user, request, PostgreSQLUserSnapshot(transaction: queries, owner: user))
             page.server = identity

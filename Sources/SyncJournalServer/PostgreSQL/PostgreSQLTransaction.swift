@@ -90,6 +90,21 @@ struct PostgreSQLTransaction {
         return last
     }
 
+    /// The largest stamp the database issued to anyone, in any space: what
+    /// a device may have seen of a space it has since been removed from,
+    /// which ``latestStamp(owner:)`` no longer covers. Asked only when a
+    /// device's seen stamp is past the user's own (it reads every user's
+    /// and every space's counter).
+    func latestStampOfAnyone() throws(StorageError) -> Int64 {
+        let rows = try run("""
+            select greatest((select last from stamp where "only" = 1), (select max(last) from user_stamps), (select max(last) from spaces))
+            """)
+        guard rows.count > 0, let last = try decode({ () throws(PostgreSQLError) in try rows.optionalInt64(0, 0) }, table: "stamp", key: "1") else {
+            throw .corrupt(table: "stamp", key: "1", reason: "the stamp row is missing")
+        }
+        return last
+    }
+
     // MARK: Identity
 
     /// The database's identity.
