@@ -38,11 +38,9 @@ package enum StorageRules {
     /// A non-member is told the same whether or not the space exists.
     package static func spaceRefusal<Queries: StorageQueries>(of mutation: Mutation, user: String,
                                                               _ queries: Queries) throws(Queries.Failure) -> MutationOutcome? {
-        guard let id = mutation.space.text else { return nil }
-        guard let role = try queries.role(of: user, in: mutation.space) else {
-            return .rejected(reason: "no access to space \(id)", permanent: true)
-        }
-        if !role.canWrite { return .rejected(reason: "read only: a viewer of space \(id)", permanent: true) }
+        guard !mutation.space.isPersonal else { return nil }
+        guard let role = try queries.role(of: user, in: mutation.space) else { return SpaceWriteRefusal.noAccess(mutation.space).outcome }
+        if !role.canWrite { return SpaceWriteRefusal.readOnly(mutation.space).outcome }
         return nil
     }
 

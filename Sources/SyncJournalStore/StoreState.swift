@@ -311,7 +311,7 @@ package struct StoreState: Sendable, Hashable {
         }
         for entry in refused {
             outbox.remove(entry.id)
-            rejections.append(RejectionRecord(operation: entry.operation, reason: "no access to space \(space): membership ended",
+            rejections.append(RejectionRecord(operation: entry.operation, reason: SpaceWriteRefusal.noAccess(space).reason + ": membership ended",
                                               attempts: entry.attempts))
         }
     }

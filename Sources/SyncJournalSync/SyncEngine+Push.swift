@@ -183,8 +183,7 @@ extension SyncEngine {
     /// exists) or a viewer (`read only: a viewer of space ID`), in the words
     /// of journals/PROTOCOL.md ("Membership"). A personal operation never is.
     static func isSpaceRefusal(_ reason: String, of operation: JournalOperation) -> Bool {
-        guard let space = operation.space.text else { return false }
-        return reason == "no access to space \(space)" || reason == "read only: a viewer of space \(space)"
+        SpaceWriteRefusal(reason: reason, space: operation.space) != nil
     }
 
     /// Explains a reply from a server without exactly-once delivery by reading

@@ -97,11 +97,11 @@ enum EncodedPushRules {
     /// ``StorageRules/spaceRefusal(of:user:_:)`` over the encoded statements.
     private static func spaceRefusal<Queries: EncodedStorageQueries>(of mutation: Mutation, user: String,
                                                                      _ queries: Queries) throws(Queries.Failure) -> EncodedOutcome? {
-        guard let id = mutation.space.text else { return nil }
+        guard !mutation.space.isPersonal else { return nil }
         guard let role = try queries.role(of: user, in: mutation.space) else {
-            return .rejected(reason: "no access to space \(id)", permanent: true)
+            return .rejected(reason: SpaceWriteRefusal.noAccess(mutation.space).reason, permanent: true)
         }
-        if !role.canWrite { return .rejected(reason: "read only: a viewer of space \(id)", permanent: true) }
+        if !role.canWrite { return .rejected(reason: SpaceWriteRefusal.readOnly(mutation.space).reason, permanent: true) }
         return nil
     }
 }
