@@ -29,6 +29,8 @@ enum FieldSummary {
         case .object(let members):
             let names = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             return "(" + names.map { "\($0)=\(text(members[$0]!))" }.joined(separator: ",") + ")"
+        case .attachment(let attachment):
+            return "<\(attachment.mediaType) \(attachment.size) bytes sha256:\(attachment.content.hex.prefix(12))…>"
         }
     }
 
@@ -51,6 +53,9 @@ enum FieldSummary {
         case .uuid(let value): return .object([("uuid", .string(value.uuidString.lowercased()))])
         case .array(let elements): return .object([("array", .array(elements.map { json($0) }))])
         case .object(let members): return .object([("object", json(members))])
+        case .attachment(let attachment):
+            return .object([("attachment", .object([("sha256", .string(attachment.content.hex)), ("size", .int(attachment.size)),
+                                                    ("type", .string(attachment.mediaType))]))])
         }
     }
 

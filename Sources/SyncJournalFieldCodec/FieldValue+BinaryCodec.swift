@@ -32,6 +32,10 @@ extension FieldValue {
             for element in elements { element.encode(into: &writer) }
         case .object(let members):
             FieldListCodec.encode(members, into: &writer)
+        case .attachment(let attachment):
+            writer.writeRaw(attachment.content.bytes)
+            writer.writeVarint(UInt64(max(0, attachment.size)))
+            writer.writeString(attachment.mediaType)
         }
     }
 
@@ -49,6 +53,8 @@ extension FieldValue {
         case .array(let elements):
             return elements.reduce(1 + EncodedLength.varint(UInt64(elements.count))) { $0 + $1.encodedLength }
         case .object(let members): return 1 + FieldListCodec.encodedLength(members)
+        case .attachment(let attachment):
+            return 1 + 32 + EncodedLength.varint(UInt64(max(0, attachment.size))) + EncodedLength.string(attachment.mediaType)
         }
     }
 
@@ -99,6 +105,14 @@ extension FieldValue {
         case 11:
             if depth <= 0 { throw Self.tooDeep(at: at) }
             return .object(try FieldListCodec.decode(from: &reader, depth: depth - 1))
+        case 12:
+            guard let content = ContentHash(bytes: try reader.readRaw(32)) else { throw .invalid("an attachment's hash is not 32 bytes", at: at) }
+            let sizeAt = reader.position
+            let size = try reader.readVarint()
+            guard size <= UInt64(Int64.max) else { throw .invalid("an attachment's size \(size) is past the largest Int64", at: sizeAt) }
+            let attachment = Attachment(content: content, size: Int64(size), mediaType: try reader.readString())
+            if let problem = attachment.problem { throw .invalid(problem, at: at) }
+            return .attachment(attachment)
         case let tag:
             throw .invalid("unknown field type \(tag)", at: at)
         }

@@ -38,6 +38,9 @@ public enum FieldValue: Sendable, Hashable {
     case array([FieldValue])
     /// Named values; merged as one value on conflicts (the merge works per top-level field).
     case object([String: FieldValue])
+    /// A file that belongs to the record: its content's name, size and media
+    /// type (the bytes are kept beside the journal, see ``Attachment``).
+    case attachment(Attachment)
 
     /// The most arrays and objects that may nest inside one another in one field value:
     /// `.array([.int(1)])` nests 1 deep, `.object(["a": .array([])])` 2 deep.
@@ -81,6 +84,7 @@ public enum FieldValue: Sendable, Hashable {
         case .uuid: return 9
         case .array: return 10
         case .object: return 11
+        case .attachment: return 12
         }
     }
 
@@ -98,6 +102,7 @@ public enum FieldValue: Sendable, Hashable {
         case .uuid: return "uuid"
         case .array: return "array"
         case .object: return "object"
+        case .attachment: return "attachment"
         }
     }
 
@@ -117,6 +122,7 @@ public enum FieldValue: Sendable, Hashable {
         case (.uuid(let a), .uuid(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)): return a == b
+        case (.attachment(let a), .attachment(let b)): return a == b
         default: return false
         }
     }
@@ -135,6 +141,7 @@ public enum FieldValue: Sendable, Hashable {
         case .uuid(let value): hasher.combine(value)
         case .array(let value): hasher.combine(value)
         case .object(let value): hasher.combine(value)
+        case .attachment(let value): hasher.combine(value)
         }
     }
 }

@@ -61,6 +61,13 @@ public enum ProtocolLimits {
     /// The most members one shared space may have.
     public static let maximumMembersPerSpace = 1_000
 
+    /// The most bytes of an attachment one upload or download request
+    /// carries (4 MiB): a transfer cut anywhere loses at most this much.
+    public static let maximumAttachmentChunkBytes = 4 << 20
+
+    /// The most contents one attachment status request asks about.
+    public static let maximumAttachmentStatusContents = 1_000
+
     /// Whether `version` is a model version the protocol carries: 1 to
     /// ``maximumModelVersion``.
     ///

@@ -23,6 +23,7 @@ extension FieldValue {
         case .stringSet(let members): return members.reduce(12) { $0 + $1.utf8.count + 3 }
         case .array(let elements): return elements.reduce(14) { $0 + $1.approximateWireBytes + 1 }
         case .object(let members): return members.reduce(15) { $0 + $1.key.utf8.count + 4 + $1.value.approximateWireBytes }
+        case .attachment(let attachment): return 130 + attachment.mediaType.utf8.count
         }
     }
 }

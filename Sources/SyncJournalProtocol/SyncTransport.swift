@@ -51,6 +51,14 @@ public protocol SyncTransport: Sendable {
     /// Every shared space the user is a member of, ordered by id. The
     /// default: a transport to a server without spaces, a permanent error.
     func spaces() async throws(TransportError) -> [Space]
+    /// Which of `contents` the server holds whole for this user, and how
+    /// much of this user's unfinished upload of each it keeps
+    /// (journals/PROTOCOL.md, "Attachments"), in the order asked.
+    func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus]
+    /// Sends one chunk of an upload, at the offset the server last reported.
+    func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress
+    /// Fetches at most `length` bytes of `content` from `offset`.
+    func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload
 }
 
 extension SyncTransport {
@@ -89,5 +97,20 @@ extension SyncTransport {
     /// Not supported: a permanent error.
     public func spaces() async throws(TransportError) -> [Space] {
         throw .permanent(reason: "this transport has no shared spaces")
+    }
+
+    /// Not supported: a permanent error.
+    public func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus] {
+        throw .permanent(reason: "this transport carries no attachments")
+    }
+
+    /// Not supported: a permanent error.
+    public func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress {
+        throw .permanent(reason: "this transport carries no attachments")
+    }
+
+    /// Not supported: a permanent error.
+    public func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload {
+        throw .permanent(reason: "this transport carries no attachments")
     }
 }

@@ -33,6 +33,10 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server refused a membership request (journals/PROTOCOL.md,
     /// "Membership"); sending it again gets the same answer.
     case spaceRefused(SpaceRefusal)
+    /// The server refused an attachment transfer (journals/PROTOCOL.md,
+    /// "Attachments"): a wrong offset names where to go on from; the others
+    /// say what is wrong with the content or the chunk.
+    case attachmentRefused(AttachmentRefusal)
 
     /// A one-line explanation.
     public var description: String {
@@ -46,6 +50,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.sorted().joined(separator: ", "))"
         case .serverMismatch(let mismatch): return "server mismatch: \(mismatch)"
         case .spaceRefused(let refusal): return "refused: \(refusal)"
+        case .attachmentRefused(let refusal): return "refused: \(refusal)"
         }
     }
 }

@@ -4,7 +4,7 @@ import SyncJournalProtocol
 // QueriesAndObservation.md): first by the value's rank, then within a rank.
 //
 //   null < bool < numbers < string < bytes < string set < timestamp < uuid
-//        < array < object
+//        < array < object < attachment
 //
 // - false < true;
 // - integers and doubles are one rank, compared by numeric value (an integer
@@ -14,7 +14,8 @@ import SyncJournalProtocol
 //   members sorted then compared in turn;
 // - timestamps by time, UUIDs by their 16 bytes;
 // - arrays element by element in this order, a shorter prefix first; objects
-//   by their member names sorted, comparing name then value in turn.
+//   by their member names sorted, comparing name then value in turn;
+// - attachments by size, then content hash, then media type.
 //
 // A new case of FieldValue takes a rank of its own (one arm in `queryRank`)
 // and one arm in `compareWithinRank`; a value compared only for equality
@@ -33,6 +34,7 @@ extension FieldValue {
         case .uuid: return 7
         case .array: return 8
         case .object: return 9
+        case .attachment: return 10
         }
     }
 
@@ -84,6 +86,10 @@ extension FieldValue {
                 if value != 0 { return value }
             }
             return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        case (.attachment(let a), .attachment(let b)):
+            if a.size != b.size { return a.size < b.size ? -1 : 1 }
+            if a.content != b.content { return a.content < b.content ? -1 : 1 }
+            return Self.compare(a.mediaType.unicodeScalars, b.mediaType.unicodeScalars)
         default:
             // Same rank, so only the pairs above reach here.
             return 0

@@ -76,7 +76,7 @@ extension SyncEngine {
                 // Nothing was applied: no operation is charged, and none leaves the queue.
                 await outbox.finishSending(ids)
                 return .stop(await stopForMismatch(mismatch))
-            case .permanent, .cursorExpired, .spaceRefused:
+            case .permanent, .cursorExpired, .spaceRefused, .attachmentRefused:
                 // The request as a whole is refused (say, a revoked token): no
                 // single operation is to blame, so none is charged for it.
                 await outbox.finishSending(ids)

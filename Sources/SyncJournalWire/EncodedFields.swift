@@ -267,9 +267,27 @@ struct EncodedReader {
                 let count = try count(itemSize: 1)
                 for _ in 0..<count { try skipValue(depth: depth - 1) }
             }
+        case 12:
+            guard bytes.count - position >= 32 else { throw .invalid(reason: "the list ends early", offset: position) }
+            let hash = position
+            position += 32
+            let size = try varint()
+            let typeStart = position
+            let type = String(decoding: bytes[try utf8Run()], as: UTF8.self)
+            guard size <= UInt64(Int64.max) else { throw .invalid(reason: "an attachment's size \(size) is past the largest Int64", offset: hash + 32) }
+            let attachment = Attachment(content: ContentHash(bytes: Array(bytes[hash..<(hash + 32)]))!, size: Int64(size), mediaType: type)
+            if let problem = attachment.problem { throw .invalid(reason: problem, offset: typeStart) }
         case let tag:
             throw .invalid(reason: "unknown field type \(tag)", offset: at)
         }
+    }
+
+    private mutating func checkedAttachment() -> Attachment {
+        let hash = Array(bytes[position..<(position + 32)])
+        position += 32
+        let size = Int64(checkedVarint())
+        let type = String(decoding: checkedRun(), as: UTF8.self)
+        return Attachment(content: ContentHash(bytes: hash)!, size: size, mediaType: type)
     }
 
     // MARK: Walks over checked bytes
@@ -336,6 +354,7 @@ struct EncodedReader {
             elements.reserveCapacity(count)
             for _ in 0..<count { elements.append(checkedValue()) }
             return .array(elements)
+        case 12: return .attachment(checkedAttachment())
         default:
             let count = Int(checkedVarint())
             var members = [String: FieldValue](minimumCapacity: count)
@@ -394,6 +413,10 @@ struct EncodedReader {
                 writeCheckedValueJSON(to: &out)
             }
             out.append(contentsOf: "]}".utf8)
+        case 12:
+            var json: [UInt8] = []
+            FieldValueCodec.write(.attachment(checkedAttachment()), to: &json)
+            out.append(contentsOf: json)
         default:
             // Members are stored in ascending byte order of their names, the JSON's order.
             out.append(contentsOf: #"{"object":{"#.utf8)

@@ -33,11 +33,14 @@ public struct ErrorBody: Sendable, Hashable {
     public var role: SpaceRole?
     /// The user the server does not know (`unknown_user`), else `nil`.
     public var user: String?
+    /// With `wrong_offset`: where the server's copy of an upload ends.
+    public var received: Int64?
 
     /// Creates an error body.
     public init(code: ProtocolErrorCode, message: String, kinds: [String]? = nil, expected: ServerIdentity? = nil,
                 found: ServerIdentity? = nil, seenStamp: Int64? = nil, latestStamp: Int64? = nil,
-                spaceKinds: [SpaceID: [String]]? = nil, space: SpaceID? = nil, role: SpaceRole? = nil, user: String? = nil) {
+                spaceKinds: [SpaceID: [String]]? = nil, space: SpaceID? = nil, role: SpaceRole? = nil, user: String? = nil,
+                received: Int64? = nil) {
         self.code = code
         self.message = message
         self.kinds = kinds
@@ -49,6 +52,7 @@ public struct ErrorBody: Sendable, Hashable {
         self.space = space
         self.role = role
         self.user = user
+        self.received = received
     }
 
     /// The body a server answers a request that does not decode with

@@ -8,7 +8,7 @@ import SyncJournalProtocol
 /// ```
 public enum ErrorBodyCodec {
     static let members: Set<String> = ["error", "message", "kinds", "expected", "found", "seenStamp", "latestStamp",
-                                       "spaceKinds", "space", "role", "user"]
+                                       "spaceKinds", "space", "role", "user", "received"]
 
     /// The reply body; `kinds`, `spaceKinds`, the `server_mismatch` members
     /// and the membership refusal members are written only when given.
@@ -30,6 +30,7 @@ public enum ErrorBodyCodec {
         if let space = error.space?.text { members["space"] = .string(space) }
         if let role = error.role { members["role"] = .string(role.rawValue) }
         if let user = error.user { members["user"] = .string(user) }
+        if let received = error.received { members["received"] = .integer(received) }
         return JSONValue.object(members).encoded()
     }
 
@@ -61,7 +62,8 @@ public enum ErrorBodyCodec {
                          spaceKinds: spaceKinds,
                          space: object.members["space"] == nil ? nil : try object.spaceID("space"),
                          role: object.members["role"] == nil ? nil : try object.role("role"),
-                         user: object.members["user"] == nil ? nil : try object.userName("user"))
+                         user: object.members["user"] == nil ? nil : try object.userName("user"),
+                         received: try object.absentOrInt64("received"))
     }
 
     /// The array `json` (found at `path`) of non-empty kinds.

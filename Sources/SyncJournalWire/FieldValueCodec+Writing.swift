@@ -50,6 +50,15 @@ extension FieldValueCodec {
             out.append(contentsOf: #"{"object":"#.utf8)
             write(fields: members, to: &out)
             out.append(UInt8(ascii: "}"))
+        case .attachment(let attachment):
+            // Members in byte order, as every object this writer makes.
+            out.append(contentsOf: #"{"attachment":{"sha256":""#.utf8)
+            out.append(contentsOf: attachment.content.hex.utf8)
+            out.append(contentsOf: #"","size":"#.utf8)
+            JSONValue.writeInteger(attachment.size, to: &out)
+            out.append(contentsOf: #","type":"#.utf8)
+            JSONValue.writeString(attachment.mediaType, to: &out)
+            out.append(contentsOf: "}}".utf8)
         }
     }
 

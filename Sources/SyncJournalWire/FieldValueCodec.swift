@@ -10,7 +10,8 @@ import SyncJournalProtocol
 /// fraction or exponent, non-finite ones as `{"double": "nan"}`, bytes as
 /// `{"bytes": BASE64}`, sets as `{"set": [...]}` sorted by UTF-8 bytes,
 /// timestamps as `{"timestamp": MICROSECONDS}`, UUIDs as `{"uuid": "lowercase-hex"}`,
-/// arrays as `{"array": [...]}` and objects as `{"object": {...}}`.
+/// arrays as `{"array": [...]}`, objects as `{"object": {...}}` and attachments as
+/// `{"attachment": {"sha256": HEX, "size": BYTES, "type": "MEDIA/TYPE"}}`.
 ///
 /// A NaN is written as `"nan"` whatever its payload, so it reads back as
 /// `Double.nan`.
@@ -38,6 +39,9 @@ public enum FieldValueCodec {
         case .uuid(let value): return .object(["uuid": .string(value.uuidString.lowercased())])
         case .array(let elements): return .object(["array": .array(elements.map { encode($0) })])
         case .object(let members): return .object(["object": encode(fields: members)])
+        case .attachment(let attachment):
+            return .object(["attachment": .object(["sha256": .string(attachment.content.hex), "size": .integer(attachment.size),
+                                                    "type": .string(attachment.mediaType)])])
         }
     }
 
@@ -59,7 +63,7 @@ public enum FieldValueCodec {
         case .array: throw .wrongType(path: path, expected: "a field value (arrays are written {\"array\": [...]}, sets {\"set\": [...]})")
         case .object(let members):
             guard members.count == 1, let member = members.first else {
-                throw .invalidValue(path: path, reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object")
+                throw .invalidValue(path: path, reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array, object or attachment")
             }
             let (tag, inner) = (member.key, member.value)
             let innerPath = JSONPath.member(path, tag)
@@ -98,6 +102,8 @@ public enum FieldValueCodec {
                     throw .invalidValue(path: innerPath, reason: "\"\(text)\" is not a UUID in lowercase 8-4-4-4-12 hex")
                 }
                 return .uuid(value)
+            case "attachment":
+                return .attachment(try decodeAttachment(inner, at: innerPath))
             case "array", "object":
                 if depth <= 0 {
                     throw .invalidValue(path: innerPath, reason: "arrays and objects nested more than \(FieldValue.maximumNestingDepth) deep")
@@ -114,6 +120,22 @@ public enum FieldValueCodec {
                 throw .unknownMember(path: innerPath)
             }
         }
+    }
+
+    /// An attachment's `{"sha256": HEX, "size": BYTES, "type": "MEDIA/TYPE"}` (all three members, no others).
+    static func decodeAttachment(_ json: JSONValue, at path: String) throws(WireError) -> Attachment {
+        guard case .object(let members) = json else { throw .wrongType(path: path, expected: "an object with sha256, size and type") }
+        for name in members.keys where !["sha256", "size", "type"].contains(name) { throw .unknownMember(path: JSONPath.member(path, name)) }
+        let hashPath = JSONPath.member(path, "sha256")
+        guard case .string(let hex)? = members["sha256"] else { throw .wrongType(path: hashPath, expected: "64 lowercase hex digits") }
+        guard let content = ContentHash(hex) else { throw .invalidValue(path: hashPath, reason: "\"\(hex)\" is not 64 lowercase hex digits") }
+        let sizePath = JSONPath.member(path, "size")
+        guard case .integer(let size)? = members["size"] else { throw .wrongType(path: sizePath, expected: "a non-negative integer") }
+        let typePath = JSONPath.member(path, "type")
+        guard case .string(let type)? = members["type"] else { throw .wrongType(path: typePath, expected: "a media type such as image/jpeg") }
+        let attachment = Attachment(content: content, size: size, mediaType: type)
+        if let problem = attachment.problem { throw .invalidValue(path: size < 0 ? sizePath : typePath, reason: problem) }
+        return attachment
     }
 
     /// The JSON object of a field list.

@@ -56,7 +56,7 @@ extension JSONScanner {
     private mutating func decodeTaggedValue(depth: Int, path: () -> String) throws(WireError) -> FieldValue {
         let start = position
         guard skipCheckedValue() == 1 else {
-            throw .invalidValue(path: path(), reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object")
+            throw .invalidValue(path: path(), reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array, object or attachment")
         }
         let end = position
         position = start + 1
@@ -117,6 +117,8 @@ extension JSONScanner {
                 throw .invalidValue(path: path(), reason: "\"\(text)\" is not a UUID in lowercase 8-4-4-4-12 hex")
             }
             return .uuid(value)
+        case "attachment":
+            return .attachment(try FieldValueCodec.decodeAttachment(try parseValue(depth: 2), at: path()))
         case "array", "object":
             if depth <= 0 {
                 throw .invalidValue(path: path(), reason: "arrays and objects nested more than \(FieldValue.maximumNestingDepth) deep")

@@ -84,7 +84,7 @@ extension JSONScanner {
     private mutating func transcodeTaggedValue<Sink: ByteSink>(depth: Int, path: () -> String, into out: inout Sink) throws(WireError) {
         let start = position
         guard skipCheckedValue() == 1 else {
-            throw .invalidValue(path: path(), reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object")
+            throw .invalidValue(path: path(), reason: "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array, object or attachment")
         }
         let end = position
         position = start + 1
@@ -160,6 +160,13 @@ extension JSONScanner {
             let b = value.uuid
             out.append(9)
             out.append(contentsOf: [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9, b.10, b.11, b.12, b.13, b.14, b.15])
+        case "attachment":
+            let attachment = try FieldValueCodec.decodeAttachment(try parseValue(depth: 2), at: path())
+            // Tag 12: the 32 hash bytes, the size as a varint, the media type (journals/FORMAT.md, section 4).
+            out.append(12)
+            out.append(contentsOf: attachment.content.bytes)
+            out.appendVarint(UInt64(attachment.size))
+            out.appendLengthPrefixed(attachment.mediaType.utf8)
         case "array", "object":
             if depth <= 0 {
                 throw .invalidValue(path: path(), reason: "arrays and objects nested more than \(FieldValue.maximumNestingDepth) deep")

@@ -62,6 +62,17 @@ public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     /// 404: the server's user directory knows no such user, with `user`.
     public static let unknownUser = ProtocolErrorCode(rawValue: "unknown_user")
 
+    /// 409: an upload's offset is not where the server's copy ends, with `received`.
+    public static let wrongOffset = ProtocolErrorCode(rawValue: "wrong_offset")
+    /// 413: an upload would take the user past their attachment quota.
+    public static let quotaExceeded = ProtocolErrorCode(rawValue: "quota_exceeded")
+    /// 422: an upload's chunk does not hash to its `Sync-Chunk-SHA256`.
+    public static let chunkMismatch = ProtocolErrorCode(rawValue: "chunk_mismatch")
+    /// 422: a finished upload does not hash to its content's name.
+    public static let contentMismatch = ProtocolErrorCode(rawValue: "content_mismatch")
+    /// 404: no such content the caller may read.
+    public static let noSuchContent = ProtocolErrorCode(rawValue: "no_such_content")
+
     /// The raw code.
     public var description: String { rawValue }
 }

@@ -39,7 +39,7 @@ package enum SpaceChangeCodec {
         case .listSpaces:
             try ListSpacesRequestCodec.decode(body, parser: parser)
             return nil
-        case .push, .pull, .read, .wait, .health:
+        case .push, .pull, .read, .wait, .health, .attachmentStatus, .uploadAttachment, .downloadAttachment:
             return nil
         }
     }

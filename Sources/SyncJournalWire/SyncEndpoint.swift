@@ -35,6 +35,12 @@ public enum SyncEndpoint: String, Sendable, Hashable, CaseIterable {
     case deleteSpace = "/v1/spaces/delete"
     /// `POST /v1/spaces/list`: `{}` in, `{"spaces": [SPACE, …]}` out.
     case listSpaces = "/v1/spaces/list"
+    /// `POST /v1/attachments/status`: `{"contents": [...]}` in, what the server holds of each out.
+    case attachmentStatus = "/v1/attachments/status"
+    /// `POST /v1/attachments/upload`: one chunk as the raw body, named by headers; `{"received", "stored"}` out.
+    case uploadAttachment = "/v1/attachments/upload"
+    /// `POST /v1/attachments/download`: `{"sha256", "offset", "length"}` in, the raw bytes out.
+    case downloadAttachment = "/v1/attachments/download"
 
     /// The absolute path.
     public var path: String { rawValue }
@@ -46,7 +52,7 @@ public enum SyncEndpoint: String, Sendable, Hashable, CaseIterable {
     public var isMembership: Bool {
         switch self {
         case .createSpace, .renameSpace, .setSpaceMember, .removeSpaceMember, .leaveSpace, .deleteSpace, .listSpaces: return true
-        case .push, .pull, .read, .wait, .health: return false
+        case .push, .pull, .read, .wait, .health, .attachmentStatus, .uploadAttachment, .downloadAttachment: return false
         }
     }
 
@@ -56,6 +62,14 @@ public enum SyncEndpoint: String, Sendable, Hashable, CaseIterable {
     public var repliesWithSpace: Bool {
         switch self {
         case .createSpace, .renameSpace, .setSpaceMember, .removeSpaceMember: return true
+        default: return false
+        }
+    }
+
+    /// Whether this is one of the attachment paths (`/v1/attachments/…`).
+    public var isAttachment: Bool {
+        switch self {
+        case .attachmentStatus, .uploadAttachment, .downloadAttachment: return true
         default: return false
         }
     }

@@ -83,6 +83,7 @@ public enum ScenarioValue {
         case .uuid(let value): return "uuid(\(value.uuidString.lowercased()))"
         case .array(let elements): return "[" + elements.map { format($0) }.joined(separator: ",") + "]"
         case .object(let members): return "(" + members.keys.sorted().map { "\($0)=\(format(members[$0]!))" }.joined(separator: ",") + ")"
+        case .attachment(let attachment): return "attachment(\(attachment.content.hex.prefix(12)),\(attachment.size))"
         }
     }
 

@@ -98,6 +98,7 @@ struct ReferenceHTTPHandler: Sendable {
         case .cursorExpired(let kinds): return Self.error(410, ErrorBody(code: .cursorExpired, message: "resync", kinds: kinds))
         case .serverMismatch(let mismatch): return Self.error(409, ErrorBody(mismatch: mismatch))
         case .spaceRefused(let refusal): return Self.error(refusal.httpStatus, ErrorBody(refusal: refusal))
+        case .attachmentRefused(let refusal): return Self.error(refusal.httpStatus, ErrorBody(refusal: refusal))
         case .transient(let reason, let after):
             let headers = after.map { [("Retry-After", String(($0 + 999) / 1000))] } ?? []
             return .respond(status: 503, headers: headers, body: ErrorBodyCodec.encode(ErrorBody(code: .unavailable, message: reason)))

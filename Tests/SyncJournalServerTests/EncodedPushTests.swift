@@ -32,6 +32,7 @@ struct EncodedPushTests {
         #"{"set":{"set":["b","a","é","Z","e\u0301x",""]},"none":{"set":[]}}"#,
         #"{"at":{"timestamp":1764000000000000},"before":{"timestamp":-1},"id":{"uuid":"0f8fad5b-d9cb-469f-a165-70867728950e"}}"#,
         #"{"a":{"array":[1,"two",3.5,null,true,{"array":[]},{"object":{}},{"set":["x"]}]}}"#,
+        #"{"photo":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":5242880,"type":"image/jpeg"}},"files":{"object":{"a.txt":{"attachment":{"type":"text/plain","size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}}}}"#,
         #"{"o":{"object":{"z":1,"a":{"object":{"é":2,"e":3,"Z":4}},"m":{"array":[{"object":{"k":"v"}}]}}}}"#,
         #"{"z":1,"a":2,"é":3,"Z":4,"e\u0301x":5,"日本":6,"ab":7,"a b":8}"#,
         " { \"spaced\" : { \"array\" : [ 1 , 2 ,\n\t3 ] } , \"other\" : \"x\" } ",
@@ -96,6 +97,13 @@ struct EncodedPushTests {
         #"{"ok":1,"x":{"array":[1,2,{"bad":3}]},"y":[2]}"#,
         #"{"x":{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[{"array":[]}]}]}]}]}]}]}]}]}]}]}}"#,
         #"{"x":{"object":{"b":{"set":[1]},"a":{"set":[2]}}}}"#,
+        #"{"x":{"attachment":{"sha256":"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855","size":1,"type":"image/jpeg"}}}"#,
+        #"{"x":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":-1,"type":"image/jpeg"}}}"#,
+        #"{"x":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":1,"type":"jpeg"}}}"#,
+        #"{"x":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":1,"type":"image/jpeg","name":"a"}}}"#,
+        #"{"x":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","type":"image/jpeg"}}}"#,
+        #"{"x":{"attachment":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b85","size":1,"type":"image/jpeg"}}}"#,
+        #"{"x":{"attachment":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}"#,
     ]
 
     static let invalidBodies: [[UInt8]] = invalidFieldLists.map { body(fields: $0) } + [
@@ -202,7 +210,10 @@ struct EncodedPushTests {
         case 5: return .bytes(Array((0..<random.below(8)).map { UInt8(truncatingIfNeeded: $0 * 37) }))
         case 6: return .stringSet(Set((0..<random.below(4)).map { ["b", "a", "é", "Z", ""][$0] }))
         case 7: return .timestamp([0, -1, 1_764_000_000_000_000, Int64.min][random.below(4)])
-        case 8: return .uuid(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!)
+        case 8:
+            if random.below(2) == 0 { return .uuid(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!) }
+            return .attachment(Attachment(content: ContentHash(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 41) })!,
+                                          size: [0, 1, 1 << 40][random.below(3)], mediaType: ["image/png", "text/plain"][random.below(2)]))
         case 9, 11: return .array((0..<random.below(4)).map { _ in value(&random, depth: depth + 1) })
         default:
             var members: [String: FieldValue] = [:]

@@ -15,6 +15,7 @@ struct TypedFieldStorageTests {
     static let fields: [String: FieldValue] = [
         "createdAt": .timestamp(1_764_000_000_123_456), "before": .timestamp(.min),
         "owner": .uuid(UUID(uuidString: "ce56971c-de35-4897-821e-fc0b1046c8bf")!),
+        "photo": .attachment(Attachment(content: ContentHash("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!, size: 104_857_600, mediaType: "image/heic")),
         "mixed": .array([.null, .double(.nan), .stringSet(["a"]), .bytes([0, 255]), .object([:]), .array([])]),
         "address": .object(["city": .string("München"), "geo": .array([.double(48.1), .double(11.5)])]),
         "deepest": deepest,

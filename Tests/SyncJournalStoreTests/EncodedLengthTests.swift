@@ -67,7 +67,10 @@ struct EncodedLengthTests {
         switch Int.random(in: 0..<(depth > 0 ? 5 : 3), using: &rng) {
         case 0: return randomFieldValue(using: &rng)
         case 1: return .timestamp(randomInt64(using: &rng))
-        case 2: return .uuid(UUID())
+        case 2:
+            if Bool.random(using: &rng) { return .uuid(UUID()) }
+            return .attachment(Attachment(content: ContentHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })!,
+                                          size: Int64.random(in: 0...Int64.max, using: &rng), mediaType: "application/pdf"))
         case 3: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in nestedValue(depth: depth - 1, using: &rng) })
         default:
             var members: [String: FieldValue] = [:]

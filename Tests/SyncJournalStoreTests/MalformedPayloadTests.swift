@@ -189,8 +189,8 @@ struct MalformedPayloadTests {
 
     // MARK: Field lists
 
-    // Tags 0 to 11 are defined (8 to 11 since 2.1): the first undefined ones and the high bit.
-    @Test("an unknown field tag throws invalid at the tag", arguments: [UInt8(12), 13, 0x7F, 0x80, 0xFF])
+    // Tags 0 to 12 are defined (8 to 11 since 2.1, 12 since 2.6): the first undefined ones and the high bit.
+    @Test("an unknown field tag throws invalid at the tag", arguments: [UInt8(13), 14, 0x7F, 0x80, 0xFF])
     func unknownFieldTagThrows(tag: UInt8) {
         let list: [UInt8] = [0x01, 0x01, 0x61, tag, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
         #expect(isInvalid(operationFailure(createWithRawFieldList(list)), at: 29))

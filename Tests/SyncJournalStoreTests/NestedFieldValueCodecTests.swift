@@ -115,9 +115,9 @@ struct NestedFieldValueCodecTests {
         }
     }
 
-    @Test("malformed new values are refused: unknown tag 12, object members out of order, an empty member name")
+    @Test("malformed new values are refused: unknown tag 13, object members out of order, an empty member name")
     func malformedValuesAreRefused() {
-        #expect(throws: ByteReader.Failure.invalid("unknown field type 12", at: 0)) { _ = try decoded([12]) }
+        #expect(throws: ByteReader.Failure.invalid("unknown field type 13", at: 0)) { _ = try decoded([13]) }
         #expect(throws: ByteReader.Failure.invalid("field names out of order or repeated", at: 5)) {
             _ = try decoded([11, 2, 1, 0x62, 0, 1, 0x61, 0])
         }

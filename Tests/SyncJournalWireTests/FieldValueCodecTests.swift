@@ -74,7 +74,7 @@ struct FieldValueCodecTests {
         }
     }
 
-    static let oneMember = "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array or object"
+    static let oneMember = "an object field value has exactly one member: double, bytes, set, timestamp, uuid, array, object or attachment"
 
     @Test("timestamps, UUIDs, arrays and objects have the tagged wire forms PROTOCOL.md gives")
     func taggedForms() {

@@ -40,6 +40,8 @@ let everyFieldValue: [String: FieldValue] = [
     "timestamp": .timestamp(1_764_000_000_123_456),
     "timestampMin": .timestamp(.min),
     "uuid": .uuid(UUID(uuidString: "ce56971c-de35-4897-821e-fc0b1046c8bf")!),
+    "photo": .attachment(Attachment(content: ContentHash("abb0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!, size: 5_242_880, mediaType: "image/jpeg")),
+    "files": .object(["empty.txt": .attachment(Attachment(content: ContentHash("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!, size: 0, mediaType: "text/plain"))]),
     "array": .array([.int(1), .string("a"), .null, .array([]), .double(.nan), .stringSet(["x"])]),
     "object": .object(["city": .string("Munich"), "geo": .array([.double(48.1), .double(11.5)]), "empty": .object([:])]),
 ]

@@ -95,6 +95,9 @@ public struct SyncRouter: HTTPResponder {
             case .createSpace, .renameSpace, .setSpaceMember, .removeSpaceMember, .leaveSpace, .deleteSpace:
                 return try changeSpace(request.body, at: endpoint, user: user)
             case .listSpaces: return try listSpaces(request.body, user: user)
+            case .attachmentStatus, .uploadAttachment, .downloadAttachment:
+                // Answered as by a server from before attachments until the storage holds them.
+                return Self.error(404, .notFound, "no such path: \(request.path.prefix(200))")
             }
         } catch {
             return reply(to: error, endpoint: endpoint, user: user)

@@ -1,0 +1,58 @@
+/// The name of an attachment's content: the SHA-256 digest of its bytes,
+/// written as 64 lowercase hex digits (its only spelling). The same bytes
+/// always have the same name, so content stored twice is kept once, and a
+/// file or chunk whose bytes do not hash to its name is known to be damaged.
+///
+/// ```swift
+/// let hash = ContentHash("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!   // no bytes
+/// print(hash.hex.prefix(8))   // e3b0c442
+/// ```
+public struct ContentHash: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The 32 digest bytes.
+    public let bytes: [UInt8]
+
+    /// The hash of 32 digest bytes, or `nil` for another count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// The hash written as 64 lowercase hex digits, or `nil` for any other
+    /// text (uppercase included: one spelling, so names compare as text).
+    public init?(_ hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 64 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        self.bytes = bytes
+    }
+
+    /// 64 lowercase hex digits.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// ``hex``.
+    public var description: String { hex }
+
+    /// Byte order, which is the order of ``hex`` as text.
+    public static func < (lhs: ContentHash, rhs: ContentHash) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+}
