@@ -151,7 +151,10 @@ struct SpaceWireTests {
         #expect(membership.map(\.path) == ["/v1/spaces/create", "/v1/spaces/rename", "/v1/spaces/members/set",
                                             "/v1/spaces/members/remove", "/v1/spaces/leave", "/v1/spaces/delete", "/v1/spaces/list"])
         #expect(membership.allSatisfy { $0.method == "POST" })
-        #expect(SyncEndpoint.allCases.filter { !$0.isMembership }.map(\.path) == ["/v1/sync/push", "/v1/sync/pull", "/v1/sync/read", "/v1/sync/wait", "/v1/health"])
+        #expect(SyncEndpoint.allCases.filter { !$0.isMembership && !$0.isAttachment }.map(\.path)
+                == ["/v1/sync/push", "/v1/sync/pull", "/v1/sync/read", "/v1/sync/wait", "/v1/health"])
+        #expect(SyncEndpoint.allCases.filter(\.isAttachment).map(\.path)
+                == ["/v1/attachments/status", "/v1/attachments/upload", "/v1/attachments/download"])
     }
 
     @Test("membership replies: the space after a change, {} after a leave or delete, the list in id order")
