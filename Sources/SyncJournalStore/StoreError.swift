@@ -52,6 +52,16 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case noSuchSpace(SpaceID)
     /// An edit names a shared space where the user is a viewer.
     case readOnlySpace(SpaceID)
+    /// An attachment's file could not be read or written (the call, errno and path say which).
+    case attachmentFile(SystemError)
+    /// An attachment's file on this device no longer hashes to its name:
+    /// the disk damaged it. Reported, never repaired silently; the file is
+    /// not sent nor shown.
+    case attachmentDamaged(ContentHash, path: String)
+    /// This device holds no file of the attachment.
+    case attachmentMissing(ContentHash)
+    /// An attachment cannot be made as asked (its media type, say).
+    case invalidAttachment(reason: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -77,6 +87,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .conflictNotFound(let id): return "no conflict \(id) is waiting"
         case .noSuchSpace(let space): return "the user is not a member of space \(space) (as far as this device has synced)"
         case .readOnlySpace(let space): return "a viewer of space \(space) cannot change its records"
+        case .attachmentFile(let error): return "an attachment's file: \(error)"
+        case .attachmentDamaged(let content, let path): return "the attachment file \(path) no longer hashes to \(content.hex): the disk damaged it"
+        case .attachmentMissing(let content): return "no file of attachment \(content.hex) on this device"
+        case .invalidAttachment(let reason): return reason
         }
     }
 

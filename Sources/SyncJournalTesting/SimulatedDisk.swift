@@ -200,6 +200,8 @@ public final class SimulatedDisk: SystemCalls {
         package func rename(_ from: String, _ to: String) throws(SystemError) { try disk.rename(from, to, boot: boot) }
         package func unlink(_ path: String) throws(SystemError) { try disk.unlink(path, boot: boot) }
         package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try disk.lockExclusive(fd, boot: boot) }
+        package func makeDirectory(_ path: String) throws(SystemError) { try disk.makeDirectory(path, boot: boot) }
+        package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try disk.directoryEntries(path, boot: boot) }
     }
 
     // MARK: Inspection and crashes
@@ -668,6 +670,14 @@ public final class SimulatedDisk: SystemCalls {
         try lockExclusive(fd, boot: nil)
     }
 
+    package func makeDirectory(_ path: String) throws(SystemError) {
+        try makeDirectory(path, boot: nil)
+    }
+
+    package func directoryEntries(_ path: String) throws(SystemError) -> [String]? {
+        try directoryEntries(path, boot: nil)
+    }
+
     package func fdatasync(_ fd: FileDescriptor) throws(SystemError) {
         try sync(fd, call: .fdatasync, boot: nil)
     }
@@ -825,6 +835,36 @@ public final class SimulatedDisk: SystemCalls {
             guard state.directories[parent]?.current[name] != nil else { throw SystemError(call: .unlink, code: .noSuchFile, path: path) }
             state.directories[parent]!.current[name] = nil
             state.directories[parent]!.pending.append(.unlink(name: name))
+        }
+    }
+
+    /// Makes a directory. The simulated disk keeps a new directory at once
+    /// (a real one needs its parent synced; callers sync it, which this
+    /// disk counts as a call like any other).
+    func makeDirectory(_ path: String, boot: Int?) throws(SystemError) {
+        try state.withLock { (state) throws(SystemError) in
+            try Self.enter(&state, .mkdir, boot: boot)
+            if Self.isDirectory(path, in: state) { throw SystemError(call: .mkdir, code: .fileExists, path: path) }
+            let (parent, name) = Self.split(path)
+            if state.directories[parent]?.current[name] != nil { throw SystemError(call: .mkdir, code: .fileExists, path: path) }
+            guard Self.isDirectory(parent, in: state) else { throw SystemError(call: .mkdir, code: .noSuchFile, path: path) }
+            state.directories[path] = Directory()
+        }
+    }
+
+    /// The names of the files in a directory as a read sees them now, sorted; `ENOENT` for no directory.
+    func directoryEntries(_ path: String, boot: Int?) throws(SystemError) -> [String]? {
+        try state.withLock { (state) throws(SystemError) in
+            try Self.enter(&state, .open, boot: boot)
+            guard Self.isDirectory(path, in: state) else { throw SystemError(call: .open, code: .noSuchFile, path: path) }
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            var names = Set(state.directories[path]?.current.keys.map { $0 } ?? [])
+            // Subdirectories are named by their paths.
+            for other in state.directories.keys where other.hasPrefix(prefix) {
+                let rest = other.dropFirst(prefix.count)
+                if let first = rest.split(separator: "/").first { names.insert(String(first)) }
+            }
+            return names.sorted()
         }
     }
 

@@ -120,6 +120,10 @@ extension StoreError {
         case .conflictNotFound: return "conflictNotFound"
         case .noSuchSpace: return "noSuchSpace"
         case .readOnlySpace: return "readOnlySpace"
+        case .attachmentFile: return "attachmentFile"
+        case .attachmentDamaged: return "attachmentDamaged"
+        case .attachmentMissing: return "attachmentMissing"
+        case .invalidAttachment: return "invalidAttachment"
         case .cannotOpen(_, let cause): return "cannotOpen." + StoreError.journal(cause).caseName.dropFirst("journal.".count)
         case .journal(let error):
             switch error {

@@ -56,6 +56,10 @@ package struct PosixSystemCalls: SystemCalls {
         do { try SystemFile.lockExclusive(fd.rawValue) } catch { throw SystemError(call: .flock, code: error) }
     }
 
+    package func makeDirectory(_ path: String) throws(SystemError) {
+        do { try SystemPath.makeDirectory(path) } catch { throw SystemError(call: .mkdir, code: error, path: path) }
+    }
+
     package func directoryEntries(_ path: String) throws(SystemError) -> [String]? {
         do { return try SystemPath.entries(of: path) } catch { throw SystemError(call: .open, code: error, path: path) }
     }

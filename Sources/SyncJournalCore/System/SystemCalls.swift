@@ -33,6 +33,9 @@ package protocol SystemCalls: Sendable {
     /// real file system; a simulated one names itself and its boot, so a
     /// writer abandoned by a simulated crash does not lock out the reopen.
     var lockNamespace: String { get }
+    /// `mkdir(2)`, readable and writable by the owner only; `EEXIST` when
+    /// something is there already. Make it durable with a sync of the parent.
+    func makeDirectory(_ path: String) throws(SystemError)
     /// The names in a directory (`opendir`/`readdir`), without `.` and `..`;
     /// `nil` when this layer cannot list directories (callers then skip
     /// what needs a listing, such as removing old side files).
@@ -45,6 +48,11 @@ package protocol SystemCalls: Sendable {
 extension SystemCalls {
     /// The real file system's namespace: none.
     package var lockNamespace: String { "" }
+
+    /// No directories unless a layer makes them.
+    package func makeDirectory(_ path: String) throws(SystemError) {
+        throw SystemError(call: .mkdir, code: .operationNotSupported, path: path)
+    }
 
     /// No listing unless a layer provides one.
     package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { nil }

@@ -26,6 +26,7 @@ extension SystemCallsLayer {
     package func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
     package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
     package var lockNamespace: String { base.lockNamespace }
+    package func makeDirectory(_ path: String) throws(SystemError) { try base.makeDirectory(path) }
     package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }
     package func protect(_ path: String, as protection: FileProtection) throws(SystemError) { try base.protect(path, as: protection) }
 }

@@ -22,6 +22,8 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case rename
     /// Removing a file.
     case unlink
+    /// Making a directory.
+    case mkdir
     /// Taking the journal's writer lock.
     case flock
     /// Reserving space ahead of the writer (preallocation).

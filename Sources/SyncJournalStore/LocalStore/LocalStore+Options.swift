@@ -65,6 +65,16 @@ extension LocalStore {
         /// options.fileProtection = .completeUntilFirstUserAuthentication
         /// ```
         public var fileProtection: FileProtection?
+        /// The most bytes of downloaded attachments (and of added ones the
+        /// server has confirmed) kept beside the journal; past it the least
+        /// recently used are removed, to be downloaded again when needed.
+        /// Attachments not yet on the server never count and are never removed.
+        /// 256 MiB by default.
+        public var attachmentCacheBytes: Int64 = 256 << 20
+        /// How long an attachment's file is kept once no record, queued
+        /// edit, conflict or rejection refers to it (an undo may bring the
+        /// reference back): 24 hours by default.
+        public var attachmentGrace: Duration = .seconds(24 * 3600)
 
         /// ``system``, giving the files it creates ``fileProtection``.
         var creatingSystem: any SystemCalls {

@@ -83,6 +83,8 @@ public actor LocalStore {
     var unreadTailFound: UnreadTail?
     /// A suspension under way, and the hand-overs one abandoned (`LocalStore+Suspension.swift`).
     var suspension = SuspensionState()
+    /// The attachments' files beside the journal, made on first use.
+    var attachmentStoreIfMade: AttachmentStore?
 
     init(path: String, options: Options, writer: JournalWriter?, state: StoreState, status: StoreStatus,
                  journalRecords: Int, recovery: JournalRecovery?) {

@@ -1,0 +1,185 @@
+import Foundation
+import SyncJournalCore
+import SyncJournalProtocol
+import SyncJournalStore
+import SyncJournalTestSupport
+import SyncJournalTesting
+import Testing
+
+/// A store's attachment files beside its journal: written durably before
+/// the edit that refers to them, kept once per content, never a partial
+/// file under a content's name whatever a crash leaves, and removed only
+/// when nothing refers to them past the grace period.
+@Suite("attachment files beside the journal")
+struct AttachmentStoreTests {
+    typealias Kit = StoreRulesKit
+    static let photo = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+
+    @Test("an attached file is copied beside the journal under its SHA-256, the same bytes twice are kept once, and a record refers to it across a reopen")
+    func attachAndReopen() async throws {
+        try await Kit.withScratch { scratch in
+            let source = scratch.file("tapas.jpg")
+            try Data(Self.photo).write(to: URL(fileURLWithPath: source))
+            let store = try await Kit.open(scratch.journal)
+            let photo = try await store.attach(fileAt: source, mediaType: "image/jpeg")
+            #expect(photo.content.bytes == SHA256.digest(Self.photo) && photo.size == Int64(Self.photo.count) && photo.mediaType == "image/jpeg")
+            let again = try await store.attach(Self.photo, mediaType: "image/jpeg")
+            #expect(again == photo)
+            let files = try await store.attachmentStore.contents()
+            #expect(files.count == 1 && files.first?.place == .pending)
+            try await store.create("pin", id: "p1", fields: ["photo": .attachment(photo)])
+            let path = try #require(try await store.attachmentFile(photo))
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == Self.photo)
+            try await store.close()
+
+            let reopened = try await Kit.open(scratch.journal)
+            #expect(try await reopened.record("pin", id: "p1")?.fields["photo"] == .attachment(photo))
+            #expect(try await reopened.attachmentFile(photo) == path)
+            try await reopened.close()
+        }
+    }
+
+    @Test("a media type that is not type/subtype is refused and nothing is kept; a read-only store refuses to attach")
+    func refusals() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            #expect(await Kit.storeError { _ = try await store.attach([1, 2], mediaType: "jpeg") } == .invalidAttachment(
+                reason: SyncJournalProtocol.Attachment(content: ContentHash(bytes: [UInt8](repeating: 0, count: 32))!, size: 0, mediaType: "jpeg").problem!))
+            try await store.close()
+            var options = Kit.options()
+            options.readOnly = true
+            let reader = try await LocalStore.open(path: scratch.journal, options: options)
+            #expect(await Kit.storeError { _ = try await reader.attach([1], mediaType: "text/plain") } == .readOnly(path: scratch.journal))
+            try await reader.close()
+        }
+    }
+
+    @Test("a power cut at every system call of an attach leaves no file or the whole file under the content's name, and an attach that returned survives every cut")
+    func everyCrashPoint() async throws {
+        let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let content = ContentHash(bytes: SHA256.digest(bytes))!
+        let pending = "/device/store.journal.attachments/pending/" + content.hex
+        // The calls of an attach on a store that never made its directory.
+        func attempt(freezingAfter calls: Int?, seed: UInt64) async throws -> (returned: Bool, disk: SimulatedDisk) {
+            let disk = SimulatedDisk()
+            disk.createDirectory("/device")
+            let store = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+            if let calls { disk.freeze(afterCalls: calls) }
+            var returned = false
+            do { _ = try await store.attach(bytes, mediaType: "application/pdf"); returned = true } catch {
+                if calls == nil { Issue.record("an attach on a healthy disk failed: \(error)") }
+            }
+            try? await store.close()
+            _ = disk.crash(.random(seed: seed))
+            return (returned, disk)
+        }
+        // Unfrozen, the attach succeeds and its file survives any cut.
+        let whole = try await attempt(freezingAfter: nil, seed: 1)
+        #expect(whole.returned && whole.disk.contents(of: pending).map { SHA256.digest($0) == content.bytes } == true)
+        var points = 0
+        var survived = 0
+        for calls in 0..<40 {
+            for seed in 0..<4 as Range<UInt64> {
+                let (returned, disk) = try await attempt(freezingAfter: calls, seed: seed &* 31 &+ UInt64(calls))
+                let store = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+                let kept = try await store.attachmentStore.contents()
+                #expect(kept.allSatisfy { $0.content == content && $0.size == Int64(bytes.count) }, "calls \(calls) seed \(seed)")
+                if let file = disk.contents(of: pending) {
+                    #expect(SHA256.digest(file) == content.bytes, "a partial file under the content's name after \(calls) calls, seed \(seed)")
+                    survived += 1
+                }
+                if returned { #expect(disk.contents(of: pending) != nil, "an acknowledged attach lost after \(calls) calls, seed \(seed)") }
+                #expect(disk.files(in: "/device/store.journal.attachments/incoming").isEmpty, "reopening clears what a write left")
+                try await store.close()
+                points += 1
+            }
+        }
+        #expect(points == 160 && survived > 0)
+    }
+
+    @Test("a file a record or queued edit refers to is kept; one nothing refers to is removed only after the grace period")
+    func collection() async throws {
+        try await Kit.withScratch { scratch in
+            let clock = ManualClock()
+            var options = LocalStore.Options(system: PosixSystemCalls(), clock: clock, upkeep: .off)
+            options.attachmentGrace = .seconds(60)
+            let store = try await LocalStore.open(path: scratch.journal, options: options)
+            let kept = try await store.attach([1, 2, 3], mediaType: "text/plain")
+            let dropped = try await store.attach([4, 5, 6], mediaType: "text/plain")
+            try await store.create("note", id: "n1", fields: ["file": .attachment(kept)])
+            #expect(try await store.collectAttachments() == AttachmentCollection())
+            _ = await clock.advance(by: .seconds(61))
+            #expect(try await store.collectAttachments() == AttachmentCollection(removed: 1, evicted: 0))
+            #expect(try await store.attachmentFile(kept) != nil)
+            #expect(try await store.attachmentFile(dropped) == nil)
+            // Deleting the record while its create is queued cancels both: the file is unreferenced from then on.
+            try await store.delete("note", id: "n1")
+            _ = try await store.collectAttachments()
+            #expect(try await store.attachmentFile(kept) != nil, "within the grace period")
+            _ = await clock.advance(by: .seconds(61))
+            _ = try await store.collectAttachments()
+            #expect(try await store.attachmentFile(kept) == nil)
+            try await store.close()
+        }
+    }
+
+    @Test("past the cache limit the least recently used cached files are evicted; files the server does not hold yet never are")
+    func eviction() async throws {
+        try await Kit.withScratch { scratch in
+            var options = Kit.options()
+            options.attachmentCacheBytes = 250
+            let store = try await LocalStore.open(path: scratch.journal, options: options)
+            let files = attachments(count: 4, size: 100)
+            var made: [SyncJournalProtocol.Attachment] = []
+            for (index, bytes) in files.enumerated() {
+                let attachment = try await store.attach(bytes, mediaType: "application/octet-stream")
+                made.append(attachment)
+                try await store.create("doc", id: "d\(index)", fields: ["file": .attachment(attachment)])
+            }
+            #expect(try await store.collectAttachments().evicted == 0, "all four are pending")
+            for attachment in made.prefix(3) { try await store.attachmentStore.confirmStored(attachment.content) }
+            _ = try await store.attachmentFile(made[0])   // used recently
+            let collected = try await store.collectAttachments()
+            #expect(collected.evicted == 1)
+            #expect(try await store.attachmentFile(made[1]) == nil, "the least recently used cached file")
+            for index in [0, 2, 3] { #expect(try await store.attachmentFile(made[index]) != nil, "\(index)") }
+            try await store.close()
+        }
+    }
+
+    @Test("a download is kept only whole and hashing to its name; damaged or short bytes keep nothing")
+    func downloads() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            let bytes = (0..<5_000).map { UInt8(truncatingIfNeeded: $0) }
+            let attachment = SyncJournalProtocol.Attachment(content: ContentHash(bytes: SHA256.digest(bytes))!, size: Int64(bytes.count), mediaType: "image/png")
+            let damaged = bytes.enumerated().map { $0.offset == 4_000 ? $0.element ^ 1 : $0.element }
+            await #expect(throws: AttachmentDownloadError.damaged(attachment.content)) {
+                _ = try await store.attachmentStore.download(attachment) { offset in Array(damaged[Int(offset)..<min(Int(offset) + 1_000, damaged.count)]) }
+            }
+            #expect(try await store.attachmentFile(attachment) == nil)
+            let path = try await store.attachmentStore.download(attachment) { offset in Array(bytes[Int(offset)..<min(Int(offset) + 1_000, bytes.count)]) }
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+            #expect(try await store.attachmentStore.place(of: attachment.content) == .cached)
+            try await store.close()
+        }
+    }
+
+    @Test("a file whose bytes rotted on disk is reported as damaged, never passed on as the content")
+    func rotIsReported() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            let attachment = try await store.attach(Self.photo, mediaType: "image/jpeg")
+            let path = try #require(try await store.attachmentFile(attachment))
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes[1234] ^= 0x10
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            await #expect(throws: StoreError.attachmentDamaged(attachment.content, path: path)) { try await store.attachmentStore.verify(attachment.content) }
+            try await store.close()
+        }
+    }
+
+    private func attachments(count: Int, size: Int) -> [[UInt8]] {
+        (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ index &* 101) } }
+    }
+}
