@@ -34,5 +34,9 @@ struct PostgreSQLUserSnapshot: StorageQueries {
 
     func members(of space: SpaceID) throws(StorageError) -> [SpaceMember] { try transaction.members(of: space) }
 
+    func mayRead(_ content: ContentHash, user: String) throws(StorageError) -> Bool {
+        throw .badRequest("a pull does not judge attachments")
+    }
+
     static func failure(_ refusal: PullRefusal) -> StorageError { StorageError(refusal) }
 }
