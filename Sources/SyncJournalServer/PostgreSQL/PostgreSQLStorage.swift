@@ -49,6 +49,8 @@ public final class PostgreSQLStorage: SyncStorage {
     let now: (@Sendable () -> Int64)?
     /// How long applied operation ids are remembered (`nil`: for ever).
     package let operationRetention: OperationRetention?
+    /// The largest attachment content, the per-user quota and the collection grace.
+    package let attachmentLimits: AttachmentLimits
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -95,8 +97,10 @@ public final class PostgreSQLStorage: SyncStorage {
     package init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser,
-                clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true) throws(StorageError) {
+                clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true,
+                attachmentLimits: AttachmentLimits = .standard) throws(StorageError) {
         self.knownUsers = knownUsers
+        self.attachmentLimits = attachmentLimits
         self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
         pool = PostgreSQLConnectionPool(connection: connection, preparesStatements: preparesStatements) { connection throws(PostgreSQLError) in
