@@ -13,8 +13,6 @@ import Testing
 @Suite("attachments over HTTP")
 struct AttachmentHTTPTests {
     static let users = ["alice", "bob", "carol"]
-    /// The storages that keep attachments (PostgreSQL's are not built yet).
-    static let backends: [StorageBackend] = [.sqlite]
 
     /// Bytes of `count` that differ per `seed`.
     static func bytes(_ count: Int, seed: UInt8) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } }
@@ -138,7 +136,7 @@ struct AttachmentHTTPTests {
     static func refusal(_ response: RawClient.Response) throws -> ErrorBody { try ErrorBodyCodec.decode(response.body) }
 
     @Test("a content uploaded in chunks is stored, says so in its status, and downloads byte for byte in parts, each with its hash",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func uploadStatusDownload(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(2_500_000, seed: 1)
@@ -166,7 +164,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("an upload at another offset than received is 409 wrong_offset naming it and keeps nothing; the upload goes on from there",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func wrongOffset(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(300_000, seed: 2)
@@ -181,7 +179,7 @@ struct AttachmentHTTPTests {
         #expect(try served.download(content, as: "alice").body == bytes)
     }
 
-    @Test("a chunk that does not match Sync-Chunk-SHA256 is 422 chunk_mismatch and nothing of it is kept", arguments: AttachmentHTTPTests.backends)
+    @Test("a chunk that does not match Sync-Chunk-SHA256 is 422 chunk_mismatch and nothing of it is kept", arguments: StorageBackend.tested)
     func chunkMismatch(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(200_000, seed: 3)
@@ -194,7 +192,7 @@ struct AttachmentHTTPTests {
         #expect(try served.status(content, size: bytes.count, as: "alice").received == 0)
     }
 
-    @Test("a whole upload whose bytes do not hash to its content is 422 content_mismatch and thrown away", arguments: AttachmentHTTPTests.backends)
+    @Test("a whole upload whose bytes do not hash to its content is 422 content_mismatch and thrown away", arguments: StorageBackend.tested)
     func contentMismatch(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(150_000, seed: 4)
@@ -208,7 +206,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("a content over the largest size is 413 too_large, one past the user's quota 413 quota_exceeded; malformed heads are 400",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func limits(_ backend: StorageBackend) throws {
         let served = try Served(backend) { options in
             options.maximumAttachmentBytes = 1_000
@@ -232,7 +230,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("a stranger's status and download answer another user's content as nonexistent until a row they can see refers to it",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func readRule(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(10_000, seed: 9)
@@ -257,7 +255,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("a push referring to a content the user may not read is rejected, not permanently, with the words; after the upload it applies",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func pushRule(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(5_000, seed: 10)
@@ -273,7 +271,7 @@ struct AttachmentHTTPTests {
         #expect(try served.push(mutation, as: "alice").appliedRow?.fields["photo"] == .attachment(attachment))
     }
 
-    @Test("two users uploading the same content keep one copy, and each may read it", arguments: AttachmentHTTPTests.backends)
+    @Test("two users uploading the same content keep one copy, and each may read it", arguments: StorageBackend.tested)
     func oneCopy(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(70_000, seed: 11)
@@ -291,7 +289,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("collection deletes unreferenced contents past the grace period and stale uploads, and keeps referenced and recent ones",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func collection(_ backend: StorageBackend) throws {
         let served = try Served(backend) { $0.attachmentGraceMilliseconds = 3_600_000 }
         let kept = Self.bytes(4_000, seed: 12)
@@ -311,7 +309,7 @@ struct AttachmentHTTPTests {
     }
 
     @Test("a restart in the middle of an upload goes on from the recorded received; SQLite cuts back a file longer than it",
-          arguments: AttachmentHTTPTests.backends)
+          arguments: StorageBackend.tested)
     func restartMidUpload(_ backend: StorageBackend) throws {
         let served = try Served(backend)
         let bytes = Self.bytes(200_000, seed: 15)

@@ -345,6 +345,12 @@ public final class PostgreSQLStorage: SyncStorage {
             let pushedAt = now?() ?? databaseNow
             let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp, spaces: opening.spaces,
                                             clock: now.map { clock in { clock() } } ?? { databaseNow })
+            // The contents the push refers to, judged once under the user's lock.
+            let referred = mutations.indices.filter { refusals[$0] == nil && mutations[$0].op != .delete }
+                .flatMap { AttachmentRules.contents(of: mutations[$0].fields) }
+            for content in Set(referred) where try AttachmentRules.readableSize(of: content, user: user, queries) != nil {
+                batch.readableContents.insert(content)
+            }
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
             var applied: [(operationID: String, row: ServerRow)] = []
@@ -368,6 +374,10 @@ public final class PostgreSQLStorage: SyncStorage {
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
                               lastStamp: batch.tookStamp ? batch.lastStamp : nil, spaceStamps: batch.spaceStamps, rememberedAt: pushedAt)
+            // References change only where a row written or its stored version refers to a content.
+            let referring = batch.written.contains { $0.row.fields.values.contains(where: \.holdsAttachment) }
+                || batch.written.contains { opening.rows[RowAddress(key: $0.row.key, owner: $0.owner)]?.row.fields.values.contains(where: \.holdsAttachment) ?? false }
+            if referring { try queries.writeReferences(batch.written) }
             return results
         }
     }
