@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "SyncJournalHTTPTests", dependencies: ["SyncJournalTestSupport", "SyncJournalHTTP", "SyncJournalWire", "SyncJournalProtocol", "SyncJournalSync", "SyncJournalStore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalServerPlatform"]),
         .testTarget(
             name: "SyncJournalServerTests",
-            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "sync-server"]
+            dependencies: ["SyncJournalTestSupport", "SyncJournalPlatform", "SyncJournalServerPlatform", "SyncJournalServer", "SyncJournalProtocol", "SyncJournalWire", "SyncJournalHTTP", "SyncJournalTesting", "SyncJournalStore", "SyncJournalSync", "SyncJournalCore", "sync-server"]
         ),
         .testTarget(name: "SyncLoadToolTests", dependencies: ["SyncLoadTool"]),
         .testTarget(name: "NotesAppTests", dependencies: ["SyncJournalTestSupport", "NotesApp", "SyncJournal", "SyncJournalCommandLine", "SyncJournalTesting"]),

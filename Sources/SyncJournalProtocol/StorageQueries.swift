@@ -11,6 +11,11 @@ package protocol StorageQueries {
     /// How this storage's statements fail.
     associatedtype Failure: Error
 
+    /// Whether `user` may read `content` (``AttachmentRules/readableSize(of:user:_:)``),
+    /// as the push's transaction sees it: the push rule refuses a create or
+    /// update that refers to a content the caller may not read.
+    func mayRead(_ content: ContentHash, user: String) throws(Failure) -> Bool
+
     /// The row stored under `key` for `owner`, live or a tombstone, with
     /// the create it comes from.
     func row(_ key: RecordKey, owner: String) throws(Failure) -> OwnedRow?

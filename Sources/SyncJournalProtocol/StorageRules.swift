@@ -97,6 +97,7 @@ package enum StorageRules {
                 return live == nil ? .conflict(server: nil) : .duplicate
             }
             if let live { return .conflict(server: live) }
+            if let missing = try missingContent(in: mutation.fields, user: user, queries) { return missing }
             let row = ServerRow(kind: key.kind, id: key.id, fields: mutation.fields,
                                 updatedAt: try queries.nextStamp(after: previous, in: key.space), modelVersion: modelVersion, space: key.space)
             try queries.write(row, owner: owner, createdBy: operationID)
@@ -104,6 +105,7 @@ package enum StorageRules {
         case .update:
             guard var row = live else { return .conflict(server: nil) }
             guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
+            if let missing = try missingContent(in: mutation.fields, user: user, queries) { return missing }
             row.fields.merge(mutation.fields) { _, new in new }
             if row.fields.count > ProtocolLimits.maximumFieldsPerRecord {
                 return .rejected(reason: "the update would leave \(row.fields.count) fields in \(key), at most \(ProtocolLimits.maximumFieldsPerRecord) in a record",
@@ -123,6 +125,20 @@ package enum StorageRules {
             try queries.write(tombstone, owner: owner, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
+    }
+
+    /// The push rule for attachments (journals/PROTOCOL.md, "Pushing a
+    /// record that refers to a content"): a create or update whose own
+    /// fields refer to a content `user` may not read is rejected, not
+    /// permanently, naming the first such one; the client uploads it and
+    /// sends the edit again. Judged only when the mutation would otherwise
+    /// apply, so a conflict is answered as a conflict.
+    package static func missingContent<Queries: StorageQueries>(in fields: [String: FieldValue], user: String,
+                                                                _ queries: Queries) throws(Queries.Failure) -> MutationOutcome? {
+        for content in AttachmentRules.contents(of: fields) where !(try queries.mayRead(content, user: user)) {
+            return .rejected(reason: MissingContentRefusal.reason(content), permanent: false)
+        }
+        return nil
     }
 
     /// The live row `user` reads under `key` (journals/PROTOCOL.md, "Read"):

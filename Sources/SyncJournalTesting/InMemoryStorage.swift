@@ -35,6 +35,12 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
     private var spaces: [SpaceID: InMemorySpace] = [:]
     /// Rows the rules wrote through ``write(_:owner:createdBy:)``: each is one applied mutation.
     private(set) var ruleWrites = 0
+    /// The attachment contents, uploaders and unfinished uploads.
+    var attachments = InMemoryAttachments()
+    /// Per content, the live rows referring to it (kept with every row stored or removed).
+    private var references: [ContentHash: Set<RowAddress>] = [:]
+    /// Per row, the contents it refers to (to forget them when it changes).
+    private var referencesOf: [RowAddress: Set<ContentHash>] = [:]
 
     /// Empty tables whose clock starts at `clock`.
     init(clock: Int64) {
@@ -49,12 +55,14 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
         sealed = tables.sealed
         horizons = tables.horizons
         spaces = tables.spaces
+        attachments = tables.attachments
         for address in table.keys where address.key.space.isPersonal { personalOwners[address.key, default: []].append(address.owner) }
+        for (address, stored) in table { noteReferences(of: stored.row, at: address) }
     }
 
     /// The rows, spaces, stamp counter and horizons as a value (what a backup copies).
     var tables: InMemoryTables {
-        InMemoryTables(table: table, lastIssued: lastIssued, sealed: sealed, horizons: horizons, spaces: spaces)
+        InMemoryTables(table: table, lastIssued: lastIssued, sealed: sealed, horizons: horizons, spaces: spaces, attachments: attachments)
     }
 
     /// The largest stamp this storage ever issued or handed out (as a row,
@@ -178,6 +186,7 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
     func deleteSpace(_ space: SpaceID) {
         spaces[space] = nil
         lastRead = nil
+        for address in referencesOf.keys where address.key.space == space { forgetReferences(at: address) }
         table = table.filter { $0.key.key.space != space }
     }
 
@@ -189,6 +198,8 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
     /// Stores a row as another writer would (not an applied mutation).
     func store(_ row: ServerRow, owner: String, createdBy: String? = nil) {
         let address = RowAddress(key: row.key, owner: owner)
+        forgetReferences(at: address)
+        noteReferences(of: row, at: address)
         if let lastRead, lastRead.address == address {
             // Replacing a value in place moves no row: the index stays valid.
             table.values[lastRead.index] = OwnedRow(row: row, owner: owner, createdBy: createdBy)
@@ -205,6 +216,7 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
         let key = RecordKey(kind: kind, id: id)
         for owner in personalOwners[key] ?? [] where owner != user {
             table[RowAddress(key: key, owner: owner)] = nil
+            forgetReferences(at: RowAddress(key: key, owner: owner))
             lastRead = nil
         }
         personalOwners[key]?.removeAll { $0 != user }
@@ -253,5 +265,56 @@ final class InMemoryStorage: StorageQueries, MembershipQueries {
             }
         }
         return purged.count
+    }
+
+    // MARK: References
+
+    /// Records the contents a live row refers to (a tombstone refers to nothing).
+    private func noteReferences(of row: ServerRow, at address: RowAddress) {
+        guard !row.isTombstone, row.fields.values.contains(where: \.holdsAttachment) else { return }
+        let contents = Set(AttachmentRules.contents(of: row.fields))
+        referencesOf[address] = contents
+        for content in contents { references[content, default: []].insert(address) }
+    }
+
+    /// Forgets the contents the row at `address` referred to.
+    private func forgetReferences(at address: RowAddress) {
+        guard let contents = referencesOf.removeValue(forKey: address) else { return }
+        for content in contents {
+            references[content]?.remove(address)
+            if references[content]?.isEmpty == true { references[content] = nil }
+        }
+    }
+
+    /// Whether any live row refers to `content`.
+    func isReferenced(_ content: ContentHash) -> Bool { references[content] != nil }
+}
+
+extension InMemoryStorage: AttachmentQueries {
+    func storedSize(of content: ContentHash) -> Int64? { attachments.stored[content].map { Int64($0.bytes.count) } }
+
+    func hasUploaded(_ content: ContentHash, user: String) -> Bool { attachments.uploaders[content]?.contains(user) ?? false }
+
+    func isReferenced(_ content: ContentHash, byRowVisibleTo user: String) -> Bool {
+        references[content]?.contains { address in
+            address.key.space.isPersonal ? address.owner == user : spaces[address.key.space]?.members[user] != nil
+        } ?? false
+    }
+
+    func unfinishedUpload(of content: ContentHash, user: String) -> UnfinishedUpload? {
+        attachments.uploads[InMemoryAttachments.UploadKey(user: user, content: content)].map {
+            UnfinishedUpload(size: $0.size, received: Int64($0.bytes.count))
+        }
+    }
+
+    func attachmentBytesCharged(to user: String) -> Int64 {
+        let stored = attachments.uploaders.reduce(Int64(0)) { total, entry in
+            entry.value.contains(user) ? total + (storedSize(of: entry.key) ?? 0) : total
+        }
+        return attachments.uploads.reduce(stored) { total, entry in entry.key.user == user ? total + entry.value.size : total }
+    }
+
+    func mayRead(_ content: ContentHash, user: String) throws(TransportError) -> Bool {
+        try AttachmentRules.readableSize(of: content, user: user, self) != nil
     }
 }

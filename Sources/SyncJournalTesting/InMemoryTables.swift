@@ -14,4 +14,6 @@ struct InMemoryTables: Sendable {
     var horizons: [String: PullCursor] = [:]
     /// The shared spaces, their members and horizons.
     var spaces: [SpaceID: InMemorySpace] = [:]
+    /// The contents held, their uploaders and the unfinished uploads.
+    var attachments = InMemoryAttachments()
 }

@@ -53,8 +53,9 @@ import SyncJournalSync
 /// await server.write(user: "u1", kind: "pin", id: "p9", fields: ["name": .string("Tapas bar")])
 /// ```
 public actor ReferenceServer {
-    /// Rows, stamps and horizons, which the shared push and pull rules query.
-    private var storage: InMemoryStorage
+    /// Rows, stamps, horizons and attachments, which the shared push, pull
+    /// and attachment rules query.
+    var storage: InMemoryStorage
     /// Per user, the first result of each operation id applied: looked up
     /// once per push by user, then by id alone.
     private var remembered: [String: [OperationID: MutationResult]] = [:]
@@ -141,6 +142,34 @@ public actor ReferenceServer {
     /// #expect(await server.identity == ServerIdentity("server-a"))
     /// ```
     public private(set) var identity: ServerIdentity?
+
+    /// The largest attachment content the server takes, in bytes
+    /// (`sync-server`'s `--max-attachment-bytes`; default 1 GiB): an upload
+    /// declaring more is refused with ``AttachmentRefusal/tooLarge(reason:)``.
+    ///
+    /// ```swift
+    /// await server.setAttachmentLimits(maximumBytes: 1_000)
+    /// ```
+    public internal(set) var maximumAttachmentBytes: Int64 = AttachmentLimits.standard.maximumContentBytes
+
+    /// Per user, the bytes of attachments they may hold: the contents they
+    /// uploaded whole plus their unfinished uploads' declared sizes
+    /// (`--attachment-quota-bytes`; default 10 GiB). An upload past it is
+    /// refused with ``AttachmentRefusal/quotaExceeded(reason:)``.
+    ///
+    /// ```swift
+    /// await server.setAttachmentLimits(quotaBytes: 10_000)
+    /// ```
+    public internal(set) var attachmentQuotaBytes: Int64 = AttachmentLimits.standard.quotaBytes
+
+    /// How long, in server-clock milliseconds, a content no live row refers
+    /// to is kept after its last upload, and an untouched unfinished upload
+    /// (`--attachment-grace-seconds`; default 7 days); see ``collectAttachments(now:)``.
+    ///
+    /// ```swift
+    /// await server.setAttachmentLimits(graceMilliseconds: 60_000)
+    /// ```
+    public internal(set) var attachmentGraceMilliseconds: Int64 = AttachmentLimits.standard.graceMilliseconds
 
     /// A server whose clock starts at `startMilliseconds`, with a new random
     /// identity unless one is given (`nil`: a server without one).

@@ -245,7 +245,7 @@ struct SpaceStorageTests {
         }
         let upgraded = try subject.reopen()
         defer { upgraded.closeConnections() }
-        #expect(try subject.query("select version from storage_schema") == 7)
+        #expect(try subject.query("select version from storage_schema") == PostgreSQLSchema.version)
         #expect(try upgraded.read(user: "u1", kind: "pin", id: "p1") == mine)
         #expect(try upgraded.pull(user: "u1", PullRequest(cursors: ["pin": nil], limit: 10)).rows == [mine])
         #expect(try upgraded.push(user: "u2", [Mutations.create("p1")]).first?.outcome.appliedRow != nil, "u2's own p1")

@@ -20,6 +20,10 @@ final class PostgreSQLPushBatch: StorageQueries {
     /// The shared spaces' counters that moved.
     private(set) var spaceStamps: [SpaceID: Int64] = [:]
     private let clock: () -> Int64
+    /// The contents the push's mutations refer to that the user may read,
+    /// read once under the push's locks (a push's own writes make no
+    /// content readable that was not: a row may refer only to one already readable).
+    var readableContents: Set<ContentHash> = []
 
     init(stored: [RowAddress: OwnedRow], lastStamp: Int64, spaces: [SpaceID: (last: Int64, role: SpaceRole?)] = [:],
          clock: @escaping () -> Int64) {
@@ -66,6 +70,8 @@ final class PostgreSQLPushBatch: StorageQueries {
     }
 
     func horizon(kind: String, in space: SpaceID) -> PullCursor? { nil }
+
+    func mayRead(_ content: ContentHash, user: String) -> Bool { readableContents.contains(content) }
 
     func role(of user: String, in space: SpaceID) -> SpaceRole? { spaces[space]?.role ?? nil }
 

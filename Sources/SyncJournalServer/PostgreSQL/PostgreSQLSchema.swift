@@ -156,6 +156,54 @@ public enum PostgreSQLSchema {
           primary key (space, kind)
         )
         """,
+        // Version 8: attachments. Bytes live in `attachment_chunks`, keyed by
+        // the uploading user (owner '' once the content is stored) and offset.
+        """
+        create table if not exists attachment_contents (
+          hash      text collate "C" primary key,
+          size      bigint not null,
+          stored_at bigint not null
+        )
+        """,
+        """
+        create table if not exists attachment_uploads (
+          owner      text collate "C" not null,
+          hash       text collate "C" not null,
+          size       bigint not null,
+          received   bigint not null,
+          touched_at bigint not null,
+          primary key (owner, hash)
+        )
+        """,
+        "create index if not exists attachment_uploads_by_hash on attachment_uploads (hash)",
+        """
+        create table if not exists attachment_uploaders (
+          owner text collate "C" not null,
+          hash  text collate "C" not null,
+          primary key (owner, hash)
+        )
+        """,
+        "create index if not exists attachment_uploaders_by_hash on attachment_uploaders (hash)",
+        """
+        create table if not exists attachment_references (
+          space text collate "C" not null,
+          owner text collate "C" not null,
+          kind  text collate "C" not null,
+          id    text collate "C" not null,
+          hash  text collate "C" not null,
+          primary key (space, owner, kind, id, hash)
+        )
+        """,
+        "create index if not exists attachment_references_by_hash on attachment_references (hash, space, owner)",
+        """
+        create table if not exists attachment_chunks (
+          owner    text collate "C" not null,
+          hash     text collate "C" not null,
+          position bigint not null,
+          bytes    bytea not null,
+          primary key (owner, hash, position)
+        )
+        """,
     ]
 
     /// Gives a database without an identity (a new one, or one of version 5
@@ -190,12 +238,12 @@ public enum PostgreSQLSchema {
     /// `operations.space`, `spaces`, `space_members` and `space_horizons`.
     ///
     /// ```swift
-    /// #expect(PostgreSQLSchema.version == 7)
+    /// #expect(PostgreSQLSchema.version == 8)
     /// ```
-    public static let version: Int64 = 7
+    public static let version: Int64 = 8
 
     /// The versions a server of this build opens (and moves to ``version``).
-    static let openableVersions: ClosedRange<Int64> = 1...7
+    static let openableVersions: ClosedRange<Int64> = 1...8
 
     /// The key of the transaction-scoped advisory lock that serialises
     /// migrations: two servers starting at once on an empty database would

@@ -49,6 +49,8 @@ public final class PostgreSQLStorage: SyncStorage {
     let now: (@Sendable () -> Int64)?
     /// How long applied operation ids are remembered (`nil`: for ever).
     package let operationRetention: OperationRetention?
+    /// The largest attachment content, the per-user quota and the collection grace.
+    package let attachmentLimits: AttachmentLimits
     private let maximumAttempts: Int
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
@@ -95,8 +97,10 @@ public final class PostgreSQLStorage: SyncStorage {
     package init(connection: String, lockTimeoutMilliseconds: Int = 5_000, maximumAttempts: Int = 3,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser,
-                clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true) throws(StorageError) {
+                clock: (@Sendable () -> Int64)? = nil, preparesStatements: Bool = true,
+                attachmentLimits: AttachmentLimits = .standard) throws(StorageError) {
         self.knownUsers = knownUsers
+        self.attachmentLimits = attachmentLimits
         self.operationRetention = operationRetention
         let lockTimeout = max(1, lockTimeoutMilliseconds)
         pool = PostgreSQLConnectionPool(connection: connection, preparesStatements: preparesStatements) { connection throws(PostgreSQLError) in
@@ -341,6 +345,12 @@ public final class PostgreSQLStorage: SyncStorage {
             let pushedAt = now?() ?? databaseNow
             let batch = PostgreSQLPushBatch(stored: opening.rows, lastStamp: opening.lastStamp, spaces: opening.spaces,
                                             clock: now.map { clock in { clock() } } ?? { databaseNow })
+            // The contents the push refers to, judged once under the user's lock.
+            let referred = mutations.indices.filter { refusals[$0] == nil && mutations[$0].op != .delete }
+                .flatMap { AttachmentRules.contents(of: mutations[$0].fields) }
+            for content in Set(referred) where try AttachmentRules.readableSize(of: content, user: user, queries) != nil {
+                batch.readableContents.insert(content)
+            }
             var results: [MutationResult] = []
             results.reserveCapacity(mutations.count)
             var applied: [(operationID: String, row: ServerRow)] = []
@@ -364,6 +374,10 @@ public final class PostgreSQLStorage: SyncStorage {
             }
             try queries.write(owner: user, rows: batch.written, operations: applied,
                               lastStamp: batch.tookStamp ? batch.lastStamp : nil, spaceStamps: batch.spaceStamps, rememberedAt: pushedAt)
+            // References change only where a row written or its stored version refers to a content.
+            let referring = batch.written.contains { $0.row.fields.values.contains(where: \.holdsAttachment) }
+                || batch.written.contains { opening.rows[RowAddress(key: $0.row.key, owner: $0.owner)]?.row.fields.values.contains(where: \.holdsAttachment) ?? false }
+            if referring { try queries.writeReferences(batch.written) }
             return results
         }
     }

@@ -132,6 +132,7 @@ extension PostgreSQLTransaction: MembershipQueries {
     func deleteSpace(_ space: SpaceID) throws(StorageError) {
         let id = PostgreSQLValue.text(StorageTransaction.column(space))
         _ = try execute("delete from rows where space = $1", [id])
+        _ = try execute("delete from attachment_references where space = $1", [id])
         _ = try execute("delete from space_horizons where space = $1", [id])
         _ = try execute("delete from space_members where space = $1", [id])
         _ = try execute("delete from spaces where id = $1", [id])

@@ -7,7 +7,7 @@ struct PostgreSQLTransaction {
     /// The storage's clock, or `nil` for the database server's clock.
     let now: (@Sendable () -> Int64)?
 
-    private func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(StorageError) -> PostgreSQLRows {
+    func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(StorageError) -> PostgreSQLRows {
         do throws(PostgreSQLError) { return try connection.execute(sql, parameters) } catch { throw .postgres(error) }
     }
 
@@ -15,7 +15,7 @@ struct PostgreSQLTransaction {
         try run(statement.sql, statement.parameters)
     }
 
-    private func decode<T>(_ work: () throws(PostgreSQLError) -> T, table: String, key: String) throws(StorageError) -> T {
+    func decode<T>(_ work: () throws(PostgreSQLError) -> T, table: String, key: String) throws(StorageError) -> T {
         try Self.decode(work, table: table, key: key)
     }
 

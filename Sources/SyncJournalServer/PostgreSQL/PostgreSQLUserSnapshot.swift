@@ -34,5 +34,9 @@ struct PostgreSQLUserSnapshot: StorageQueries {
 
     func members(of space: SpaceID) throws(StorageError) -> [SpaceMember] { try transaction.members(of: space) }
 
+    func mayRead(_ content: ContentHash, user: String) throws(StorageError) -> Bool {
+        try AttachmentRules.readableSize(of: content, user: user, transaction) != nil
+    }
+
     static func failure(_ refusal: PullRefusal) -> StorageError { StorageError(refusal) }
 }

@@ -96,8 +96,7 @@ public struct SyncRouter: HTTPResponder {
                 return try changeSpace(request.body, at: endpoint, user: user)
             case .listSpaces: return try listSpaces(request.body, user: user)
             case .attachmentStatus, .uploadAttachment, .downloadAttachment:
-                // Answered as by a server from before attachments until the storage holds them.
-                return Self.error(404, .notFound, "no such path: \(request.path.prefix(200))")
+                return try attachments(endpoint, request, user: user)
             }
         } catch {
             return reply(to: error, endpoint: endpoint, user: user)
@@ -255,6 +254,11 @@ public struct SyncRouter: HTTPResponder {
                 return Self.error(500, .internal, "stored data could not be read")
             case .spaceRefused(let refusal):
                 return .json(status: refusal.httpStatus, body: ErrorBodyCodec.encode(ErrorBody(refusal: refusal)))
+            case .attachmentRefused(let refusal):
+                return .json(status: refusal.httpStatus, body: ErrorBodyCodec.encode(ErrorBody(refusal: refusal)))
+            case .attachmentFile(let failure):
+                log("sync-server: \(endpoint.path) for \(user): \(failure)")
+                return Self.error(500, .internal, "attachment store failure (\(failure.operation)); nothing of the request was kept")
             }
         }
     }

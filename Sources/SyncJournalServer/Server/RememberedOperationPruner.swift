@@ -47,7 +47,10 @@ package final class RememberedOperationPruner: Sendable {
         thread.withLock { running in
             if running != nil { return true }
             running = PlatformThread.start { [self] in
-                repeat { _ = pruneUntilCaughtUp(pausing: true) } while !stopping.load(ordering: .relaxed)
+                repeat {
+                    _ = pruneUntilCaughtUp(pausing: true)
+                    collectAttachments()
+                } while !stopping.load(ordering: .relaxed)
                     && wakeUp.wait(timeout: .now() + .milliseconds(intervalMilliseconds)) == .timedOut
             }
             return running != nil
@@ -77,6 +80,18 @@ package final class RememberedOperationPruner: Sendable {
     }
 
     /// Stops the thread after the batch it is in, and waits for it.
+    /// Deletes the attachments past their grace period (journals/PROTOCOL.md,
+    /// "Collection") by the storage's clock, when the storage keeps them:
+    /// the server's other upkeep, once a round.
+    package func collectAttachments() {
+        guard let attachments = storage as? any AttachmentStorage else { return }
+        do throws(StorageError) {
+            try attachments.collectAttachments(now: attachments.attachmentClock())
+        } catch {
+            log("collecting attachments failed (retried in \(intervalMilliseconds) ms): \(error)")
+        }
+    }
+
     package func stop() {
         stopping.store(true, ordering: .relaxed)
         wakeUp.signal()

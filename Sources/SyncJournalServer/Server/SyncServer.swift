@@ -45,12 +45,14 @@ public final class SyncServer: Sendable {
             if let connection = options.postgresConnection {
                 let postgres = try PostgreSQLStorage(connection: connection, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
                                                    operationRetention: options.operationRetention, knownUsers: knownUsers,
-                                                   preparesStatements: options.postgresPreparesStatements)
+                                                   preparesStatements: options.postgresPreparesStatements,
+                                                   attachmentLimits: options.attachmentLimits)
                 storage = postgres
                 storageDescription = "postgres \(postgres.redactedConnection)"
             } else {
                 storage = try SQLiteStorage(path: options.databasePath, tombstoneRetentionMilliseconds: options.tombstoneRetentionMilliseconds,
-                                            operationRetention: options.operationRetention, knownUsers: knownUsers)
+                                            operationRetention: options.operationRetention, knownUsers: knownUsers,
+                                            attachmentLimits: options.attachmentLimits)
                 storageDescription = "sqlite \(options.databasePath)"
             }
         } catch {
@@ -89,7 +91,8 @@ public final class SyncServer: Sendable {
             storage.stopObservingChanges()
             throw .socket(error)
         }
-        if options.operationRetention != nil { operationPruner.start() }
+        // The same thread collects attachments, so it runs whenever the storage keeps them.
+        if options.operationRetention != nil || storage is any AttachmentStorage { operationPruner.start() }
     }
 
     /// The port listened on.

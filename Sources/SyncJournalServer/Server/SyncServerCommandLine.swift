@@ -61,6 +61,16 @@ public enum SyncServerCommandLine {
                 purge deletions older than D days (default: keep them;
                 clients behind a purged one are told to resync)
                 """),
+            .value("--max-attachment-bytes", "BYTES", help: "largest attachment content taken, 413 too_large above (default 1073741824)"),
+            .value("--attachment-quota-bytes", "BYTES", help: """
+                per user, the contents they uploaded whole plus their
+                unfinished uploads, 413 quota_exceeded past it (default 10737418240)
+                """),
+            .value("--attachment-grace-seconds", "SECONDS", help: """
+                keep a content no live row refers to this long after its
+                last upload, and an untouched unfinished upload; then
+                collect it (default 604800)
+                """),
             .value("--operation-retention-days", "D", help: """
                 forget applied operation ids D days after they were
                 remembered, pruned in the background each minute (default
@@ -121,6 +131,11 @@ public enum SyncServerCommandLine {
             if let count = try parsed.integer("--max-user-waits", in: 1...100_000) { options.maximumChangeWaitsPerUser = count }
             if let days = try parsed.integer("--tombstone-retention-days", in: 1...100_000) {
                 options.tombstoneRetentionMilliseconds = Int64(days) * 86_400_000
+            }
+            if let bytes = try parsed.integer("--max-attachment-bytes", in: 1...(1 << 50)) { options.maximumAttachmentBytes = Int64(bytes) }
+            if let bytes = try parsed.integer("--attachment-quota-bytes", in: 0...(1 << 56)) { options.attachmentQuotaBytes = Int64(bytes) }
+            if let seconds = try parsed.integer("--attachment-grace-seconds", in: 0...(100 * 365 * 86_400)) {
+                options.attachmentGraceMilliseconds = Int64(seconds) * 1_000
             }
             // Days as a decimal, so a load test can watch pruning within minutes (0.001 is 86.4 seconds).
             if let milliseconds = try parsed.value("--operation-retention-days", expected: "a number of days from 0 to 100000, or never", {

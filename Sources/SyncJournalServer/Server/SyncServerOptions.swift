@@ -52,6 +52,21 @@ public struct SyncServerOptions: Sendable {
     /// default 30 days). A mutation no longer remembered is judged by its
     /// `queuedAt` (journals/PROTOCOL.md, "Remembered operations").
     package var operationRetention: OperationRetention? = OperationRetention(days: OperationRetention.defaultDays)
+    /// The largest attachment content the server takes, in bytes
+    /// (`--max-attachment-bytes`, default 1 GiB; 413 `too_large` above).
+    public var maximumAttachmentBytes: Int64 = 1 << 30
+    /// Per user, the bytes of the contents they uploaded whole plus their
+    /// unfinished uploads' declared sizes (`--attachment-quota-bytes`,
+    /// default 10 GiB; 413 `quota_exceeded` past it).
+    public var attachmentQuotaBytes: Int64 = 10 << 30
+    /// How long a content no live row refers to is kept after its last
+    /// upload, and an untouched unfinished upload (`--attachment-grace-seconds`,
+    /// default 7 days); collected with the server's other upkeep.
+    public var attachmentGraceMilliseconds: Int64 = 604_800_000
+    /// The attachment limits as the storages take them.
+    package var attachmentLimits: AttachmentLimits {
+        AttachmentLimits(maximumContentBytes: maximumAttachmentBytes, quotaBytes: attachmentQuotaBytes, graceMilliseconds: attachmentGraceMilliseconds)
+    }
     /// The pause between two rounds of pruning remembered operations.
     public var operationPruneIntervalMilliseconds = 60_000
     /// The most remembered operations one pruning transaction forgets.

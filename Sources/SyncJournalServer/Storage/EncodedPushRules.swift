@@ -16,6 +16,8 @@ protocol EncodedStorageQueries {
     func nextStamp(after previous: Int64?, in space: SpaceID) throws(Failure) -> Int64
     /// `user`'s role in shared space `space`, `nil` when not a member.
     func role(of user: String, in space: SpaceID) throws(Failure) -> SpaceRole?
+    /// Whether `user` may read `content` (the push rule for attachments).
+    func mayRead(_ content: ContentHash, user: String) throws(Failure) -> Bool
 }
 
 /// ``StorageRules``' push rules (journals/PROTOCOL.md, "Push") over
@@ -65,6 +67,7 @@ enum EncodedPushRules {
                 return live == nil ? .conflict(server: nil) : .duplicate
             }
             if let live { return .conflict(server: live) }
+            if let missing = try missingContent(in: pushed.fields, user: user, queries) { return missing }
             let row = EncodedRow(kind: kind, id: id, fields: pushed.fields, updatedAt: try queries.nextStamp(after: previous, in: space),
                                  modelVersion: modelVersion, space: space)
             try queries.write(row, in: space, owner: owner, createdBy: operationID)
@@ -72,6 +75,7 @@ enum EncodedPushRules {
         case .update:
             guard var row = live else { return .conflict(server: nil) }
             guard mutation.baseUpdatedAt == row.updatedAt else { return .conflict(server: row) }
+            if let missing = try missingContent(in: pushed.fields, user: user, queries) { return missing }
             row.fields = row.fields.merging(pushed.fields)
             if row.fields.count > ProtocolLimits.maximumFieldsPerRecord {
                 let key = mutation.key
@@ -92,6 +96,16 @@ enum EncodedPushRules {
             try queries.write(tombstone, in: space, owner: owner, createdBy: existing?.createdBy)
             return .applied(tombstone)
         }
+    }
+
+    /// ``StorageRules/missingContent(in:user:_:)`` over encoded fields: the
+    /// contents in the list's order, which is the name order that rule uses.
+    private static func missingContent<Queries: EncodedStorageQueries>(in fields: EncodedFields, user: String,
+                                                                       _ queries: Queries) throws(Queries.Failure) -> EncodedOutcome? {
+        for content in fields.contents where !(try queries.mayRead(content, user: user)) {
+            return .rejected(reason: MissingContentRefusal.reason(content), permanent: false)
+        }
+        return nil
     }
 
     /// ``StorageRules/spaceRefusal(of:user:_:)`` over the encoded statements.

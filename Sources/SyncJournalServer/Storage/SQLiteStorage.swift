@@ -27,7 +27,7 @@ public final class SQLiteStorage: SyncStorage {
     private let pool: SQLiteConnectionPool
     /// Taken by every write transaction of this process (see ``transaction(immediate:_:)``).
     private let writerGate = Mutex(())
-    private let now: @Sendable () -> Int64
+    let now: @Sendable () -> Int64
     /// How long tombstones are kept (`nil`: until purged by hand).
     public let tombstoneRetentionMilliseconds: Int64?
     /// When retention purges run (`nil`: no retention).
@@ -40,8 +40,19 @@ public final class SQLiteStorage: SyncStorage {
     /// The database's identity, read when it is opened (one process writes
     /// the file: nothing else changes it while this storage is open).
     private let identityHolder = Mutex<ServerIdentity?>(nil)
-    /// Whether a user exists, for adding members (see ``init(path:busyTimeoutMilliseconds:tombstoneRetentionMilliseconds:operationRetention:knownUsers:clock:)``).
+    /// Whether a user exists, for adding members (see ``init(path:busyTimeoutMilliseconds:tombstoneRetentionMilliseconds:operationRetention:knownUsers:attachmentLimits:clock:)``).
     private let knownUsers: @Sendable (String) -> Bool
+    /// The attachment bytes beside the database (`<path>.attachments/`).
+    let attachmentFiles: AttachmentFiles
+    /// The largest content, the per-user quota and the collection grace.
+    package let attachmentLimits: AttachmentLimits
+    /// The uploads a request is writing now: a second request for the same
+    /// upload is answered `wrong_offset` at once rather than racing the first
+    /// for the same bytes of its file (one process writes the database).
+    let uploadsBeingWritten = Mutex(Set<UploadKey>())
+    /// Taken while a content's file is put in place or collected, so a
+    /// collection never removes the file of a content an upload has just stored.
+    let contentFilesGate = Mutex(())
 
     /// The most rows one pull may ask for (journals/PROTOCOL.md).
     ///
@@ -71,14 +82,21 @@ public final class SQLiteStorage: SyncStorage {
     ///   them (else ``SpaceRefusal/unknownUser(_:)``); `sync-server` passes
     ///   its user directory's. The default knows every user name the
     ///   directory could hold (1 to 128 bytes of UTF-8 without U+0000).
+    ///   - attachmentLimits: the largest attachment content, the per-user
+    ///   quota and how long unreferenced contents and untouched uploads are
+    ///   kept (`sync-server`'s `--max-attachment-bytes`,
+    ///   `--attachment-quota-bytes`, `--attachment-grace-seconds`).
     /// - Throws: ``StorageError/sqlite(_:)`` when the file cannot be opened or
     ///   set up, ``StorageError/corrupt(table:key:reason:)`` for a schema of
     ///   another version or a stored identity that is not one.
     package init(path: String = "./sync-server.sqlite", busyTimeoutMilliseconds: Int32 = 5_000,
                 tombstoneRetentionMilliseconds: Int64? = nil, operationRetention: OperationRetention? = nil,
                 knownUsers: @escaping @Sendable (String) -> Bool = UserDirectory.isPossibleUser,
+                attachmentLimits: AttachmentLimits = .standard,
                 clock: @escaping @Sendable () -> Int64 = SQLiteStorage.wallClockMilliseconds) throws(StorageError) {
         self.path = path
+        self.attachmentLimits = attachmentLimits
+        attachmentFiles = AttachmentFiles(databasePath: path)
         self.knownUsers = knownUsers
         self.now = clock
         self.operationRetention = operationRetention
@@ -91,6 +109,7 @@ public final class SQLiteStorage: SyncStorage {
         }
         let identity = try migrate()
         identityHolder.withLock { $0 = identity }
+        try recoverAttachmentFiles()
     }
 
     /// The database's identity (journals/PROTOCOL.md, "Server identity"),
@@ -184,7 +203,7 @@ public final class SQLiteStorage: SyncStorage {
     /// other pushes again and again until its busy timeout (a 503). Waiting
     /// here instead, on a lock that wakes the next writer when it is
     /// released, keeps SQLite's lock free of contention within the process.
-    private func transaction<T>(immediate: Bool,
+    func transaction<T>(immediate: Bool,
                                 _ body: (SQLiteDatabase, StorageTransaction) throws(StorageError) -> T) throws(StorageError) -> T {
         if immediate {
             return try writerGate.withLock { (_: inout Void) throws(StorageError) -> T in

@@ -33,6 +33,13 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// "Membership"): 404 `no_such_space` or `unknown_user`, 403
     /// `forbidden`, 409 `space_exists`, `last_owner` or `too_many`.
     case spaceRefused(SpaceRefusal)
+    /// An attachment request the rules refuse (journals/PROTOCOL.md,
+    /// "Attachments"): 409 `wrong_offset`, 413, 422 or 404
+    /// `no_such_content`, as ``AttachmentRefusal/httpStatus`` says; nothing was kept.
+    case attachmentRefused(AttachmentRefusal)
+    /// A file of the attachment store could not be read or written (500);
+    /// the upload's `received` stays where the database has it.
+    case attachmentFile(AttachmentFileError)
 
     /// The error for a failed SQLite call: busy and locked are
     /// ``unavailable(reason:)``; a value over SQLite's length limit
@@ -107,6 +114,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .postgres(let error): return error.description
         case .corrupt(let table, let key, let reason): return "corrupt \(table) entry \(key): \(reason)"
         case .spaceRefused(let refusal): return "refused: \(refusal)"
+        case .attachmentRefused(let refusal): return "refused: \(refusal)"
+        case .attachmentFile(let error): return error.description
         }
     }
 }

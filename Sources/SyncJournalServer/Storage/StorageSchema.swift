@@ -31,6 +31,16 @@
 ///   4 or before is upgraded, and replaced only by the operator
 ///   (`sync-server --new-identity`).
 ///
+/// - The attachment tables (version 7; journals/PROTOCOL.md,
+///   "Attachments"): `attachment_contents` holds each content held whole
+///   (its bytes are a file beside the database, see `AttachmentFiles`),
+///   `stored_at` its last whole upload; `attachment_uploads` each user's
+///   unfinished upload with its declared size and the bytes `received`
+///   (synced to its file before they are counted); `attachment_uploaders`
+///   who uploaded what whole, for the read rule and the quota; and
+///   `attachment_references` which live rows refer to which content,
+///   rewritten with every row written (a tombstone refers to nothing).
+///
 /// ```swift
 /// try database.execute(StorageSchema.sqlite)
 /// ```
@@ -38,14 +48,15 @@ public enum StorageSchema {
     /// The schema's version, kept in SQLite's `user_version`.
     ///
     /// ```swift
-    /// #expect(StorageSchema.version == 6)
+    /// #expect(StorageSchema.version == 7)
     /// ```
     ///
     /// Version 2 added `operations.remembered_at` and its index; version 3
     /// `rows.created_by`; version 4 `rows.model_version` and
     /// `operations.model_version`; version 5 `server_identity`; version 6
-    /// shared spaces (``sqliteFromVersion5``).
-    public static let version: Int64 = 6
+    /// shared spaces (``sqliteFromVersion5``); version 7 the attachment
+    /// tables (created empty: no row stored before refers to a content).
+    public static let version: Int64 = 7
 
     /// Moves a version 1 database to version 2, run in the migration's
     /// transaction before ``sqlite``: adds the column (see
@@ -207,5 +218,34 @@ public enum StorageSchema {
           only     integer primary key check (only = 1),
           identity text not null
         );
+        create table if not exists attachment_contents (
+          hash      text primary key,
+          size      integer not null,
+          stored_at integer not null
+        ) without rowid;
+        create table if not exists attachment_uploads (
+          owner      text not null,
+          hash       text not null,
+          size       integer not null,
+          received   integer not null,
+          touched_at integer not null,
+          primary key (owner, hash)
+        ) without rowid;
+        create index if not exists attachment_uploads_by_hash on attachment_uploads (hash);
+        create table if not exists attachment_uploaders (
+          owner text not null,
+          hash  text not null,
+          primary key (owner, hash)
+        ) without rowid;
+        create index if not exists attachment_uploaders_by_hash on attachment_uploaders (hash);
+        create table if not exists attachment_references (
+          space text not null,
+          owner text not null,
+          kind  text not null,
+          id    text not null,
+          hash  text not null,
+          primary key (space, owner, kind, id, hash)
+        ) without rowid;
+        create index if not exists attachment_references_by_hash on attachment_references (hash, space, owner);
         """
 }

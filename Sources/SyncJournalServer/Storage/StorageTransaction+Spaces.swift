@@ -120,6 +120,7 @@ extension StorageTransaction: MembershipQueries {
     func deleteSpace(_ space: SpaceID) throws(StorageError) {
         let id = Self.column(space)
         try execute("delete from rows where space = ?1", .text(id))
+        try execute("delete from attachment_references where space = ?1", .text(id))
         try execute("delete from horizons where space = ?1", .text(id))
         try execute("delete from space_members where space = ?1", .text(id))
         try execute("delete from spaces where id = ?1", .text(id))

@@ -58,6 +58,7 @@ struct StorageTransaction {
                 _ = try statement.step()
             }
         }
+        try writeReferences(space: space, kind: kind, id: id, owner: owner, fields: deletedAt == nil ? fields : nil)
     }
 
     func row(_ key: RecordKey, owner: String) throws(StorageError) -> OwnedRow? {
