@@ -3,7 +3,7 @@
 /// the journal (and on the server, beside its database), never in the
 /// record, so a photo costs a record a few dozen bytes.
 ///
-/// Set it like any field value; ``LocalStore/attach(_:)`` makes one from a
+/// Set it like any field value; `LocalStore.attach(fileAt:mediaType:)` makes one from a
 /// file, written and synced on disk before the edit that refers to it.
 ///
 /// ```swift
