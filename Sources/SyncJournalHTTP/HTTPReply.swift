@@ -15,4 +15,7 @@ struct HTTPReply: Sendable, Hashable {
     /// The identity in its `Sync-Server-Identity` header (`nil`: none, a
     /// server from before identities, or not an identity).
     var server: ServerIdentity? = nil
+    /// The headers the request asked to keep (``HeaderExchange/kept``), by
+    /// the name asked for; one the reply lacks is absent.
+    var headers: [String: String] = [:]
 }

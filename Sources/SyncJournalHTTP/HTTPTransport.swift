@@ -319,21 +319,22 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// space, so it says it reads rows' `space` (journals/PROTOCOL.md, "Membership").
     func send(_ endpoint: SyncEndpoint, body: [UInt8]?, pulledKinds: [String], passing: Set<Int> = [],
               deadline: Duration? = nil, in session: URLSession? = nil,
-              expectation: ServerExpectation? = nil, namesSpace: Bool = false) async throws(TransportError) -> HTTPReply {
+              expectation: ServerExpectation? = nil, namesSpace: Bool = false,
+              exchange headers: HeaderExchange? = nil) async throws(TransportError) -> HTTPReply {
         guard body != nil else {
             return try await send(endpoint, body: body, token: nil, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation, namesSpace: namesSpace)
+                                  expectation: expectation, namesSpace: namesSpace, exchange: headers)
         }
         let token = try await bearerToken { () async throws -> String in try await self.tokens.token() }
         do {
             return try await send(endpoint, body: body, token: token, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation, namesSpace: namesSpace)
+                                  expectation: expectation, namesSpace: namesSpace, exchange: headers)
         } catch {
             guard case .unauthorized(let reason) = error else { throw error }
             let fresh = try await bearerToken { () async throws -> String in try await self.tokens.refresh(rejected: token) }
             if fresh == token { throw .unauthorized(reason: reason) }
             return try await send(endpoint, body: body, token: fresh, pulledKinds: pulledKinds, passing: passing, deadline: deadline, in: session,
-                                  expectation: expectation, namesSpace: namesSpace)
+                                  expectation: expectation, namesSpace: namesSpace, exchange: headers)
         }
     }
 
@@ -412,7 +413,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
     /// timeout, `session` its session.
     private func send(_ endpoint: SyncEndpoint, body: [UInt8]?, token: String?, pulledKinds: [String], passing: Set<Int>,
                       deadline: Duration?, in session: URLSession?, expectation: ServerExpectation?,
-                      namesSpace: Bool) async throws(TransportError) -> HTTPReply {
+                      namesSpace: Bool, exchange headers: HeaderExchange?) async throws(TransportError) -> HTTPReply {
         let timeout = deadline ?? self.timeout
         let session = session ?? self.session
         var request = URLRequest(url: url(of: endpoint.path), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstop(timeout))
@@ -424,7 +425,8 @@ public final class HTTPTransport: SyncTransport, Sendable {
                 throw .permanent(reason: "the bearer token is empty or holds characters other than visible ASCII")
             }
             request.httpBody = Data(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(headers?.bytesBody == true ? "application/octet-stream" : "application/json", forHTTPHeaderField: "Content-Type")
+            for (name, value) in headers?.sent ?? [] { request.setValue(value, forHTTPHeaderField: name) }
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             // Rows in the reply may carry their model version: a server
             // sends it only to a client that says it reads it. A request
@@ -457,8 +459,10 @@ public final class HTTPTransport: SyncTransport, Sendable {
         let bytes = [UInt8](data)
         if response.statusCode == 200 || passing.contains(response.statusCode) {
             // A server from before identities sends none: nil, and it works as before.
-            return HTTPReply(status: response.statusCode, body: bytes,
-                             server: ServerIdentityHeaders.identity(in: response.header(ServerIdentityHeaders.identity)))
+            var reply = HTTPReply(status: response.statusCode, body: bytes,
+                                  server: ServerIdentityHeaders.identity(in: response.header(ServerIdentityHeaders.identity)))
+            for name in headers?.kept ?? [] { reply.headers[name] = response.header(name) }
+            return reply
         }
         throw TransportErrorClassifier.classify(status: response.statusCode,
                                                 retryAfter: response.header("Retry-After"),

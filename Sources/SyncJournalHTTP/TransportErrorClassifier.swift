@@ -45,14 +45,23 @@ enum TransportErrorClassifier {
     /// A membership refusal whose code goes with the status (404
     /// `no_such_space`, 403 `forbidden`, …) is `.spaceRefused`; any other
     /// 404 to a membership path comes from a server without spaces and is
-    /// `.permanent`, saying so.
+    /// `.permanent`, saying so. An attachment refusal (409 `wrong_offset`,
+    /// 413 `too_large` or `quota_exceeded`, 422, 404 `no_such_content`) is
+    /// `.attachmentRefused`; another 404 to an attachment path comes from a
+    /// server without attachments.
     static func classify(status: Int, retryAfter: String?, body: [UInt8], endpoint: SyncEndpoint, pulledKinds: [String]) -> TransportError {
         let errorBody = try? ErrorBodyCodec.decode(body)
         let detail = "HTTP \(status) from \(endpoint.path)" + (errorBody.map { ": \($0.code) (\($0.message))" } ?? "")
         if let refusal = errorBody?.refusal, refusal.httpStatus == status { return .spaceRefused(refusal) }
+        if endpoint.isAttachment, let refusal = errorBody?.attachmentRefusal(toUpload: endpoint == .uploadAttachment),
+           refusal.httpStatus == status {
+            return .attachmentRefused(refusal)
+        }
         switch status {
         case 404 where endpoint.isMembership:
             return .permanent(reason: "the server has no shared spaces (\(detail))")
+        case 404 where endpoint.isAttachment:
+            return .permanent(reason: "the server carries no attachments (\(detail))")
         case 409:
             return serverMismatch(body: body, detail: detail, endpoint: endpoint)
         case 410 where endpoint == .pull:
