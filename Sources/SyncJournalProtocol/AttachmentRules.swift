@@ -94,6 +94,8 @@ package enum AttachmentRules {
     /// one learns what another user stored by asking for its hash.
     package static func readableSize<Queries: AttachmentQueries>(of content: ContentHash, user: String,
                                                                  _ queries: Queries) throws(Queries.Failure) -> Int64? {
+        // Nothing to protect and nothing to upload: everyone may read no bytes.
+        if content == .empty { return 0 }
         guard let size = try queries.storedSize(of: content) else { return nil }
         if try queries.hasUploaded(content, user: user) { return size }
         return try queries.isReferenced(content, byRowVisibleTo: user) ? size : nil

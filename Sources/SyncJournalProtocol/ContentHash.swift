@@ -11,6 +11,13 @@ public struct ContentHash: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The 32 digest bytes.
     public let bytes: [UInt8]
 
+    /// The name of the empty content (no bytes). Every server holds it and
+    /// every user may read it, so it is never uploaded nor downloaded.
+    public static let empty = ContentHash(bytes: [
+        0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+        0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
+    ])!
+
     /// The hash of 32 digest bytes, or `nil` for another count.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 32 else { return nil }

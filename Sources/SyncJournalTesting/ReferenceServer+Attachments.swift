@@ -106,11 +106,11 @@ extension ReferenceServer {
             throw .permanent(reason: "400: a length of 1 to \(ProtocolLimits.maximumAttachmentChunkBytes) bytes, not \(length)")
         }
         guard let size = try AttachmentRules.readableSize(of: content, user: user, storage),
-              let stored = storage.attachments.stored[content] else { throw .attachmentRefused(.noSuchContent) }
+              let stored = content == .empty ? [] : storage.attachments.stored[content]?.bytes else { throw .attachmentRefused(.noSuchContent) }
         guard let range = AttachmentRules.downloadRange(offset: offset, length: length, size: size) else {
             throw .permanent(reason: "400: offset \(offset) is past the content's end, \(size)")
         }
-        let bytes = Array(stored.bytes[Int(range.lowerBound)..<Int(range.upperBound)])
+        let bytes = Array(stored[Int(range.lowerBound)..<Int(range.upperBound)])
         return AttachmentDownload(bytes: bytes, size: size, bytesHash: ContentHash(bytes: SHA256.digest(bytes))!)
     }
 

@@ -124,3 +124,19 @@ struct AttachmentTransportTests {
         }
     }
 }
+
+extension AttachmentTransportTests {
+    @Test("the empty content is stored for everyone: its status says so, a push may refer to it, and a download answers no bytes",
+          arguments: StorageBackend.tested)
+    func emptyContent(_ backend: StorageBackend) async throws {
+        let served = try AttachmentHTTPTests.Served(backend)
+        let transport = Self.transport(served, as: "carol")
+        #expect(ContentHash.empty == AttachmentHTTPTests.hash([]))
+        let statuses = try await transport.attachmentStatus([AttachmentStatusRequest(content: .empty, size: 0)])
+        #expect(statuses == [AttachmentStatus(content: .empty, stored: true, received: 0)])
+        let empty = SyncJournalProtocol.Attachment(content: .empty, size: 0, mediaType: "text/plain")
+        #expect(try served.push(Mutations.create("n1", ["file": .attachment(empty)]), as: "carol").appliedRow != nil)
+        let download = try await transport.downloadAttachment(.empty, offset: 0, length: 10)
+        #expect(download.bytes.isEmpty && download.size == 0 && download.bytesHash == .empty)
+    }
+}

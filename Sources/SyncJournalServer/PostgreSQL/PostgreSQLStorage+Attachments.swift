@@ -70,11 +70,11 @@ extension PostgreSQLStorage: AttachmentStorage {
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(range.count)
-            try queries.chunks(owner: "", content: request.content, overlapping: range) { position, chunk in
+            if !range.isEmpty { try queries.chunks(owner: "", content: request.content, overlapping: range) { position, chunk in
                 let from = Int(max(range.lowerBound, position) - position)
                 let to = Int(min(range.upperBound, position + Int64(chunk.count)) - position)
                 if from < to { bytes += chunk[from..<to] }
-            }
+            } }
             return AttachmentDownload(bytes: bytes, size: size, bytesHash: ContentHash(bytes: SHA256.digest(bytes))!)
         }
     }

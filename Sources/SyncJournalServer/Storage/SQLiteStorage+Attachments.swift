@@ -91,7 +91,8 @@ extension SQLiteStorage: AttachmentStorage {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(range.count))
         do throws(StorageError) {
-            try attachmentFiles.read(attachmentFiles.contentPath(request.content), from: range.lowerBound, length: Int64(range.count)) { bytes += $0 }
+            // The empty content has no file.
+            if !range.isEmpty { try attachmentFiles.read(attachmentFiles.contentPath(request.content), from: range.lowerBound, length: Int64(range.count)) { bytes += $0 } }
         } catch {
             // Collected between the read rule and the file: as if it were never there.
             if case .attachmentFile(let failure) = error, failure.operation == "open", failure.reason == "ENOENT" {
