@@ -32,6 +32,9 @@ struct StatusState: Sendable {
     var pending = 0
     var quarantined = 0
     var conflicts = 0
+    var attachmentsToUpload = 0
+    /// The attachment transfers running, in the order they started.
+    var transfers: [AttachmentTransfer] = []
     /// The status last sent to listeners.
     var published: SyncStatus?
     /// Listeners of ``SyncEngine/statusUpdates()``, by id.

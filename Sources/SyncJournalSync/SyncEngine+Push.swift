@@ -5,10 +5,11 @@ import SyncJournalStore
 // Pushing: a batch handed to the transport, its replies kept, failures
 // backed off one operation at a time.
 extension SyncEngine {
-    /// Pushes `batch` (already marked sent and in flight) and keeps the
-    /// replies. A batch the server finds too large is split in halves, each
-    /// pushed in turn; a single operation too large fails permanently.
-    func push(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
+    /// Pushes `batch` (already marked sent and in flight, its contents on
+    /// the server) and keeps the replies. A batch the server finds too large
+    /// is split in halves, each pushed in turn; a single operation too large
+    /// fails permanently.
+    func pushMutations(_ batch: [OutboxOperation], newlyMarked: [OperationID], pushed: inout Int, conflicts: inout Int,
                       attempted: inout Set<OperationID>) async -> PushStep {
         let ids = batch.map(\.id)
         let mutations = batch.map { Mutation($0.operation) }
@@ -112,6 +113,10 @@ extension SyncEngine {
                     // every resend is refused the same, so it is given up at once.
                     outcomes.append((entry.id, .refused(reason: reason)))
                 } else {
+                    if !permanent, let content = MissingContentRefusal.content(in: reason) {
+                        // Collected on the server, or a server restored from a backup: upload it again first.
+                        contentsToReupload.insert(content)
+                    }
                     outcomes.append((entry.id, .failure(permanent ? .permanent : .transient, reason: reason)))
                 }
             case .duplicate, .noMatch: outcomes.append((entry.id, await readBack(entry, outcome: result.outcome)))
@@ -163,7 +168,7 @@ extension SyncEngine {
     /// Operations that failed wait out their own backoff before they are
     /// tried again; a quarantined one waits for the app instead, so when the
     /// app releases it, it goes with the next attempt.
-    private func backOff(_ entries: [OutboxOperation], quarantined: Set<OperationID>, at now: Int64) {
+    func backOff(_ entries: [OutboxOperation], quarantined: Set<OperationID>, at now: Int64) {
         for entry in entries {
             if quarantined.contains(entry.id) {
                 retryAt[entry.id] = nil

@@ -90,13 +90,15 @@ extension SyncEngine {
         statusState.pending = counts.pending
         statusState.conflicts = counts.conflicts
         statusState.serverMismatch = counts.server.mismatch
+        statusState.attachmentsToUpload = await store.attachmentsAwaitingUpload()
     }
 
     private func currentStatus() -> SyncStatus {
         let activity: SyncStatus.Activity = statusState.syncActivity ?? (changeWait.task != nil ? .waitingForChanges : .idle)
         return SyncStatus(activity: activity, connectivity: connectivity(), pendingOperations: statusState.pending,
                           quarantinedOperations: statusState.quarantined, conflicts: statusState.conflicts,
-                          lastSuccessfulSyncAt: statusState.lastSuccessAt, lostSpaces: statusState.lostSpaces.sorted())
+                          lastSuccessfulSyncAt: statusState.lastSuccessAt, lostSpaces: statusState.lostSpaces.sorted(),
+                          attachmentsToUpload: statusState.attachmentsToUpload, transfers: statusState.transfers)
     }
 
     private func connectivity() -> SyncStatus.Connectivity {

@@ -79,12 +79,19 @@ public actor SyncEngine {
         /// descriptions, and word that a membership ended. Off, only the
         /// personal space is pulled, as from a server without spaces.
         public var followsSharedSpaces: Bool
+        /// The bytes of an attachment sent or fetched per request (1 byte to
+        /// 4 MiB): what a cut transfer may have to send again, and about
+        /// what a transfer holds in memory.
+        public var attachmentChunkBytes: Int {
+            didSet { attachmentChunkBytes = min(max(attachmentChunkBytes, 1), ProtocolLimits.maximumAttachmentChunkBytes) }
+        }
 
         /// Options for pulling `kinds`.
         public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50,
                     maximumResyncPages: Int = 100_000, retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64? = nil,
                     idlePullInterval: Duration? = nil, changeWaitTimeout: Duration? = nil, changeWaitMargin: Duration = .seconds(10),
-                    followsSharedSpaces: Bool = false) {
+                    followsSharedSpaces: Bool = false, attachmentChunkBytes: Int = 1 << 20) {
+            self.attachmentChunkBytes = min(max(attachmentChunkBytes, 1), ProtocolLimits.maximumAttachmentChunkBytes)
             self.kinds = kinds
             self.batchSize = max(1, batchSize)
             self.pullLimit = max(1, pullLimit)
@@ -136,6 +143,11 @@ public actor SyncEngine {
     /// When the running sync must stop starting requests (clock
     /// milliseconds): the earliest deadline of ``sync(within:)`` callers.
     var runDeadline: Int64?
+    /// Contents a push found missing on the server although this device
+    /// had them confirmed: uploaded again before the edits that refer to them.
+    var contentsToReupload: Set<ContentHash> = []
+    /// Downloads running, by content: a second caller waits for the first.
+    var downloads: [ContentHash: Task<Result<String, AttachmentDownloadError>, Never>] = [:]
     /// What the last reconciliation queued (for tests and the simulator).
     package internal(set) var lastReconciliation = ReuploadPlan()
 

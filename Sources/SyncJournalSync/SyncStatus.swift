@@ -75,12 +75,20 @@ public struct SyncStatus: Sendable, Hashable {
     /// records left the device, and edits queued in them are in
     /// ``LocalStore/rejections()``. A space the user joins again leaves the list.
     public var lostSpaces: [SpaceID]
+    /// Attachments added on this device that the server has not confirmed
+    /// yet: each is uploaded before the first edit that refers to it is pushed.
+    public var attachmentsToUpload: Int
+    /// The attachment transfers running now, in the order they started,
+    /// each with its progress.
+    public var transfers: [AttachmentTransfer]
 
     /// A status; the engine makes these, tests and previews may too.
     public init(activity: Activity = .idle, connectivity: Connectivity = .online, pendingOperations: Int = 0,
                 quarantinedOperations: Int = 0, conflicts: Int = 0, lastSuccessfulSyncAt: Date? = nil,
-                lostSpaces: [SpaceID] = []) {
+                lostSpaces: [SpaceID] = [], attachmentsToUpload: Int = 0, transfers: [AttachmentTransfer] = []) {
         self.lostSpaces = lostSpaces
+        self.attachmentsToUpload = attachmentsToUpload
+        self.transfers = transfers
         self.activity = activity
         self.connectivity = connectivity
         self.pendingOperations = pendingOperations

@@ -50,6 +50,15 @@ public actor FaultInjectingTransport: SyncTransport {
         /// Fails with ``TransportError/unauthorized(reason:)`` (a 401 that a
         /// fresh token did not cure) without reaching the server.
         case unauthorized(reason: String)
+        /// Lets the request through untouched: queued before another fault,
+        /// it aims that fault at a later request.
+        ///
+        /// ```swift
+        /// // The third upload chunk is lost on its way.
+        /// await faulty.inject(.pass, on: .attachment, times: 3)
+        /// await faulty.inject(.loseRequest, on: .attachment)
+        /// ```
+        case pass
     }
 
     /// Which requests a fault applies to.
@@ -65,7 +74,9 @@ public actor FaultInjectingTransport: SyncTransport {
         /// Waits for changes (``SyncTransport/waitForChanges(after:timeout:)``):
         /// only faults aimed at them apply, never ``any``.
         case changeWait
-        /// Any push, pull, read or membership call.
+        /// Attachment calls: status, an upload chunk, a download chunk.
+        case attachment
+        /// Any push, pull, read, membership or attachment call.
         case any
     }
 
@@ -151,7 +162,7 @@ public actor FaultInjectingTransport: SyncTransport {
         if kind == .changeWait { changeWaits += 1 } else { requests += 1 }
         if offline { throw .offline }
         switch nextFault(for: kind) {
-        case nil:
+        case nil, .pass?:
             return try await send()
         case .offline?:
             throw .offline
@@ -250,5 +261,28 @@ public actor FaultInjectingTransport: SyncTransport {
     public func spaces() async throws(TransportError) -> [Space] {
         let base = self.base
         return try await perform(.membership) { () async throws(TransportError) -> [Space] in try await base.spaces() }
+    }
+
+    /// Asks which contents the server holds through the wrapped transport;
+    /// faults queued for ``RequestKind/attachment`` or ``RequestKind/any`` apply.
+    public func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus] {
+        let base = self.base
+        return try await perform(.attachment) { () async throws(TransportError) -> [AttachmentStatus] in try await base.attachmentStatus(contents) }
+    }
+
+    /// Sends an upload chunk through the wrapped transport; faults queued
+    /// for ``RequestKind/attachment`` or ``RequestKind/any`` apply.
+    public func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress {
+        let base = self.base
+        return try await perform(.attachment) { () async throws(TransportError) -> AttachmentUploadProgress in try await base.uploadAttachment(chunk) }
+    }
+
+    /// Fetches a download chunk through the wrapped transport; faults
+    /// queued for ``RequestKind/attachment`` or ``RequestKind/any`` apply.
+    public func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload {
+        let base = self.base
+        return try await perform(.attachment) { () async throws(TransportError) -> AttachmentDownload in
+            try await base.downloadAttachment(content, offset: offset, length: length)
+        }
     }
 }

@@ -65,7 +65,8 @@ struct Device {
                      syncClock: any SyncClock = ContinuousClock(),
                      retryPolicy: RetryPolicy = RetryPolicy(), jitterSeed: UInt64 = 42,
                      conflictPolicies: [String: ConflictPolicy] = [:],
-                     maximumPermanentFailures: Int = 3, followsSharedSpaces: Bool = false) async throws -> Device {
+                     maximumPermanentFailures: Int = 3, followsSharedSpaces: Bool = false,
+                     attachmentChunkBytes: Int = 1 << 20) async throws -> Device {
         let store = try await LocalStore.open(path: path, options: .init(clock: clock, conflictPolicies: conflictPolicies,
                                                                          maximumPermanentFailures: maximumPermanentFailures))
         let recorder = RecordingTransport(server.transport(user: user))
@@ -73,7 +74,7 @@ struct Device {
         let engine = SyncEngine(store: store, transport: faulty,
                                 options: .init(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit,
                                                retryPolicy: retryPolicy, jitterSeed: jitterSeed,
-                                               followsSharedSpaces: followsSharedSpaces),
+                                               followsSharedSpaces: followsSharedSpaces, attachmentChunkBytes: attachmentChunkBytes),
                                 clock: syncClock)
         return Device(path: path, store: store, faulty: faulty, recorder: recorder, engine: engine)
     }

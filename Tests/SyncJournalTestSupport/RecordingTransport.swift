@@ -1,7 +1,8 @@
 import SyncJournalProtocol
 
 /// Records every push and pull that passes through it (and the pages
-/// pulled), in order; membership calls pass through unrecorded.
+/// pulled), in order, and every attachment call; membership calls pass
+/// through unrecorded.
 package actor RecordingTransport: SyncTransport {
     package enum Request: Sendable, Hashable {
         case push([Mutation])
@@ -17,6 +18,9 @@ package actor RecordingTransport: SyncTransport {
     package private(set) var expectations: [ServerExpectation?] = []
     /// The replies of the push requests that returned, in order.
     package private(set) var pushReplies: [[MutationResult]] = []
+    /// Pushes and attachment calls that reached the transport, in order:
+    /// `push`, `status`, `upload OFFSET+COUNT`, `download OFFSET`.
+    package private(set) var calls: [String] = []
 
     package init(_ base: any SyncTransport) { self.base = base }
 
@@ -26,6 +30,7 @@ package actor RecordingTransport: SyncTransport {
 
     package func push(_ mutations: [Mutation], expecting expectation: ServerExpectation?) async throws(TransportError) -> [MutationResult] {
         requests.append(.push(mutations))
+        calls.append("push")
         expectations.append(expectation)
         let results = try await base.push(mutations, expecting: expectation)
         pushReplies.append(results)
@@ -64,4 +69,19 @@ package actor RecordingTransport: SyncTransport {
 
     /// Every row pulled, in order.
     package var pulledRows: [ServerRow] { pages.flatMap(\.rows) }
+
+    package func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus] {
+        calls.append("status")
+        return try await base.attachmentStatus(contents)
+    }
+
+    package func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress {
+        calls.append("upload \(chunk.offset)+\(chunk.bytes.count)")
+        return try await base.uploadAttachment(chunk)
+    }
+
+    package func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload {
+        calls.append("download \(offset)")
+        return try await base.downloadAttachment(content, offset: offset, length: length)
+    }
 }

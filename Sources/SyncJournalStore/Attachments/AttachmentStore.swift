@@ -44,6 +44,8 @@ package actor AttachmentStore {
     private let io: FileIO
     private var entries: [ContentHash: Entry] = [:]
     private var useCounter: UInt64 = 0
+    /// Downloads the transport cut, by content: the bytes in `incoming/CONTENT.partial` and their running hash.
+    private var partials: [ContentHash: PartialDownload] = [:]
     private var opened = false
     /// Bytes read or written per system call.
     private static let chunk = 1 << 20
@@ -259,10 +261,14 @@ package actor AttachmentStore {
         entries[content]!.place = .cached
     }
 
-    /// Keeps downloaded bytes of `content`: `fill` writes them in order
-    /// (each piece hashed as it comes); the file is kept only whole, synced
-    /// and hashing to its name.
+    /// Keeps downloaded bytes of `content`: `fill` gives them in order from
+    /// the offset asked (each piece hashed as it comes); the file is kept
+    /// only whole, synced and hashing to its name. A download the transport
+    /// cut keeps what arrived in `incoming/`, so the next download of the
+    /// content goes on from there (in this process; a restart clears
+    /// `incoming/` and starts over). `progress` hears the bytes held after each piece.
     package func download(_ attachment: Attachment,
+                          progress: @Sendable (Int64) async -> Void = { _ in },
                           _ fill: @Sendable (Int64) async throws(TransportError) -> [UInt8]) async throws(AttachmentDownloadError) -> String {
         do { try openIfNeeded() } catch { throw .store(error) }
         let content = attachment.content
@@ -270,22 +276,32 @@ package actor AttachmentStore {
             touch(content)
             return path(entry.place, content)
         }
-        // A name of its own, so two downloads of one content never share a file.
-        let target = incoming + "/" + content.hex + "." + String(nextUse())
+        // One partial file per content; the engine runs one download of a content at a time.
+        let target = incoming + "/" + content.hex + ".partial"
+        var partial = partials.removeValue(forKey: content) ?? PartialDownload()
+        if partial.size > attachment.size { partial = PartialDownload() }
         let output: FileDescriptor
-        do { output = try io.system.open(target, [.readWrite, .create, .truncate], 0o600) } catch { throw .store(.attachmentFile(error.at(target))) }
-        var hash = SHA256()
-        var offset: Int64 = 0
         do {
-            while offset < attachment.size {
+            output = try io.system.open(target, partial.size == 0 ? [.readWrite, .create, .truncate] : [.readWrite], 0o600)
+        } catch {
+            throw .store(.attachmentFile(error.at(target)))
+        }
+        do {
+            while partial.size < attachment.size {
                 let bytes: [UInt8]
-                do { bytes = try await fill(offset) } catch { throw AttachmentDownloadError.transport(error) }
-                guard !bytes.isEmpty, offset + Int64(bytes.count) <= attachment.size else { throw AttachmentDownloadError.wrongSize(content) }
-                hash.update(bytes)
-                do { try io.writeAll(output, bytes, at: offset, path: target) } catch { throw AttachmentDownloadError.store(.attachmentFile(error)) }
-                offset += Int64(bytes.count)
+                do { bytes = try await fill(partial.size) } catch {
+                    // What arrived whole stays for the next attempt.
+                    try? io.system.close(output)
+                    partials[content] = partial
+                    throw AttachmentDownloadError.transport(error)
+                }
+                guard !bytes.isEmpty, partial.size + Int64(bytes.count) <= attachment.size else { throw AttachmentDownloadError.wrongSize(content) }
+                do { try io.writeAll(output, bytes, at: partial.size, path: target) } catch { throw AttachmentDownloadError.store(.attachmentFile(error)) }
+                partial.hash.update(bytes)
+                partial.size += Int64(bytes.count)
+                await progress(partial.size)
             }
-            guard hash.finish() == content.bytes else { throw AttachmentDownloadError.damaged(content) }
+            guard partial.hash.finish() == content.bytes else { throw AttachmentDownloadError.damaged(content) }
             do {
                 try io.system.fsync(output)
                 try io.system.close(output)
@@ -295,6 +311,7 @@ package actor AttachmentStore {
                 throw AttachmentDownloadError.store(.attachmentFile(error))
             }
         } catch let failure as AttachmentDownloadError {
+            if case .transport = failure { throw failure }
             try? io.system.close(output)
             try? io.system.unlink(target)
             throw failure
@@ -305,6 +322,21 @@ package actor AttachmentStore {
         }
         entries[content] = Entry(size: attachment.size, place: .cached, lastUsed: nextUse(), unreferencedSince: nil)
         return path(.cached, content)
+    }
+
+    /// Bytes held of a download of `content` the transport cut (0: none).
+    package func partialDownloadSize(of content: ContentHash) -> Int64 { partials[content]?.size ?? 0 }
+
+    /// Whether `content` is here and still owed to the server.
+    package func isPending(_ content: ContentHash) throws(StoreError) -> Bool {
+        try openIfNeeded()
+        return entries[content]?.place == .pending
+    }
+
+    /// How many contents added here the server has not confirmed.
+    package func pendingCount() throws(StoreError) -> Int {
+        try openIfNeeded()
+        return entries.values.reduce(0) { $0 + ($1.place == .pending ? 1 : 0) }
     }
 
     // MARK: Upkeep
@@ -369,14 +401,8 @@ package actor AttachmentStore {
     }
 }
 
-/// Why a download was not kept.
-package enum AttachmentDownloadError: Error, Sendable, Hashable {
-    /// The transport failed; nothing was kept.
-    case transport(TransportError)
-    /// The bytes that came do not hash to the content's name; nothing was kept.
-    case damaged(ContentHash)
-    /// The server sent more or fewer bytes than the content's size.
-    case wrongSize(ContentHash)
-    /// The file could not be written.
-    case store(StoreError)
+/// A download cut part way: how many bytes its partial file holds and their hash so far.
+private struct PartialDownload {
+    var size: Int64 = 0
+    var hash = SHA256()
 }

@@ -94,6 +94,14 @@ extension LocalStore {
         return AttachmentCollection(removed: collected.unreferenced.count, evicted: collected.evicted.count)
     }
 
+    /// How many attachments added here the server has not confirmed (0 when
+    /// the store has none, or its attachment directory cannot be read).
+    package func attachmentsAwaitingUpload() async -> Int {
+        if attachmentStoreIfMade == nil, !hasAttachmentDirectory() { return 0 }
+        // A count for a status bar: a directory that cannot be read shows none, and the upload that needs it reports why.
+        do { return try await attachmentStore.pendingCount() } catch { return 0 }
+    }
+
     /// Whether the journal has an attachment directory beside it (so upkeep need not make one).
     private func hasAttachmentDirectory() -> Bool {
         let names = (try? options.system.directoryEntries(FileIO.directory(of: path))) ?? nil
