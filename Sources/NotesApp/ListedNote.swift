@@ -14,6 +14,8 @@ public struct ListedNote: Sendable, Hashable {
     public var space: SpaceID
     /// The name of the note's shared space (nil for the user's own notes).
     public var spaceName: String?
+    /// The files on the note, by name.
+    public var attachments: [ListedAttachment] = []
 
     /// A listed note with these values.
     public init(id: String, text: String, created: Int64, pinned: Bool? = nil,

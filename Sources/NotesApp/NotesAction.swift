@@ -38,4 +38,10 @@ public enum NotesAction: Sendable, Hashable {
     /// `space list [--json]`: the user's shared spaces, their members and
     /// roles (asked of the server when `--server` is given).
     case spaceList(json: Bool)
+    /// `attach ID FILE [--type MEDIA]`: add a file to a note, under its file
+    /// name (the media type guessed from its extension unless given).
+    case attach(id: String, file: String, mediaType: String?)
+    /// `attachment ID NAME --out PATH`: write a note's file to PATH,
+    /// downloading it from the server (`--server`) when it is not on this device.
+    case writeAttachment(id: String, name: String, output: String)
 }

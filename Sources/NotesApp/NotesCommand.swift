@@ -31,6 +31,8 @@ package enum NotesCommand {
             "space add SPACE USER --role editor|viewer|owner --dir DIR --server URL [--token TOKEN]",
             "space remove SPACE USER --dir DIR --server URL [--token TOKEN]",
             "space list [--json] --dir DIR [--server URL] [--token TOKEN]",
+            "attach ID FILE [--type MEDIA] --dir DIR",
+            "attachment ID NAME --out PATH --dir DIR [--server URL] [--token TOKEN]",
         ],
         summary: """
             an offline-first notes app: every change is journaled in DIR (one
@@ -45,6 +47,8 @@ package enum NotesCommand {
             .value("--space", "SPACE", help: "add: the shared space to add the note to, by name or id"),
             .value("--role", "ROLE", help: "space add: the member's role, editor (reads and writes), viewer (reads) or owner"),
             .value("--interval", "SECONDS", help: "watch: how often to pull while idle, for a server that does not announce changes (default 5)"),
+            .value("--type", "MEDIA", help: "attach: the file's media type, such as image/jpeg (default: from its extension)"),
+            .value("--out", "PATH", help: "attachment: where to write the file"),
         ],
         positionals: CommandPositionals(names: ["COMMAND", "ARGUMENT"], minimum: 1, maximum: nil),
         notes: """
@@ -71,7 +75,13 @@ package enum NotesCommand {
             makes one with you as its owner; space add gives another user a role
             in it (an editor adds, edits and removes notes, a viewer only reads);
             add --space puts a note in it. A note of a shared space is listed
-            with the space's name. When you leave a space or are removed from
+            with the space's name. attach copies a file beside the journal (synced
+            before the note refers to it) and adds it to the note under its name;
+            the next sync uploads it before the edit, in chunks, going on from the
+            last chunk the server acknowledged if it was cut. list shows each
+            note's files, and whether each is on this device; attachment writes
+            one out, downloading it first when it is not.
+            When you leave a space or are removed from
             it, its notes leave this device at the next sync, and an edit of
             yours it did not take is listed as not kept, with the reason.
             exit status: 0 done; 1 no such note or space; 64 usage; 65 the journal
@@ -98,6 +108,8 @@ package enum NotesCommand {
             ?? .current
         let space = try parsed.nonEmptyValue("--space", expected: "a space's name or id")
         let role = try parsed.value("--role", expected: "a role: editor, viewer or owner", SpaceRole.init(rawValue:))
+        let mediaType = try parsed.nonEmptyValue("--type", expected: "a media type such as image/jpeg")
+        let out = try parsed.nonEmptyValue("--out", expected: "a file path")
 
         let action: NotesAction
         switch command {
@@ -134,8 +146,19 @@ package enum NotesCommand {
             action = .watch(json: json, intervalSeconds: interval ?? defaultInterval)
         case "space":
             action = try spaceAction(rest, json: json, role: role)
+        case "attach":
+            guard rest.count >= 1 else { throw .missingArgument("ID") }
+            guard rest.count >= 2 else { throw .missingArgument("FILE") }
+            if rest.count > 2 { throw .unexpectedArgument(rest[2]) }
+            action = .attach(id: rest[0], file: rest[1], mediaType: mediaType)
+        case "attachment":
+            guard rest.count >= 1 else { throw .missingArgument("ID") }
+            guard rest.count >= 2 else { throw .missingArgument("NAME") }
+            if rest.count > 2 { throw .unexpectedArgument(rest[2]) }
+            guard let out else { throw .missingArgument("--out PATH") }
+            action = .writeAttachment(id: rest[0], name: rest[1], output: out)
         default:
-            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space)")
+            throw .invalidCombination("unknown command \"\(command)\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space, attach, attachment)")
         }
         switch action {
         case .sync, .reconcile, .status, .watch, .spaceCreate, .spaceAdd, .spaceRemove:
@@ -148,6 +171,8 @@ package enum NotesCommand {
         }
         if interval != nil, command != "watch" { throw .invalidCombination("--interval goes with watch") }
         if space != nil, command != "add" { throw .invalidCombination("--space goes with add") }
+        if mediaType != nil, command != "attach" { throw .invalidCombination("--type goes with attach") }
+        if out != nil, command != "attachment" { throw .invalidCombination("--out goes with attachment") }
         if role != nil {
             guard case .spaceAdd = action else { throw .invalidCombination("--role goes with space add") }
         }
@@ -224,6 +249,13 @@ package enum NotesCommand {
                                                changeWaitTimeout: changeWaitTimeout)
                 try await NotesWatch(repository: repository, engine: engine, server: server.absoluteString, json: json,
                                      output: output).run(until: stopRequests())
+            case .attach(let id, let file, let mediaType):
+                let (name, attachment) = try await repository.attach(id: id, fileAt: file, mediaType: mediaType)
+                output.standard("\(name)  \(attachment.size) bytes  \(attachment.mediaType)  \(attachment.content.hex)\n")
+            case .writeAttachment(let id, let name, let path):
+                let engine = invocation.server.map { repository.engine(server: $0, token: invocation.token) }
+                try await repository.writeAttachment(named: name, ofNote: id, to: path, downloadingWith: engine,
+                                                     server: invocation.server?.absoluteString ?? "")
             case .spaceCreate, .spaceAdd, .spaceRemove, .spaceList:
                 let engine = invocation.server.map { repository.engine(server: $0, token: invocation.token) }
                 output.standard(try await NotesSpaces(repository: repository, engine: engine,

@@ -30,6 +30,10 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server refused a change of a shared space: the user is not an
     /// owner, the user named is unknown, the last owner would leave.
     case spaceRefused(server: String, refusal: SpaceRefusal)
+    /// The note has no attachment of this name.
+    case noSuchAttachment(id: String, name: String)
+    /// The attachment is not on this device, and no `--server` was given to download it from.
+    case attachmentNotHere(id: String, name: String)
     /// The store refused the change or the read.
     case store(StoreError)
 
@@ -52,6 +56,9 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(ids.count) shared spaces are named \"\(name)\"; name one by its id: "
                 + ids.map(\.description).joined(separator: ", ")
         case .spaceRefused(let server, let refusal): return "the server at \(server) refused: \(refusal)"
+        case .noSuchAttachment(let id, let name): return "note \(id) has no attachment \"\(name)\""
+        case .attachmentNotHere(let id, let name):
+            return "attachment \"\(name)\" of note \(id) is not on this device; give --server to download it"
         case .store(let error): return error.description
         }
     }
@@ -59,7 +66,8 @@ public enum NotesError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The exit status (BSD `sysexits` numbering where one fits).
     public var exitStatus: Int32 {
         switch self {
-        case .noteNotFound, .noSuchSpace: return 1
+        case .noteNotFound, .noSuchSpace, .noSuchAttachment: return 1
+        case .attachmentNotHere: return 69                  // EX_UNAVAILABLE: the server is needed
         case .ambiguousSpace: return 64                  // EX_USAGE: the command must name the space by id
         case .needsModelVersion: return 64               // EX_USAGE, as the parser's refusals
         case .journalUnreadable, .noteUnreadable: return 65        // EX_DATAERR

@@ -18,6 +18,7 @@ enum NotesListing {
         for note in snapshot.notes {
             let shown = note.id + "  " + (note.pinned == true ? "[pinned] " : "") + oneLine(note.text)
                 + (note.spaceName.map { "  (in \($0))" } ?? "")
+                + (note.attachments.isEmpty ? "" : "  [files: " + note.attachments.map(describe).joined(separator: ", ") + "]")
             lines.append(([shown] + snapshot.conflicts(of: note.id).map(marker)).joined(separator: "  "))
         }
         for conflict in snapshot.conflictsOfMissingNotes {
@@ -38,7 +39,8 @@ enum NotesListing {
     /// objects keep the two keys it always printed). A note with conflicts
     /// also has `"conflicts":[{"shape":…,"lostText":…}]`, and a conflict that
     /// lost a pin or unpin `"lostPinned":true|false`. A note of a shared space
-    /// has `"space":NAME`. After the notes, each edit the server will never
+    /// has `"space":NAME`, a note with files `"attachments":[{"name","size",
+    /// "type","sha256","local"}]` by name. After the notes, each edit the server will never
     /// take is one object `{"id":…,"text":…,"rejected":{"edit":…,"reason":…}}`
     /// (`text` only when the edit wrote one).
     static func json(_ snapshot: NotesSnapshot) -> String {
@@ -46,6 +48,13 @@ enum NotesListing {
             var members: [(String, JSONText)] = [("id", .string(note.id)), ("text", .string(note.text))]
             if let pinned = note.pinned { members.append(("pinned", .bool(pinned))) }
             if let space = note.spaceName { members.append(("space", .string(space))) }
+            if !note.attachments.isEmpty {
+                members.append(("attachments", .array(note.attachments.map { listed in
+                    .object([("name", .string(listed.name)), ("size", .int(listed.attachment.size)),
+                             ("type", .string(listed.attachment.mediaType)), ("sha256", .string(listed.attachment.content.hex)),
+                             ("local", .bool(listed.isLocal))])
+                })))
+            }
             let conflicts = snapshot.conflicts(of: note.id)
             if !conflicts.isEmpty {
                 members.append(("conflicts", .array(conflicts.map { conflict in
@@ -64,6 +73,11 @@ enum NotesListing {
             return .object(members)
         }
         return JSONText.array(notes + rejected).serialized
+    }
+
+    /// `NAME N bytes`, with `not here` when the file is not on this device.
+    static func describe(_ listed: ListedAttachment) -> String {
+        "\(listed.name) \(listed.attachment.size) bytes" + (listed.isLocal ? "" : " not here")
     }
 
     /// `(not kept: add "TEXT": REASON)`, `(not kept: edit "TEXT": REASON)` or `(not kept: rm: REASON)`.

@@ -218,6 +218,14 @@ public struct NotesRepository: Sendable {
                     listed[index].space = record.space
                     listed[index].spaceName = names[record.space] ?? record.space.description
                 }
+                let attached = Self.attachments(in: record.fields)
+                if !attached.isEmpty {
+                    var shown: [ListedAttachment] = []
+                    for (name, attachment) in attached.sorted(by: { $0.key < $1.key }) {
+                        shown.append(ListedAttachment(name: name, attachment: attachment, isLocal: try await store.attachmentFile(attachment) != nil))
+                    }
+                    for index in listed.indices { listed[index].attachments = shown }
+                }
                 notes += listed
             }
             let conflicts = try await store.conflicts().filter(Self.isShown).map(Self.conflict)
@@ -291,7 +299,7 @@ public struct NotesRepository: Sendable {
     }
 
     /// The space of note `id`, which must be visible.
-    private func space(ofVisibleNote id: String) async throws(NotesError) -> SpaceID {
+    func space(ofVisibleNote id: String) async throws(NotesError) -> SpaceID {
         do throws(StoreError) {
             guard let space = try await spaceOfNote(id) else { throw .recordNotFound(RecordKey(kind: Self.kind, id: id)) }
             return space
@@ -328,7 +336,7 @@ public struct NotesRepository: Sendable {
         conflict.operation.entity == kind && (conflict.operation.kind == .delete || !conflict.resolution.lostFields.isEmpty)
     }
 
-    private static func translate(_ error: StoreError, id: String) -> NotesError {
+    static func translate(_ error: StoreError, id: String) -> NotesError {
         if case .recordNotFound = error { return .noteNotFound(id: id) }
         return .store(error)
     }

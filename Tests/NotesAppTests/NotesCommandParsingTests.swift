@@ -77,7 +77,7 @@ struct NotesCommandParsingTests {
         (["space", "list", "--role", "editor", "--dir", "a"], .invalidCombination("--role goes with space add")),
         (["space", "add", "Pins", "kid", "--role", "admin", "--dir", "a", "--server", "http://h:1"],
          .invalidValue(option: "--role", value: "admin", expected: "a role: editor, viewer or owner")),
-        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space)")),
+        (["copy", "--dir", "a"], .invalidCombination("unknown command \"copy\" (add, edit, rm, pin, unpin, list, sync, reconcile, status, watch, space, attach, attachment)")),
     ])
     func mistakes(arguments: [String], expected: CommandLineError) {
         #expect(throws: expected) { try NotesCommand.parse(arguments) }
