@@ -45,8 +45,10 @@ let package = Package(
         .target(name: "CSyncJournalEventPoll"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
         .target(name: "CSyncJournalCRC"),
+        // Hardware SHA-256 (x86-64 SHA extensions) behind a run-time CPU check.
+        .target(name: "CSyncJournalSHA256"),
         // Files, records, checksums, recovery. Knows nothing about sync.
-        .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC", "SyncJournalPlatform"]),
+        .target(name: "SyncJournalCore", dependencies: ["CSyncJournalCRC", "CSyncJournalSHA256", "SyncJournalPlatform"]),
         // What the client, the server and the wire share: ids, field values,
         // rows, cursors, mutations, pulls, the transport protocol, and the
         // push and pull rules every server applies. Needs nothing else.

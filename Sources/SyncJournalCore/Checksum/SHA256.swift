@@ -1,10 +1,14 @@
+import CSyncJournalSHA256
+
 /// SHA-256 (FIPS 180-4), the name of an attachment's content: two files
 /// with the same bytes have the same digest, and a chunk that arrives
 /// damaged cannot pass for the content it claims to be.
 ///
 /// Incremental: feed the bytes in pieces of any size, in order, then take
 /// the digest once. Written here in Swift because Foundation on Linux has
-/// no hash, and the package takes no dependencies.
+/// no hash, and the package takes no dependencies. On a CPU with SHA
+/// instructions (x86-64 SHA extensions) the blocks go through them;
+/// `SYNCJOURNAL_SHA256=software` in the environment forces the Swift code.
 ///
 /// ```swift
 /// var hash = SHA256()
@@ -21,6 +25,10 @@ package struct SHA256: Sendable {
     private var pending: [UInt8] = []
     /// Bytes fed so far.
     private var length: UInt64 = 0
+
+    /// Whether blocks go through the CPU's SHA instructions: the CPU has
+    /// them and `SYNCJOURNAL_SHA256` is not `software`.
+    package static let usesHardware: Bool = sj_sha256_hw_available() != 0
 
     /// A hash of no bytes yet.
     package init() { pending.reserveCapacity(64) }
@@ -51,9 +59,19 @@ package struct SHA256: Sendable {
             pending.withUnsafeBytes { compress($0) }
             pending.removeAll(keepingCapacity: true)
         }
-        while bytes.count - start >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 64)]))
-            start += 64
+        let blocks = (bytes.count - start) / 64
+        if blocks > 0 {
+            if Self.usesHardware {
+                withUnsafeMutablePointer(to: &state) { words in
+                    words.withMemoryRebound(to: UInt32.self, capacity: 8) { sj_sha256_hw_blocks($0, bytes.baseAddress! + start, blocks) }
+                }
+            } else {
+                for block in 0..<blocks {
+                    let at = start + block * 64
+                    softwareCompress(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + 64)]))
+                }
+            }
+            start += blocks * 64
         }
         if start < bytes.count { pending.append(contentsOf: bytes[start...]) }
     }
@@ -95,6 +113,14 @@ package struct SHA256: Sendable {
 
     /// One 64-byte block into the state.
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        guard Self.usesHardware else { return softwareCompress(block) }
+        withUnsafeMutablePointer(to: &state) { words in
+            words.withMemoryRebound(to: UInt32.self, capacity: 8) { sj_sha256_hw_blocks($0, block.baseAddress!, 1) }
+        }
+    }
+
+    /// One 64-byte block into the state, in Swift.
+    private mutating func softwareCompress(_ block: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             for index in 0..<16 {
                 let at = index * 4
