@@ -46,6 +46,7 @@ goldens+=(v2.1-transactions)
 goldens+=(v2.3-model-versions)
 goldens+=(v2.4-server-identity)
 goldens+=(v2.5-shared-spaces v2.5-shared-spaces-continued)
+goldens+=(v2.6-attachments)
 # What the current reader makes of the golden files; a diff here on a later
 # version means it reads an older file differently: look before committing.
 for g in "${goldens[@]}"; do
@@ -65,6 +66,7 @@ for p in "${names[@]}" "${goldens[@]/#/golden/}"; do
   [[ "$p" == golden/v2.3-model-versions ]] && modes=(text json verify state state-json)
   [[ "$p" == golden/v2.4-server-identity ]] && modes=(text json verify state state-json)
   [[ "$p" == golden/v2.5-* ]] && modes=(text json verify state state-json)
+  [[ "$p" == golden/v2.6-* ]] && modes=(text json verify state state-json)
   for mode in "${modes[@]}"; do
     case "$mode" in
       text) args=("$f"); out="$expected/$n.txt" ;;

@@ -36,6 +36,7 @@ package enum SampleJournals {
         File(relativePath: "golden/v2.4-server-identity.journal", purpose: "format 2.4's server records: an identity learned, a mismatch, a reconciliation's re-uploads (a create, an update, a rename of a sent edit) and the adopted identity, a mismatch behind, and a server without an identity adopted"),
         File(relativePath: "golden/v2.5-shared-spaces.journal", purpose: "format 2.5's shared spaces: spaces described, rows pulled and forgotten in a space, edits and an acknowledgement in a space beside personal ones, and a space lost with a sent and an unsent edit queued in it"),
         File(relativePath: "golden/v2.5-shared-spaces-continued.journal", purpose: "the shared-spaces state checkpointed (checkpoint parts 9 and 10, the lost space's edits as rejections), then an edit in the kept space"),
+        File(relativePath: "golden/v2.6-attachments.journal", purpose: "format 2.6's attachments (field tag 12): pulled rows holding photos, a photo on a new note, a document holding a PDF, attachments in an array and a nested object and the empty file, a sent note's photo replaced, a pulled note's photo replaced then cleared, a note holding a receipt deleted, an acknowledgement holding a photo"),
         File(relativePath: "samples/reserved-field.journal", purpose: "the healthy journal plus a record whose reserved field is set: unsupported (read-only), a newer version wrote it"),
         File(relativePath: "samples/unknown-type.journal", purpose: "the healthy journal plus a record of a type this version may not skip: unsupported (read-only)"),
         File(relativePath: "samples/power-cut-batch.journal", purpose: "the healthy journal plus a group commit of three records whose first sectors a power cut lost: a torn tail with records after the damage"),
@@ -417,6 +418,9 @@ package enum SampleJournals {
         spacesContinued.journalID = spaces.journalID
         try await writeJournal(directory + "/golden/v2.5-shared-spaces-continued.journal", header: spacesContinued,
                                records: sharedSpaceCheckpointRecords())
+
+        // Format 2.6: attachments, field tag 12.
+        try await writeJournal(directory + "/golden/v2.6-attachments.journal", header: header(seed: 27), records: attachmentEvents().records)
 
         try writeCraftedSamples(into: directory, from: healthy)
     }

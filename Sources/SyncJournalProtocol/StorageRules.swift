@@ -9,7 +9,8 @@ package enum StorageRules {
     /// ``ProtocolLimits/maximumRecordIDBytes`` bytes, neither holding U+0000;
     /// at most ``ProtocolLimits/maximumFieldsPerRecord`` fields with names of
     /// at most ``ProtocolLimits/maximumFieldNameBytes`` bytes; values nested
-    /// at most `FieldValue.maximumNestingDepth` deep; a model version, when
+    /// at most `FieldValue.maximumNestingDepth` deep; attachments of a size of
+    /// 0 or more and a `type/subtype` media type; a model version, when
     /// stated, of 1 to ``ProtocolLimits/maximumModelVersion`` (the wire
     /// refuses any other, so only an in-process caller gets this far with one). Every backend refuses
     /// the same mutations with the same reason, permanently, before it

@@ -54,13 +54,14 @@ struct JournalDumpBinaryTests {
     func manifestIsComplete() {
         // 77 for the samples and the 1.x and 2.0 golden files,
         // 4 for v2.1-typed-values, 5 for v2.1-transactions, 5 for v2.3-model-versions, 5 for v2.4-server-identity,
-        // 5 each for v2.5-shared-spaces and v2.5-shared-spaces-continued.
+        // 5 each for v2.5-shared-spaces and v2.5-shared-spaces-continued, 5 for v2.6-attachments.
         #expect(DumpCase.all.count == 77
                 + 4
                 + 5
                 + 5
                 + 5
-                + 10)
+                + 10
+                + 5)
         for name in Self.samples {
             for mode in ["text", "json", "verify", "state", "state-json"] {
                 #expect(DumpCase.all.contains { $0.name == name && $0.mode == mode }, "missing \(name) \(mode)")
@@ -84,6 +85,7 @@ struct JournalDumpBinaryTests {
             #expect(DumpCase.all.contains { $0.name == "v2.5-shared-spaces" && $0.mode == mode }, "missing v2.5-shared-spaces \(mode)")
             #expect(DumpCase.all.contains { $0.name == "v2.5-shared-spaces-continued" && $0.mode == mode },
                     "missing v2.5-shared-spaces-continued \(mode)")
+            #expect(DumpCase.all.contains { $0.name == "v2.6-attachments" && $0.mode == mode }, "missing v2.6-attachments \(mode)")
         }
     }
 
@@ -173,14 +175,15 @@ struct JournalDumpBinaryTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test("golden journals (1.0, 1.1, 2.0, 2.1, 2.3, 2.4 and 2.5) still read exactly as when they were written")
+    @Test("golden journals (1.0, 1.1, 2.0, 2.1, 2.3, 2.4, 2.5 and 2.6) still read exactly as when they were written")
     func goldenFilesReadExactly() throws {
         for name in ["v1-all-types", "v1-continued", "v1.1-conflicts", "v1.1-continued", "v2-all-types", "v2-conflicts", "v2-continued",
                      "v2.1-typed-values",
                      "v2.1-transactions",
                      "v2.3-model-versions",
                      "v2.4-server-identity",
-                     "v2.5-shared-spaces", "v2.5-shared-spaces-continued"] {
+                     "v2.5-shared-spaces", "v2.5-shared-spaces-continued",
+                     "v2.6-attachments"] {
             let result = try BuiltTool.run("journal-dump", ["--json", "journals/golden/\(name).journal"])
             let expected = try String(contentsOf: BuiltTool.packageRoot.appendingPathComponent("journals/golden/\(name).dump.jsonl"), encoding: .utf8)
             #expect(result.status == 0)
@@ -203,6 +206,7 @@ struct JournalDumpBinaryTests {
                          "golden/v2.3-model-versions.journal",
                          "golden/v2.4-server-identity.journal",
                          "golden/v2.5-shared-spaces.journal", "golden/v2.5-shared-spaces-continued.journal",
+                         "golden/v2.6-attachments.journal",
                          "samples/reserved-field.journal", "samples/unknown-type.journal", "samples/power-cut-batch.journal",
                          "samples/embedded-frame.journal", "samples/flipped-bit-last.journal", "samples/damaged-header.journal"] {
             let made = try Data(contentsOf: directory.url.appendingPathComponent(relative))

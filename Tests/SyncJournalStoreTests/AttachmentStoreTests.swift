@@ -54,6 +54,32 @@ struct AttachmentStoreTests {
         }
     }
 
+    @Test("an edit holding an attachment with a negative size or a media type that is not type/subtype, alone or nested, is refused before it is journaled, and the journal stays readable")
+    func invalidAttachmentsAreNeverJournaled() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            let empty = ContentHash(bytes: SHA256.digest([UInt8]()))!
+            let good = SyncJournalProtocol.Attachment(content: empty, size: 0, mediaType: "text/plain")
+            let negative = SyncJournalProtocol.Attachment(content: empty, size: -1, mediaType: "text/plain")
+            let untyped = SyncJournalProtocol.Attachment(content: empty, size: 0, mediaType: "jpeg")
+            try await store.create("pin", id: "p1", fields: ["photo": .attachment(good)])
+            for (fields, reason) in [(["photo": FieldValue.attachment(negative)], "field \"photo\": \(negative.problem!)"),
+                                     (["pages": .array([.attachment(good), .attachment(untyped)])], "field \"pages\": \(untyped.problem!)"),
+                                     (["cover": .object(["image": .attachment(untyped)])], "field \"cover\": \(untyped.problem!)")] {
+                #expect(await Kit.storeError { try await store.create("pin", id: "p2", fields: fields) }
+                    == .invalidFields(kind: "pin", id: "p2", reason: reason))
+                #expect(await Kit.storeError { try await store.update("pin", id: "p1", changes: fields) }
+                    == .invalidFields(kind: "pin", id: "p1", reason: reason))
+            }
+            try await store.close()
+
+            let reopened = try await Kit.open(scratch.journal)
+            #expect(try await reopened.record("pin", id: "p1")?.fields == ["photo": .attachment(good)])
+            #expect(try await reopened.record("pin", id: "p2") == nil)
+            try await reopened.close()
+        }
+    }
+
     @Test("a power cut at every system call of an attach leaves no file or the whole file under the content's name, and an attach that returned survives every cut")
     func everyCrashPoint() async throws {
         let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }

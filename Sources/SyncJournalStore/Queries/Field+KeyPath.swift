@@ -7,7 +7,7 @@ extension Field {
     /// The name is the property's stored name, so a property renamed by a
     /// ``MigrationStep/renameField(_:to:)`` queries the field every version shares.
     /// The key path must name one of the model's own stored properties of a scalar
-    /// type (a string, number, boolean, UUID or date, or an optional of one); any
+    /// type (a string, number, boolean, UUID, date or attachment, or an optional of one); any
     /// other key path is a programming error and stops the program, naming it.
     public init<Record: SyncRecord, Value: Encodable>(_ keyPath: KeyPath<Record, Value>) {
         self.init(RecordFieldReference(keyPath).storedName)

@@ -23,8 +23,8 @@ import SyncJournalProtocol
 /// - a `Date` reads a timestamp as the nearest `Date`;
 /// - an array also reads a ``FieldValue/stringSet(_:)`` (its elements in byte order).
 ///
-/// Anything else of the wrong type is a `DecodingError` whose coding path names the field
-/// (`address.city`, `scores[2]`).
+/// An ``Attachment`` reads only an ``FieldValue/attachment(_:)``. Anything else of the wrong
+/// type is a `DecodingError` whose coding path names the field (`address.city`, `scores[2]`).
 ///
 /// ```swift
 /// struct Place: Codable { var name: String; var rating: Int? }

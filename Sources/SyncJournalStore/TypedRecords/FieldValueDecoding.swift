@@ -53,6 +53,10 @@ struct FieldValueDecoding: Decoder {
             guard case .bytes(let bytes) = value else { throw mismatch(type, expected: "bytes", found: value, at: path) }
             return Data(bytes) as! Value
         }
+        if type == Attachment.self {
+            guard case .attachment(let attachment) = value else { throw mismatch(type, expected: "an attachment", found: value, at: path) }
+            return attachment as! Value
+        }
         if type == Set<String>.self, case .stringSet(let set) = value { return set as! Value }
         if type == URL.self { return try url(value, at: path) as! Value }
         if type == Decimal.self { return try decimal(value, at: path) as! Value }

@@ -19,6 +19,7 @@ import SyncJournalProtocol
 /// | `URL` | ``FieldValue/string(_:)``: its `absoluteString` |
 /// | `Decimal` | ``FieldValue/string(_:)``: its `description`, the exact value in decimal digits (`12.50` as `"12.5"`) |
 /// | `Data` | ``FieldValue/bytes(_:)`` |
+/// | ``Attachment`` | ``FieldValue/attachment(_:)`` |
 /// | `Set<String>` | ``FieldValue/stringSet(_:)`` (merged by union on conflicts) |
 /// | arrays and other sequences | ``FieldValue/array(_:)`` |
 /// | nested structs, `[String: T]` | ``FieldValue/object(_:)`` |

@@ -30,6 +30,7 @@ struct FieldValueEncoding: Encoder {
         case let date as Date: return .timestamp(date)
         case let uuid as UUID: return .uuid(uuid)
         case let data as Data: return .bytes(Array(data))
+        case let attachment as Attachment: return .attachment(attachment)
         case let set as Set<String>: return .stringSet(set)
         // Foundation would encode these two as keyed parts (a URL's base and relative text,
         // a decimal's mantissa words); their text is what another client or a server can read.

@@ -14,7 +14,7 @@ import SyncJournalProtocol
 /// so there is one decoding per bit of the property count, and a property is known
 /// by the pattern of its values across them. Only the model's own stored properties
 /// of a scalar type are found this way (strings, numbers, booleans, UUIDs, dates,
-/// and optionals of those).
+/// attachments, and optionals of those).
 package enum PropertyNameProbe {
     /// The property names found per key path, per model type.
     private static let cache = Mutex<[ObjectIdentifier: [AnyKeyPath: String]]>([:])
@@ -157,6 +157,8 @@ private struct ProbeSingleValue: SingleValueDecodingContainer {
         case is Float.Type: made = Float(value) + 0.5
         case is Date.Type: made = Date(timeIntervalSince1970: Double(value) * 86_400)
         case is UUID.Type: made = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)))
+        // Told apart by size: its own decoding reads a hash and would refuse the probe's strings.
+        case is Attachment.Type: made = Attachment(content: ContentHash(bytes: Array(repeating: 0, count: 32))!, size: Int64(value))
         default:
             if let cases = type as? any CaseIterable.Type, let first = firstCase(cases) as? T { return first }
             return try T(from: ProbeDecoder(round: round, log: nil, codingPath: codingPath))
