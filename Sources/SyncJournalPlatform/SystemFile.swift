@@ -118,6 +118,11 @@ package enum SystemFile {
         if systemRename(from, to) != 0 { throw .current }
     }
 
+    /// `link(2)`: `new` names the file `existing` names.
+    package static func link(_ existing: String, to new: String) throws(Errno) {
+        if systemLink(existing, new) != 0 { throw .current }
+    }
+
     /// `unlink(2)`.
     package static func unlink(_ path: String) throws(Errno) {
         if systemUnlink(path) != 0 { throw .current }
@@ -157,6 +162,7 @@ private func systemFtruncate(_ fd: Int32, _ length: off_t) -> Int32 { ftruncate(
 private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemLink(_ existing: String, _ new: String) -> Int32 { link(existing, new) }
 private func systemFcntlLock(_ fd: Int32, _ command: Int32, _ lock: UnsafeMutablePointer<flock>) -> Int32 {
     fcntl(fd, command, lock)
 }

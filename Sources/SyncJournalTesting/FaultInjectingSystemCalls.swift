@@ -269,6 +269,12 @@ public final class FaultInjectingSystemCalls: SystemCallsLayer, Sendable {
         try base.rename(from, to)
     }
 
+    /// `link(2)`; rules match either path. An injected fault links nothing.
+    package func link(_ existing: String, _ new: String) throws(SystemError) {
+        if let fault = begin(.link, paths: [existing, new]), let errno = fault.errno { throw failure(.link, errno, path: new) }
+        try base.link(existing, new)
+    }
+
     /// `unlink(2)`; an injected fault removes nothing.
     package func unlink(_ path: String) throws(SystemError) {
         if let fault = begin(.unlink, paths: [path]), let errno = fault.errno { throw failure(.unlink, errno, path: path) }

@@ -199,6 +199,7 @@ public final class SimulatedDisk: SystemCalls {
         package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try disk.fileSize(fd, boot: boot) }
         package func rename(_ from: String, _ to: String) throws(SystemError) { try disk.rename(from, to, boot: boot) }
         package func unlink(_ path: String) throws(SystemError) { try disk.unlink(path, boot: boot) }
+        package func link(_ existing: String, _ new: String) throws(SystemError) { try disk.link(existing, new, boot: boot) }
         package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try disk.lockExclusive(fd, boot: boot) }
         package func makeDirectory(_ path: String) throws(SystemError) { try disk.makeDirectory(path, boot: boot) }
         package func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try disk.directoryEntries(path, boot: boot) }
@@ -666,6 +667,10 @@ public final class SimulatedDisk: SystemCalls {
         try unlink(path, boot: nil)
     }
 
+    package func link(_ existing: String, _ new: String) throws(SystemError) {
+        try link(existing, new, boot: nil)
+    }
+
     package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) {
         try lockExclusive(fd, boot: nil)
     }
@@ -821,6 +826,24 @@ public final class SimulatedDisk: SystemCalls {
             }
             state.directories[fromParent]!.current[fromName] = nil
             state.directories[fromParent]!.pending.append(.unlink(name: fromName))
+            var target = state.directories[toParent] ?? Directory()
+            target.current[toName] = number
+            target.pending.append(.link(name: toName, inode: number))
+            state.directories[toParent] = target
+        }
+    }
+
+    /// A second name for a file: a new entry in the new name's directory, unsynced until that directory is.
+    func link(_ existing: String, _ new: String, boot: Int?) throws(SystemError) {
+        try state.withLock { (state) throws(SystemError) in
+            try Self.enter(&state, .link, boot: boot)
+            let (fromParent, fromName) = Self.split(existing)
+            let (toParent, toName) = Self.split(new)
+            guard let number = state.directories[fromParent]?.current[fromName] else { throw SystemError(call: .link, code: .noSuchFile, path: existing) }
+            guard state.directories[toParent] != nil || Self.isDirectory(toParent, in: state) else {
+                throw SystemError(call: .link, code: .noSuchFile, path: new)
+            }
+            if state.directories[toParent]?.current[toName] != nil { throw SystemError(call: .link, code: .fileExists, path: new) }
             var target = state.directories[toParent] ?? Directory()
             target.current[toName] = number
             target.pending.append(.link(name: toName, inode: number))

@@ -173,6 +173,72 @@ struct AttachmentStoreTests {
         }
     }
 
+    @Test("a power cut at every system call of marking a content uploaded leaves it once, whole, pending or cached; once the mark returned, cached")
+    func everyCrashPointOfConfirmingUpload() async throws {
+        let bytes = (0..<7_000).map { UInt8(truncatingIfNeeded: $0 &* 29) }
+        let content = ContentHash(bytes: SHA256.digest(bytes))!
+        var points = 0
+        for calls in 0..<16 {
+            for seed in 0..<4 as Range<UInt64> {
+                let disk = SimulatedDisk()
+                disk.createDirectory("/device")
+                let store = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+                _ = try await store.attach(bytes, mediaType: "image/png")
+                disk.freeze(afterCalls: calls)
+                var returned = false
+                do { try await store.attachmentStore.confirmStored(content); returned = true } catch {}
+                try? await store.close()
+                _ = disk.crash(.random(seed: seed &* 17 &+ UInt64(calls)))
+                let reopened = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+                let kept = try await reopened.attachmentStore.contents()
+                #expect(kept.map(\.content) == [content], "calls \(calls) seed \(seed)")
+                let path = try #require(try await reopened.attachmentStore.file(of: content))
+                #expect(disk.contents(of: path).map { SHA256.digest($0) == content.bytes } == true, "calls \(calls) seed \(seed)")
+                if returned { #expect(kept.first?.place == .cached, "a mark that returned was lost after \(calls) calls, seed \(seed)") }
+                try await reopened.close()
+                points += 1
+            }
+        }
+        #expect(points == 64)
+    }
+
+    @Test("a power cut at every system call of a download leaves no file or the whole file under the content's name, and a download that returned survives")
+    func everyCrashPointOfDownload() async throws {
+        let bytes = (0..<9_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        let attachment = SyncJournalProtocol.Attachment(content: ContentHash(bytes: SHA256.digest(bytes))!, size: Int64(bytes.count))
+        let cached = "/device/store.journal.attachments/cached/" + attachment.content.hex
+        var points = 0
+        var kept = 0
+        for calls in 0..<24 {
+            for seed in 0..<4 as Range<UInt64> {
+                let disk = SimulatedDisk()
+                disk.createDirectory("/device")
+                let store = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+                _ = try await store.attachmentStore.contents()
+                disk.freeze(afterCalls: calls)
+                var returned = false
+                do {
+                    _ = try await store.attachmentStore.download(attachment) { offset in Array(bytes[Int(offset)..<min(Int(offset) + 2_000, bytes.count)]) }
+                    returned = true
+                } catch {}
+                try? await store.close()
+                _ = disk.crash(.random(seed: seed &* 13 &+ UInt64(calls)))
+                let reopened = try await LocalStore.open(path: "/device/store.journal", options: Kit.options(system: disk))
+                if let file = disk.contents(of: cached) {
+                    #expect(SHA256.digest(file) == attachment.content.bytes, "a partial file under the content's name after \(calls) calls, seed \(seed)")
+                    #expect(try await reopened.attachmentFile(attachment) == cached)
+                    kept += 1
+                } else {
+                    #expect(try await reopened.attachmentFile(attachment) == nil)
+                }
+                if returned { #expect(disk.contents(of: cached) != nil, "a download that returned was lost after \(calls) calls, seed \(seed)") }
+                try await reopened.close()
+                points += 1
+            }
+        }
+        #expect(points == 96 && kept > 0)
+    }
+
     @Test("a download is kept only whole and hashing to its name; damaged or short bytes keep nothing")
     func downloads() async throws {
         try await Kit.withScratch { scratch in

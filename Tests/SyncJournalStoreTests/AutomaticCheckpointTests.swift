@@ -110,6 +110,7 @@ private final class CheckpointHoldingCalls: SystemCalls, Sendable {
         before("rename")
         try base.rename(from, to)
     }
+    func link(_ existing: String, _ new: String) throws(SystemError) { try base.link(existing, new) }
     func unlink(_ path: String) throws(SystemError) {
         before("unlink")
         try base.unlink(path)

@@ -108,6 +108,7 @@ private final class CheckpointCallLog: SystemCalls, Sendable {
         log(.rename)
         try base.rename(from, to)
     }
+    func link(_ existing: String, _ new: String) throws(SystemError) { try base.link(existing, new) }
     func unlink(_ path: String) throws(SystemError) {
         log(.unlink)
         try base.unlink(path)

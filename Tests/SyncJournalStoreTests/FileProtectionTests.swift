@@ -46,6 +46,7 @@ final class ProtectionRecorder: SystemCalls, @unchecked Sendable {
     func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(SystemError) { try base.ftruncate(fd, length) }
     func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
     func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
+    func link(_ existing: String, _ new: String) throws(SystemError) { try base.link(existing, new) }
     func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
     func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
     func directoryEntries(_ path: String) throws(SystemError) -> [String]? { try base.directoryEntries(path) }

@@ -66,6 +66,7 @@ private final class ReplacedFileArchive: SystemCalls, Sendable {
         }
         try base.rename(from, to)
     }
+    func link(_ existing: String, _ new: String) throws(SystemError) { try base.link(existing, new) }
     func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
     func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
 }

@@ -48,6 +48,10 @@ package struct PosixSystemCalls: SystemCalls {
         do { try SystemFile.rename(from, to: to) } catch { throw SystemError(call: .rename, code: error, path: from) }
     }
 
+    package func link(_ existing: String, _ new: String) throws(SystemError) {
+        do { try SystemFile.link(existing, to: new) } catch { throw SystemError(call: .link, code: error, path: new) }
+    }
+
     package func unlink(_ path: String) throws(SystemError) {
         do { try SystemFile.unlink(path) } catch { throw SystemError(call: .unlink, code: error, path: path) }
     }

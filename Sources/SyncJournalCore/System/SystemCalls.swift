@@ -25,6 +25,9 @@ package protocol SystemCalls: Sendable {
     func rename(_ from: String, _ to: String) throws(SystemError)
     /// `unlink(2)`.
     func unlink(_ path: String) throws(SystemError)
+    /// `link(2)`: `new` becomes a second name of the file `existing` names
+    /// (a cross-directory move that a crash can never leave without a name).
+    func link(_ existing: String, _ new: String) throws(SystemError)
     /// An exclusive, non-blocking lock on the whole file (`fcntl(F_SETLK)`):
     /// throws `EAGAIN` or `EACCES` if another process holds it.
     func lockExclusive(_ fd: FileDescriptor) throws(SystemError)

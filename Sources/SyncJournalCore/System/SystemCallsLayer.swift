@@ -24,6 +24,7 @@ extension SystemCallsLayer {
     package func fileSize(_ fd: FileDescriptor) throws(SystemError) -> Int64 { try base.fileSize(fd) }
     package func rename(_ from: String, _ to: String) throws(SystemError) { try base.rename(from, to) }
     package func unlink(_ path: String) throws(SystemError) { try base.unlink(path) }
+    package func link(_ existing: String, _ new: String) throws(SystemError) { try base.link(existing, new) }
     package func lockExclusive(_ fd: FileDescriptor) throws(SystemError) { try base.lockExclusive(fd) }
     package var lockNamespace: String { base.lockNamespace }
     package func makeDirectory(_ path: String) throws(SystemError) { try base.makeDirectory(path) }

@@ -22,6 +22,8 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case rename
     /// Removing a file.
     case unlink
+    /// Giving a file a second name (an attachment moved between directories without ever having none).
+    case link
     /// Making a directory.
     case mkdir
     /// Taking the journal's writer lock.

@@ -247,13 +247,20 @@ package actor AttachmentStore {
     // MARK: The server's copy
 
     /// The server confirmed it holds `content`: a pending file becomes part
-    /// of the cache (the rename made durable in both directories).
+    /// of the cache. Linked into `cached/` and that made durable before the
+    /// pending name goes, so a crash leaves the file under one name or both
+    /// (then it reads as pending, and the next upload asks the server again),
+    /// never under none; a rename across directories could lose both.
     package func confirmStored(_ content: ContentHash) throws(StoreError) {
         try openIfNeeded()
         guard let entry = entries[content], entry.place == .pending else { return }
-        do {
-            try io.system.rename(path(.pending, content), path(.cached, content))
+        do throws(SystemError) {
+            do { try io.system.link(path(.pending, content), path(.cached, content)) } catch {
+                // A link an earlier confirmation made before a crash: the same file.
+                if error.code != .fileExists { throw error }
+            }
             try io.syncDirectory(directory + "/cached")
+            try io.system.unlink(path(.pending, content))
             try io.syncDirectory(directory + "/pending")
         } catch {
             throw .attachmentFile(error)
