@@ -27,7 +27,7 @@ restart" (the goal: at most 1), and exits non-zero when anything differs.
 With --measure it also times, without the proxy, an upload and a download
 of the file (default 100 MB then) against a plain copy of the same bytes
 over a loopback socket into a synced file, and reports the resident memory
-growth of the device process (peak, against a sync with nothing to send)
+growth of the device process (peak, against a sync of the same device with nothing to do)
 and of the server (peak during the transfer, against before it).
 """
 import argparse
@@ -326,7 +326,7 @@ def measure(binaries, server, work, megabytes):
         raise Failure("the measured upload failed")
 
     notes(binaries, "sync", "--dir", b, server=base)
-    idle_b = wait_with_rusage(notes(binaries, "list", "--dir", b, background=True))
+    idle_b = wait_with_rusage(notes(binaries, "sync", "--dir", b, server=base, background=True))
     before = server.rss_kib()
     started = time.monotonic()
     download = notes(binaries, "attachment", note, "measured.bin", "--out", os.path.join(work, "measured.out"), "--dir", b,
@@ -348,7 +348,7 @@ def measure(binaries, server, work, megabytes):
     print("upload (notes sync)                     %.2f s  %.0f MB/s  %.2fx the copy" % (upload_seconds, mib / upload_seconds, copy_seconds / upload_seconds))
     print("download (notes attachment)             %.2f s  %.0f MB/s  %.2fx the copy" % (download_seconds, mib / download_seconds, copy_seconds / download_seconds))
     print("device RSS growth, upload               %.1f MB (peak %.1f MB, idle sync %.1f MB)" % ((upload_rss - idle_rss) / 1024, upload_rss / 1024, idle_rss / 1024))
-    print("device RSS growth, download             %.1f MB (peak %.1f MB, list %.1f MB)" % ((download_rss - idle_b) / 1024, download_rss / 1024, idle_b / 1024))
+    print("device RSS growth, download             %.1f MB (peak %.1f MB, idle sync %.1f MB)" % ((download_rss - idle_b) / 1024, download_rss / 1024, idle_b / 1024))
     print("server RSS growth, upload / download    %.1f MB / %.1f MB" % (upload_server / 1024, download_server / 1024))
 
 

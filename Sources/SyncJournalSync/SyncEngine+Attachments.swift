@@ -246,6 +246,31 @@ extension SyncEngine {
         return try await task.value.get()
     }
 
+    /// Downloads the files of the prefetched kinds' records that are not
+    /// on the device, one after another; one that fails waits for the next
+    /// sync (the sync itself ended well, and its outcome stands).
+    func prefetchAttachments() async {
+        var wanted: [Attachment] = []
+        var seen = Set<ContentHash>()
+        for kind in options.prefetchedKinds.sorted() {
+            let records: [StoreRecord]
+            do { records = try await outbox.records(kind, in: nil) } catch { return }
+            for record in records {
+                for attachment in record.fields.values.flatMap(\.attachments) where seen.insert(attachment.content).inserted {
+                    wanted.append(attachment)
+                }
+            }
+        }
+        for attachment in wanted {
+            if stopBeforeNextRequest() != nil { return }
+            do throws(AttachmentDownloadError) { _ = try await download(attachment) } catch {
+                // Offline or refused now: the next sync tries again; a store that cannot write stops the rest.
+                if case .store = error { return }
+                if case .transport(let failure) = error, failure == .offline { return }
+            }
+        }
+    }
+
     /// One download of `attachment`, its progress in the status.
     private func fetch(_ attachment: Attachment) async throws(AttachmentDownloadError) -> String {
         let files = await outbox.attachmentStore

@@ -85,6 +85,11 @@ public actor SyncEngine {
         public var attachmentChunkBytes: Int {
             didSet { attachmentChunkBytes = min(max(attachmentChunkBytes, 1), ProtocolLimits.maximumAttachmentChunkBytes) }
         }
+        /// The kinds whose attachments are downloaded after every sync that
+        /// ends well (a photo album shown offline); other kinds' files are
+        /// downloaded only when asked (``SyncEngine/download(_:)``). A file
+        /// that cannot be downloaded now is tried again after the next sync.
+        public var prefetchedKinds: Set<String> = []
 
         /// Options for pulling `kinds`.
         public init(kinds: [String], batchSize: Int = 100, pullLimit: Int = 500, maximumPages: Int = 50,
@@ -422,6 +427,8 @@ public actor SyncEngine {
             }
         }
         setActivity(.pulling)
-        return await pull(pushed: pushed, conflicts: conflicts)
+        let outcome = await pull(pushed: pushed, conflicts: conflicts)
+        if case .ok = outcome, !options.prefetchedKinds.isEmpty { await prefetchAttachments() }
+        return outcome
     }
 }

@@ -202,4 +202,25 @@ struct AttachmentSyncTests {
             _ = try await stranger.engine.download(file)
         }
     }
+
+    @Test("the files of a prefetched kind are downloaded after a sync that ends well; another kind's wait until asked for")
+    func prefetchedKinds() async throws {
+        let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let a = try await Device.open(dir.file("a.journal"), server: server, kinds: ["photo", "doc"], syncClock: ManualClock())
+        let album = try await a.store.attach(Self.bytes(20_000, seed: 3), mediaType: "image/png")
+        let report = try await a.store.attach(Self.bytes(30_000, seed: 4), mediaType: "application/pdf")
+        try await a.store.create("photo", id: "p1", fields: ["image": .attachment(album)])
+        try await a.store.create("doc", id: "d1", fields: ["file": .attachment(report)])
+        #expect(await a.sync().endedWell)
+
+        let store = try await LocalStore.open(path: dir.file("b.journal"))
+        var options = SyncEngine.Options(kinds: ["photo", "doc"])
+        options.prefetchedKinds = ["photo"]
+        let engine = SyncEngine(store: store, transport: server.transport(user: "u1"), options: options, clock: ManualClock())
+        #expect(await engine.sync().endedWell)
+        #expect(try await store.attachmentFile(album) != nil, "the photo came with the sync")
+        #expect(try await store.attachmentFile(report) == nil, "the document waits until asked for")
+        try await store.close()
+    }
 }
