@@ -29,13 +29,21 @@ extension SQLiteStorage: AttachmentStorage {
         }
         defer { _ = uploadsBeingWritten.withLock { $0.remove(key) } }
         let limits = attachmentLimits
-        // The decision and a new upload's row in one write transaction, so two
-        // uploads of one user cannot both pass the quota.
-        let step = try writeTransaction { (queries) throws(StorageError) -> UploadStep in
+        func decide(_ queries: StorageTransaction) throws(StorageError) -> UploadStep {
             switch try AttachmentRules.upload(content: content, size: size, offset: offset, count: bytes.count, user: user, limits: limits, queries) {
             case .malformed(let reason): throw .badRequest(reason)
             case .refused(let refusal): throw .attachmentRefused(refusal)
-            case .proceed(let step):
+            case .proceed(let step): return step
+            }
+        }
+        // Most chunks go on an upload this request alone writes (the set
+        // above): deciding that needs no write, so no commit to sync.
+        var step = try transaction(immediate: false) { (_, queries) throws(StorageError) in try decide(queries) }
+        if case .start = step {
+            // The decision and a new upload's row in one write transaction, so
+            // two uploads of one user cannot both pass the quota.
+            step = try writeTransaction { (queries) throws(StorageError) -> UploadStep in
+                let step = try decide(queries)
                 if case .start = step { try queries.startUpload(user: user, content: content, size: size) }
                 return step
             }
