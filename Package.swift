@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "CSyncJournalEventPoll"),
         // Hardware CRC-32C (SSE4.2 / ARMv8 CRC) behind a run-time CPU check.
         .target(name: "CSyncJournalCRC"),
+        // Starting the tests' child processes with every other descriptor closed (posix_spawn).
+        .target(name: "CSyncJournalSpawn"),
         // Hardware SHA-256 (x86-64 SHA extensions) behind a run-time CPU check.
         .target(name: "CSyncJournalSHA256"),
         // Files, records, checksums, recovery. Knows nothing about sync.
@@ -136,12 +138,12 @@ let package = Package(
         // stands still, a recording transport, captured output. Not a product: no app links it.
         .target(
             name: "SyncJournalTestSupport",
-            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCommandLine"],
+            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCommandLine", "CSyncJournalSpawn"],
             path: "Tests/SyncJournalTestSupport"
         ),
 
         .testTarget(name: "SyncJournalPlatformTests", dependencies: ["SyncJournalPlatform", "SyncJournalServerPlatform"]),
-        .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
+        .testTarget(name: "SyncJournalCoreTests", dependencies: ["SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform", "SyncJournalTestSupport"]),
         .testTarget(name: "SyncJournalTests", dependencies: ["SyncJournalTestSupport", "SyncJournal", "SyncJournalTesting"]),
         .testTarget(name: "SyncJournalSyncTests", dependencies: ["SyncJournalTestSupport", "SyncJournalSync", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),
         .testTarget(name: "SyncJournalStoreTests", dependencies: ["SyncJournalTestSupport", "SyncJournalStore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalCore", "SyncJournalTesting", "SyncJournalPlatform"]),

@@ -16,7 +16,7 @@ struct ReadOnlyAcrossProcessesTests {
     func readsWhileAnotherProcessWrites() async throws {
         let directory = try TemporaryDirectory(prefix: "syncjournal-read-only"); defer { directory.remove() }
         let path = directory.file("store.journal")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = BuiltTool.url(of: "journal-crash")
         process.arguments = ["store", path, "--seed", "77", "--edits", "100000000"]
         let out = Pipe()

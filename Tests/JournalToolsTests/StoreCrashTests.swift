@@ -10,7 +10,7 @@ struct StoreCrashTests {
     /// Runs `journal-crash store` on `path` and kills it with SIGKILL once it
     /// has printed `acks` acknowledgements; returns its complete output lines.
     static func killedRun(path: String, seed: UInt64, acks: Int, ackEarly: Bool = false) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = BuiltTool.url(of: "journal-crash")
         process.arguments = ["store", path, "--seed", "\(seed)", "--edits", "100000000"] + (ackEarly ? ["--ack-early"] : [])
         let out = Pipe()

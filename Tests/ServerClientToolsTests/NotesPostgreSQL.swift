@@ -1,4 +1,5 @@
 import Foundation
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -45,7 +46,7 @@ enum NotesPostgreSQL {
 
     /// Runs one SQL command with `psql` against `connection`.
     static func psql(_ connection: String, _ command: String) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", connection, "-c", command]
         process.standardOutput = FileHandle.nullDevice

@@ -7,7 +7,7 @@ import SyncJournalTesting
 /// as it arrives, so a test waits for a line (with a generous bound), never
 /// for a length of time.
 final class RunningNotesWatch: @unchecked Sendable {
-    let process = Process()
+    let process = ChildProcess()
     private let input = Pipe()
     private let output = Pipe()
     private let condition = NSCondition()

@@ -1,5 +1,6 @@
 import Foundation
 import SyncJournalCore
+import SyncJournalTestSupport
 import SyncJournalTesting
 import Testing
 
@@ -73,7 +74,7 @@ enum LockProbe {
     /// Whether another process could take the lock right now (it releases it at once).
     static func tryLock(_ lockPath: String) throws -> Bool {
         let (tool, arguments) = command(lockPath, thenRun: ["true"])
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         try process.run()
@@ -83,7 +84,7 @@ enum LockProbe {
 
     /// A process that holds the lock until ``Holder/release()``.
     struct Holder {
-        let process: Process
+        let process: ChildProcess
         let input: Pipe
 
         /// Ends the process (it waits on its standard input) and so the lock.
@@ -97,7 +98,7 @@ enum LockProbe {
     /// it until its input is closed. Returns once the lock is held.
     static func holdLock(_ lockPath: String) throws -> Holder {
         let (tool, arguments) = command(lockPath, thenRun: ["/bin/sh", "-c", "echo locked; cat >/dev/null"])
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         let input = Pipe()

@@ -78,7 +78,7 @@ struct CrashSafetyTests {
     @Test("bad arguments exit 64, an unreadable users file 66, a port in use 69, --help 0")
     func commandLine() throws {
         func run(_ arguments: [String]) throws -> Int32 {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = BuiltTool.url(of: "sync-server")
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice

@@ -50,7 +50,7 @@ package enum BuiltTool {
 
     /// Runs `tool` with `arguments` in `directory` to its end.
     package static func run(_ tool: String, _ arguments: [String], in directory: URL = packageRoot) throws -> Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = url(of: tool)
         process.arguments = arguments
         process.currentDirectoryURL = directory

@@ -4,7 +4,7 @@ import SyncJournalPlatform
 /// The built `sync-server` as a child process: ready once it printed its
 /// ready line, never after a sleep.
 package final class RunningSyncServer {
-    package let process = Process()
+    package let process = ChildProcess()
     /// The first line it printed: "sync-server listening on http://127.0.0.1:PORT (sqlite PATH) …".
     package let readyLine: String
     /// The address it listens on, "http://127.0.0.1:PORT".
