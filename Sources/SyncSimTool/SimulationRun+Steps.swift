@@ -8,6 +8,7 @@ import SyncJournalTesting
 /// Performing steps: edits, syncs with their faults, other writers, crashes.
 extension SimulationRun {
     func perform(_ action: SimulationAction) async {
+        if await performAttachmentStep(action) { return }
         switch action {
         case .edit(let device, let edit):
             _ = await makeEdit(device: device, edit)
@@ -73,6 +74,8 @@ extension SimulationRun {
                 }
                 statistics.membershipChanges += 1
             } catch {}
+        case .openAttachment, .uploadFault, .crashMidUpload, .collectAttachments, .serverCollectAttachments:
+            break
         case .crashMidCheckpoint(let device, let calls, let powerSeed):
             let before = await state(of: device)
             devices[device].disk.freeze(afterCalls: calls)
@@ -125,12 +128,23 @@ extension SimulationRun {
             case .duplicate: _ = try await simulated.sync(injecting: .duplicate, on: .push)
             case .transient: _ = try await simulated.sync(injecting: .transient(reason: "503 (simulated)", retryAfterMilliseconds: 1_000), on: .any)
             case .permanent: _ = try await simulated.sync(injecting: .permanent(reason: "401 (simulated)"), on: .any)
+            case .offline: _ = try await simulated.sync(injecting: .offline, on: .any)
             }
         } catch {
             fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
         }
+        await syncEnded(device: device)
+    }
+
+    /// After a sync of `device` ended: a changed server is reconciled; a
+    /// sync that pulled to the end is checked against the server.
+    func syncEnded(device: Int) async {
+        let simulated = devices[device]
         if case .failed(.serverMismatch)? = simulated.lastOutcome { await reconcile(device: device) }
-        if case .ok? = simulated.lastOutcome { await checkSpaceMembership(device: device) }
+        if case .ok? = simulated.lastOutcome {
+            await checkSpaceMembership(device: device)
+            await checkAttachmentsAvailable(device: device)
+        }
     }
 
     /// The device found the server went back in time: the app reconciles.
@@ -236,7 +250,11 @@ extension SimulationRun {
         let key = edit.key
         let visible = before.visibleFields(of: key) != nil
         var returnedID: OperationID?
+        let applies: Bool
+        if case .create = edit { applies = !visible } else { applies = visible }
         do {
+            // Files first, as an app adds a file before the edit that refers to it.
+            if applies { try await attachFiles(of: edit, device: device, store: store) }
             switch edit {
             case .create(let kind, let id, let fields, let space):
                 guard !visible else { return false }
@@ -353,6 +371,11 @@ extension SimulationRun {
         let label = "\(name(device)) \(edit.text) (step \(currentStep)\(interrupted ? ", reported failed, survived the crash" : ""))"
         var newState: LedgerEntry.State?
         if let newID {
+            // A file of an edit the journal holds is owed to the server from now on.
+            if !edit.attachments.isEmpty {
+                attachedContents[device, default: []].formUnion(edit.attachments.map(\.content))
+                if !interrupted { statistics.attachmentsAdded += edit.attachments.count }
+            }
             var state = LedgerEntry.State.open
             if !afterIDs.contains(newID) {
                 // Merged into an earlier queued operation (its content changed), or cancelled with it.
