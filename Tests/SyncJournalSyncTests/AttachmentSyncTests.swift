@@ -167,6 +167,20 @@ struct AttachmentSyncTests {
         #expect(await server.read(user: "u1", RecordKey(kind: "note", id: "n1"))?.isTombstone ?? true)
     }
 
+    @Test("an empty file is never an attachment to upload: every server holds the empty content, so the status counts none and nothing is sent for it")
+    func emptyFileIsNeverToUpload() async throws {
+        let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let a = try await Self.device(dir, "a", server: server)
+        let empty = try await a.store.attach([], mediaType: "text/plain")
+        #expect(empty.content == .empty && empty.size == 0)
+        try await a.store.create("note", id: "n1", fields: ["file": .attachment(empty)])
+        #expect(await a.sync().endedWell)
+        #expect(await a.engine.status.attachmentsToUpload == 0)
+        #expect(await a.recorder.calls.allSatisfy { !$0.hasPrefix("status") && !$0.hasPrefix("upload") })
+        #expect(await server.read(user: "u1", RecordKey(kind: "note", id: "n1"))?.fields["file"] == .attachment(empty))
+    }
+
     @Test("two devices adding the same content: the server keeps one copy, both edits apply, and either device can download it")
     func sameContentTwice() async throws {
         let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }

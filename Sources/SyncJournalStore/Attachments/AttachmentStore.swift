@@ -333,10 +333,11 @@ package actor AttachmentStore {
         return entries[content]?.place == .pending
     }
 
-    /// How many contents added here the server has not confirmed.
+    /// How many contents added here the server has not confirmed. The
+    /// empty content never counts: every server holds it, so it is never uploaded.
     package func pendingCount() throws(StoreError) -> Int {
         try openIfNeeded()
-        return entries.values.reduce(0) { $0 + ($1.place == .pending ? 1 : 0) }
+        return entries.reduce(0) { $0 + ($1.value.place == .pending && $1.key != .empty ? 1 : 0) }
     }
 
     // MARK: Upkeep
