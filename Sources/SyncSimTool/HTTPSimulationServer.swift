@@ -114,6 +114,7 @@ struct HTTPSimulationServer: SimulationServer {
 
     /// A running sync-server's limits are its own (`--max-attachment-bytes`, `--attachment-grace-seconds`).
     func limitAttachments(maximumBytes: Int64, graceMilliseconds: Int64) async {}
+    func storedContents() async -> Set<ContentHash> { [] }
     /// A running sync-server collects on its own schedule.
     var collectsAttachments: Bool { false }
     func collectAttachments() async -> Int { 0 }

@@ -99,6 +99,7 @@ struct ReferenceSimulationServer: SimulationServer {
         await server.setAttachmentLimits(maximumBytes: maximumBytes, graceMilliseconds: graceMilliseconds)
     }
 
+    func storedContents() async -> Set<ContentHash> { await server.storedContents }
     var collectsAttachments: Bool { true }
     func collectAttachments() async -> Int { await server.collectAttachments().contents }
 }

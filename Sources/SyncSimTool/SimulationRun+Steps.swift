@@ -55,7 +55,9 @@ extension SimulationRun {
         case .serverBackup:
             await server.backUp()
         case .serverRestore:
+            let held = configuration.faults.contains(.attachments) ? await server.storedContents() : []
             guard await server.restoreBackup() else { break }
+            if !held.isEmpty { contentsLostInRestores.formUnion(held.subtracting(await server.storedContents())) }
             statistics.serverRestores += 1
             await log.forgetApplied()
             for kind in Simulation.kinds {
@@ -154,9 +156,11 @@ extension SimulationRun {
         let simulated = devices[device]
         guard let engine = simulated.engine, let store = simulated.store else { return }
         statistics.reconciliations += 1
-        let before = (try? await store.currentState()).map { state in
+        let earlier = try? await store.currentState()
+        let before = earlier.map { state in
             Set((state.snapshot.keys.map { $0 } + Array(state.outbox.keys)).filter { state.visibleFields(of: $0) != nil })
         } ?? []
+        let rejectedBefore = Set((earlier?.rejections ?? []).map(\.operation.id))
         // A record whose edit is quarantined is hidden by the quarantine, not lost: it is still queued.
         func accounted(_ key: RecordKey, in state: StoreState) -> Bool {
             state.visibleFields(of: key) != nil || state.outbox.operations(on: key).contains { $0.quarantined }
@@ -188,6 +192,9 @@ extension SimulationRun {
             let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true,
                                                              spaces: configuration.users > 1 ? [:] : nil))
             if page?.rows.contains(where: { $0.key == key && $0.isTombstone }) == true { continue }
+            // A re-upload refused for good is surfaced as a rejection, not lost
+            // silently: a file neither this device nor the restored server holds.
+            if state.rejections.contains(where: { $0.operation.key == key && !rejectedBefore.contains($0.operation.id) }) { continue }
             fail(.nothingLost, "\(name(device)) showed \(key.kind) \(key.id) before reconciling with the restored server, and not after")
             return
         }

@@ -60,6 +60,10 @@ final class SimulationRun {
     var violation: SimulationViolation?
     /// Per device, the contents it attached in edits the store took.
     var attachedContents: [Int: Set<ContentHash>] = [:]
+    /// Contents a restore of the server's database took away: until the
+    /// devices that hold them reconcile, the records that name them are
+    /// not openable anywhere else (checked again at the end).
+    var contentsLostInRestores: Set<ContentHash> = []
 
     init(configuration: SimulationConfiguration) {
         self.configuration = configuration

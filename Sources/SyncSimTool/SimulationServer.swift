@@ -49,6 +49,9 @@ protocol SimulationServer: Sendable {
     /// what nothing refers to after `graceMilliseconds` of its clock (no-op
     /// where the server's own settings decide).
     func limitAttachments(maximumBytes: Int64, graceMilliseconds: Int64) async
+    /// The contents the server holds whole, whoever uploaded them (the
+    /// in-memory server only: none over HTTP, where nothing is restored).
+    func storedContents() async -> Set<ContentHash>
     /// Whether the simulator may run the server's attachment collection (the in-memory server only).
     var collectsAttachments: Bool { get }
     /// Runs the server's attachment collection now; how many contents it deleted.

@@ -39,9 +39,10 @@ public enum SimulationFault: String, CaseIterable, Sendable, Hashable {
     /// Pins hold files: edits attach, replace and clear them (contents
     /// drawn from a small pool, so devices share some), devices open the
     /// files of the pins they show (downloading what is not here) and run
-    /// their attachment upkeep, and the transport faults of the other
-    /// classes that are on hit uploads and downloads too, with a device
-    /// dying while an upload is held.
+    /// their attachment upkeep, the in-memory server collects contents
+    /// nothing refers to after a short grace period, and the transport
+    /// faults of the other classes that are on hit uploads and downloads
+    /// too, with a device dying while an upload is held.
     case attachments
 
     /// The fault classes a run injects unless told otherwise: all but

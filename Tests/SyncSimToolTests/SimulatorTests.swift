@@ -106,6 +106,14 @@ struct SimulatorTests {
         #expect(downloads > 0 && crashes > 0)
     }
 
+    @Test("every class at once, server restores with attachments: a re-upload naming a file neither the device nor the restored server holds is surfaced as a rejection, and a file the restore took away is checked once every device has reconciled",
+          arguments: [12, 99] as [UInt64])
+    func restoresWithAttachmentsHold(_ seed: UInt64) async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300, faults: Set(SimulationFault.allCases)))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.serverRestores > 0 && outcome.statistics.attachmentsUploaded > 0)
+    }
+
     @Test("an attachment run repeats byte for byte from its seed")
     func attachmentSameSeedSameOutput() async {
         var configuration = SimulationConfiguration(seed: 23, devices: 3, steps: 250, faults: SimulationFault.defaultSet.union([.attachments]))
