@@ -30,6 +30,7 @@ extension SimulationRun {
             // Only while an upload is owed: else the fault would meet no attachment call.
             guard await uploadOwed(store: store, state: state) else { return nil }
             let calls = Int.random(in: 0..<8, using: &generator)
+            // Dying mid-upload belongs to the crash classes, and each fault to its own class: drawn only when on.
             if roll >= 58, enabled(.crash) || enabled(.crashMidRequest) {
                 return .crashMidUpload(device: device, afterCalls: calls, powerSeed: chance(50) ? generator.next() : nil)
             }
