@@ -52,10 +52,23 @@ extension SyncEngine {
         return await pushMutations(rest, newlyMarked: newlyMarked, pushed: &pushed, conflicts: &conflicts, attempted: &attempted)
     }
 
+    /// Why an edit is given up whose content the server lacks and this
+    /// device does not hold: no upload can bring it back.
+    static func unobtainable(_ content: ContentHash) -> String {
+        "content \(content.hex) is on neither this device nor the server"
+    }
+
+    /// Whether this device holds `content`'s file (pending or cached). A
+    /// store that cannot tell says yes: the edit is then retried, not given up.
+    func holdsFile(of content: ContentHash) async -> Bool {
+        do { return try await outbox.attachmentStore.place(of: content) != nil } catch { return true }
+    }
+
     /// The attachments an edit refers to (none for a delete).
     static func attachments(of operation: JournalOperation) -> [Attachment] {
         guard operation.kind != .delete else { return [] }
-        return operation.fields.values.flatMap(\.attachments)
+        // Field by field in name order: uploads go in the same order every time.
+        return operation.fields.keys.sorted().flatMap { operation.fields[$0]!.attachments }
     }
 
     /// Uploads every content `batch` refers to that this device added and
@@ -77,7 +90,7 @@ extension SyncEngine {
                 case .pending?: wanted.append(attachment)
                 case .cached? where contentsToReupload.contains(content): wanted.append(attachment)
                 case nil where contentsToReupload.contains(content):
-                    blocked[content] = .failure(.permanent, reason: "content \(content.hex) is on neither this device nor the server")
+                    blocked[content] = .refused(reason: Self.unobtainable(content))
                 default: break
                 }
             }

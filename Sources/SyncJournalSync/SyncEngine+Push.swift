@@ -112,11 +112,17 @@ extension SyncEngine {
                     // The user's role in the space refuses it, not the record:
                     // every resend is refused the same, so it is given up at once.
                     outcomes.append((entry.id, .refused(reason: reason)))
-                } else {
-                    if !permanent, let content = MissingContentRefusal.content(in: reason) {
+                } else if !permanent, let content = MissingContentRefusal.content(in: reason) {
+                    if await holdsFile(of: content) {
                         // Collected on the server, or a server restored from a backup: upload it again first.
                         contentsToReupload.insert(content)
+                        outcomes.append((entry.id, .failure(.transient, reason: reason)))
+                    } else {
+                        // Not here either (a record shown from the server, restored as the
+                        // device showed it): nothing can upload it, so resending never helps.
+                        outcomes.append((entry.id, .refused(reason: Self.unobtainable(content))))
                     }
+                } else {
                     outcomes.append((entry.id, .failure(permanent ? .permanent : .transient, reason: reason)))
                 }
             case .duplicate, .noMatch: outcomes.append((entry.id, await readBack(entry, outcome: result.outcome)))

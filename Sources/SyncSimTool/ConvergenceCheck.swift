@@ -62,6 +62,8 @@ extension SimulationRun {
         }
         await checkInvariants()
         for index in devices.indices { await checkSpaceMembership(device: index) }
+        // Every file of every record shown opens now, downloaded where it is not here.
+        for index in devices.indices { await checkAttachmentsAvailable(device: index, opening: true) }
         if violation != nil { return }
         for (index, device) in devices.enumerated() {
             guard let store = device.store else { continue }

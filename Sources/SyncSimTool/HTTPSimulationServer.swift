@@ -106,6 +106,18 @@ struct HTTPSimulationServer: SimulationServer {
 
     func setRecordFault(kind: String, id: String, permanent: Bool, times: Int) async {}
     func clearRecordFaults(kind: String, id: String) async {}
+
+    /// As the status call answers the token's user (the only user here).
+    func holds(_ attachment: Attachment, user: String) async throws(TransportError) -> Bool {
+        try await client().attachmentStatus([AttachmentStatusRequest(content: attachment.content, size: attachment.size)]).first?.stored ?? false
+    }
+
+    /// A running sync-server's limits are its own (`--max-attachment-bytes`, `--attachment-grace-seconds`).
+    func limitAttachments(maximumBytes: Int64, graceMilliseconds: Int64) async {}
+    func storedContents() async -> Set<ContentHash> { [] }
+    /// A running sync-server collects on its own schedule.
+    var collectsAttachments: Bool { false }
+    func collectAttachments() async -> Int { 0 }
     /// A running sync-server's database is not the simulator's to restore.
     var canRestore: Bool { false }
     func backUp() async {}

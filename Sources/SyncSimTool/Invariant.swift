@@ -22,6 +22,14 @@ public enum Invariant: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// shared space its user was not a member of at that pull, and the spaces
     /// and roles it holds are the server's.
     case spaceMembership = "space-membership"
+    /// With attachments: once a device has synced to the end, every file of
+    /// a record it shows is on the device or readable for its user on the
+    /// server, and opening it then succeeds with the right bytes.
+    case attachmentAvailable = "attachment-available"
+    /// With attachments: a file a device added stays on the device until the
+    /// server holds it for the device's user, as long as an edit of the
+    /// device still queued refers to it.
+    case attachmentKeptUntilUploaded = "attachment-kept-until-uploaded"
     /// Once faults stop and every engine has run on its own schedule for two
     /// hours, every device shows what the server holds and every outbox is empty.
     case convergence

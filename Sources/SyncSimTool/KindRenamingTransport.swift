@@ -59,4 +59,18 @@ struct KindRenamingTransport: SyncTransport {
     func read(kind: String, id: String) async throws(TransportError) -> ServerRow? {
         try await base.read(kind: outward(kind), id: id).map(inward)
     }
+
+    // Contents are named by their bytes, not by kind: attachment calls pass as they are.
+
+    func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus] {
+        try await base.attachmentStatus(contents)
+    }
+
+    func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress {
+        try await base.uploadAttachment(chunk)
+    }
+
+    func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload {
+        try await base.downloadAttachment(content, offset: offset, length: length)
+    }
 }

@@ -90,4 +90,16 @@ struct ReferenceSimulationServer: SimulationServer {
     }
 
     func clearRecordFaults(kind: String, id: String) async { await server.clearFailures(kind: kind, id: id) }
+
+    func holds(_ attachment: Attachment, user: String) async throws(TransportError) -> Bool {
+        try await server.attachmentStatus(user: user, [AttachmentStatusRequest(content: attachment.content, size: attachment.size)]).first?.stored ?? false
+    }
+
+    func limitAttachments(maximumBytes: Int64, graceMilliseconds: Int64) async {
+        await server.setAttachmentLimits(maximumBytes: maximumBytes, graceMilliseconds: graceMilliseconds)
+    }
+
+    func storedContents() async -> Set<ContentHash> { await server.storedContents }
+    var collectsAttachments: Bool { true }
+    func collectAttachments() async -> Int { await server.collectAttachments().contents }
 }

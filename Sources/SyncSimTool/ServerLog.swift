@@ -33,6 +33,8 @@ public actor ServerLog {
     private var lastDelete: [RecordKey: Int] = [:]
     /// Deliveries in arrival order.
     public private(set) var deliveries: [Delivery] = []
+    /// Uploads the server took whole (their last chunk arrived, whether or not its reply did).
+    public private(set) var uploadsCompleted = 0
 
     /// An empty log.
     public init() {}
@@ -125,6 +127,9 @@ public actor ServerLog {
         lastCreate[key] = sequence
     }
 
+    /// An upload's last chunk reached the server, which now holds the content.
+    func noteUploadCompleted() { uploadsCompleted += 1 }
+
     /// Where the last applied create (or other writer's write) and delete of `key` happened.
     func lastChanges(of key: RecordKey) -> (create: Int?, delete: Int?) { (lastCreate[key], lastDelete[key]) }
 
@@ -157,4 +162,19 @@ struct LoggingTransport: SyncTransport {
     func pull(_ request: PullRequest) async throws(TransportError) -> PullPage { try await base.pull(request) }
 
     func read(kind: String, id: String) async throws(TransportError) -> ServerRow? { try await base.read(kind: kind, id: id) }
+
+    func attachmentStatus(_ contents: [AttachmentStatusRequest]) async throws(TransportError) -> [AttachmentStatus] {
+        try await base.attachmentStatus(contents)
+    }
+
+    func uploadAttachment(_ chunk: AttachmentChunk) async throws(TransportError) -> AttachmentUploadProgress {
+        let progress = try await base.uploadAttachment(chunk)
+        // Counted beneath the fault layer: a content whose last reply was lost still reached the server.
+        if progress.stored && chunk.offset + Int64(chunk.bytes.count) == chunk.size { await log.noteUploadCompleted() }
+        return progress
+    }
+
+    func downloadAttachment(_ content: ContentHash, offset: Int64, length: Int) async throws(TransportError) -> AttachmentDownload {
+        try await base.downloadAttachment(content, offset: offset, length: length)
+    }
 }

@@ -159,8 +159,12 @@ public final class SimulatedDevice {
         // The device's threshold is a record count: automatic checkpoints
         // past that many records (or the live items), whatever their bytes.
         let upkeep: LocalStore.UpkeepPolicy = checkpointThreshold > 0 ? .records(beyond: checkpointThreshold) : .off
-        let options = LocalStore.Options(system: disk, clock: clock, upkeep: upkeep,
+        var options = LocalStore.Options(system: disk, clock: clock, upkeep: upkeep,
                                          conflictPolicies: policies, preallocationBytes: 4096)
+        // Files only in runs that attach them: a small cache and a short
+        // grace, so upkeep evicts and removes within a run.
+        options.attachmentCacheBytes = SimulationContents.cacheBytes
+        options.attachmentGrace = .seconds(SimulationContents.graceSeconds)
         let opened: LocalStore
         do { opened = try await LocalStore.open(path: path, options: options) } catch {
             throw DeviceError(description: "\(name) could not open its journal: \(error)")
@@ -186,6 +190,7 @@ public final class SimulatedDevice {
         guard let store, let transport else { return }
         var options = SyncEngine.Options(kinds: kinds, batchSize: batchSize, pullLimit: pullLimit, jitterSeed: jitterSeed)
         options.followsSharedSpaces = followsSharedSpaces
+        options.attachmentChunkBytes = SimulationContents.chunkBytes
         options.idlePullInterval = live?.idlePullMilliseconds.map { .milliseconds($0) }
         options.changeWaitTimeout = live?.changeWaits == true ? Self.changeWaitTimeout : nil
         let engine = SyncEngine(store: store, transport: transport, options: options, clock: clock)
@@ -320,6 +325,44 @@ public final class SimulatedDevice {
         }
         held.append(HeldSync(transport: transport, task: task))
         return nil
+    }
+
+    /// Runs one sync whose attachment calls meet `fault` once `afterCalls` of them have passed.
+    func sync(attachmentFault fault: FaultInjectingTransport.Fault, afterCalls: Int) async throws(DeviceError) -> SyncOutcome {
+        _ = try liveStore()
+        guard let engine, let transport else { throw DeviceError(description: "\(name) has no engine") }
+        await transport.inject(.pass, on: .attachment, times: afterCalls)
+        await transport.inject(fault, on: .attachment)
+        let outcome = await engine.sync()
+        await transport.clearFaults()
+        lastOutcome = outcome
+        return outcome
+    }
+
+    /// Starts a sync whose attachment call after `afterCalls` passed is held
+    /// (an upload cut where it stands); `nil` once held, or the outcome if
+    /// the sync ended first.
+    func syncHoldingUpload(afterCalls: Int) async throws(DeviceError) -> SyncOutcome? {
+        _ = try liveStore()
+        guard let engine, let transport else { throw DeviceError(description: "\(name) has no engine") }
+        await transport.inject(.pass, on: .attachment, times: afterCalls)
+        return await startHeld(engine: engine, transport: transport, kind: .attachment)
+    }
+
+    /// The user opens `attachment`: its file here, or fetched through the
+    /// engine, with `fault` on the attachment call after `afterCalls` when given.
+    func open(_ attachment: Attachment, fault: FaultInjectingTransport.Fault?,
+              afterCalls: Int) async throws(DeviceError) -> Result<String, AttachmentDownloadError> {
+        _ = try liveStore()
+        guard let engine, let transport else { throw DeviceError(description: "\(name) has no engine") }
+        if let fault {
+            await transport.inject(.pass, on: .attachment, times: afterCalls)
+            await transport.inject(fault, on: .attachment)
+        }
+        let result: Result<String, AttachmentDownloadError>
+        do throws(AttachmentDownloadError) { result = .success(try await engine.download(attachment)) } catch { result = .failure(error) }
+        if fault != nil { await transport.clearFaults() }
+        return result
     }
 
     /// Starts a sync holding its next push (for the simulator's in-flight races).

@@ -20,6 +20,13 @@ import SyncJournalProtocol
 ///   it shows no record of a shared space its user is not a member of then,
 ///   and its spaces and roles are the server's; a rejected edit (a viewer's,
 ///   or a removed member's) is surfaced, which nothing-lost checks;
+/// - **attachment-available** (with `attachments`): after a device's whole
+///   sync, every file of a record it shows is on the device or held by the
+///   server for its user, and a file the user opens downloads whole when it
+///   is not here;
+/// - **attachment-kept-until-uploaded** (with `attachments`): a file a device
+///   attached stays on its disk until the server holds it, while a queued
+///   edit of the device refers to it;
 /// - **convergence**: once faults stop and every engine has synced on its own
 ///   schedule for two hours (no sync asked for by hand), every device shows
 ///   what the server holds and every outbox is empty.
@@ -51,6 +58,9 @@ public enum Simulation {
                 + "\(stats.conflicts) conflicts, "
                 + (stats.serverRestores > 0 ? "\(stats.serverRestores) server restores, \(stats.reconciliations) reconciliations, " : "")
                 + (configuration.users > 1 ? "\(stats.membershipChanges) membership changes, \(stats.rejections) rejected edits surfaced, " : "")
+                + (configuration.faults.contains(.attachments)
+                    ? "\(stats.attachmentsAdded) attachments added, \(stats.attachmentsUploaded) uploaded, \(stats.attachmentsDownloaded) downloaded, "
+                        + "\(stats.crashesMidUpload) crashes mid-upload, " : "")
                 + "\(stats.invariantChecks) invariant checks: all held, converged\n"
             return SimulationOutcome(violation: nil, statistics: stats, report: report)
         }
@@ -59,7 +69,8 @@ public enum Simulation {
         lines.append("\(header): VIOLATION at \(at): \(violation)")
         lines.append("reproduce: sync-sim --seed \(configuration.seed) --devices \(configuration.devices)"
             + (configuration.users > 1 ? " --users \(configuration.users)" : "") + " --steps \(configuration.steps)"
-            + (configuration.faults == Set(SimulationFault.allCases) ? "" : " --faults " + faultList(configuration.faults))
+            // Every class is not the default set: `all` must be said to repeat the run.
+            + " --faults " + (configuration.faults == Set(SimulationFault.allCases) ? "all" : faultList(configuration.faults))
             + (configuration.server.map { " --server \($0.absoluteString)" } ?? "")
             + (configuration.server == nil ? "" : " (timing differs between runs against a real server: it may not repeat)"))
         var trace = Array(first.trace.prefix(violation.step))

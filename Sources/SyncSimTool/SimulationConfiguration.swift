@@ -61,11 +61,13 @@ public struct SimulationConfiguration: Sendable, Hashable {
     /// - Throws: ``CommandLineError`` naming a bad value.
     init(_ parsed: ParsedCommandLine, seed: UInt64) throws(CommandLineError) {
         let knownFaults = SimulationFault.allCases.map(\.rawValue).joined(separator: ",")
-        let faults = try parsed.value("--faults", expected: "fault classes among \(knownFaults), all, or none") { text -> Set<SimulationFault>? in
+        let faults = try parsed.value("--faults", expected: "fault classes among \(knownFaults), default, all, or none") { text -> Set<SimulationFault>? in
             if text == "none" { return [] }
-            if text == "all" { return Set(SimulationFault.allCases) }
             var faults: Set<SimulationFault> = []
             for name in text.split(separator: ",") {
+                // `default` and `all` stand for their sets, so `default,attachments` adds one class to the default.
+                if name == "all" { faults.formUnion(SimulationFault.allCases); continue }
+                if name == "default" { faults.formUnion(SimulationFault.defaultSet); continue }
                 guard let fault = SimulationFault(rawValue: String(name)) else { return nil }
                 faults.insert(fault)
             }

@@ -12,6 +12,7 @@ extension SimulationRun {
             }
             await checkNothingLost(device: device, state: state)
             await checkNoResurrection(device: device, state: state)
+            await checkAttachmentsKept(device: device, state: state)
             if violation != nil { return }
         }
         await checkNoDoubleApply()

@@ -44,9 +44,24 @@ extension SimulationRun {
         }
         let visible = state?.visibleFields(of: RecordKey(kind: kind, id: id, space: space)) != nil
         let version = Simulation.modelVersion(ofDevice: device)
-        if !visible { return .create(kind: kind, id: id, fields: randomFields(kind: kind, all: true, modelVersion: version), space: space) }
-        return chance(60) ? .update(kind: kind, id: id, fields: randomFields(kind: kind, all: false, modelVersion: version), space: space)
-            : .delete(kind: kind, id: id, space: space)
+        if !visible {
+            var fields = randomFields(kind: kind, all: true, modelVersion: version)
+            // Drawn only with attachments on, so runs without them repeat as before.
+            if enabled(.attachments), kind == "pin", chance(50) { fields["photo"] = .attachment(randomFile().attachment) }
+            return .create(kind: kind, id: id, fields: fields, space: space)
+        }
+        guard chance(60) else { return .delete(kind: kind, id: id, space: space) }
+        var fields = randomFields(kind: kind, all: false, modelVersion: version)
+        if enabled(.attachments), kind == "pin", chance(40) {
+            // Attach or replace the photo, or clear it.
+            fields["photo"] = chance(75) ? .attachment(randomFile().attachment) : .null
+        }
+        return .update(kind: kind, id: id, fields: fields, space: space)
+    }
+
+    /// A file of the pool: the empty one now and then, the others alike.
+    func randomFile() -> SimulationContents.File {
+        chance(8) ? SimulationContents.files[0] : pick(Array(SimulationContents.files.dropFirst()))
     }
 
     /// A change of another user's membership of the shared list, from where it stands on the server now.
@@ -67,6 +82,10 @@ extension SimulationRun {
         // Drawn only when the list is shared, so one-user runs repeat as before.
         if configuration.users > 1, enabled(.membership), chance(6), let change = await randomMembershipChange() {
             return SimulationStep(action: .membership(change), advance: advance, tick: tick)
+        }
+        // Drawn only with attachments on, so runs without them repeat as before.
+        if enabled(.attachments), chance(18), let action = await randomAttachmentAction(device: device) {
+            return SimulationStep(action: action, advance: advance, tick: tick)
         }
         let roll = Int.random(in: 0..<100, using: &generator)
         var action: SimulationAction?

@@ -8,6 +8,7 @@ import SyncJournalTesting
 /// Performing steps: edits, syncs with their faults, other writers, crashes.
 extension SimulationRun {
     func perform(_ action: SimulationAction) async {
+        if await performAttachmentStep(action) { return }
         switch action {
         case .edit(let device, let edit):
             _ = await makeEdit(device: device, edit)
@@ -54,7 +55,9 @@ extension SimulationRun {
         case .serverBackup:
             await server.backUp()
         case .serverRestore:
+            let held = configuration.faults.contains(.attachments) ? await server.storedContents() : []
             guard await server.restoreBackup() else { break }
+            if !held.isEmpty { contentsLostInRestores.formUnion(held.subtracting(await server.storedContents())) }
             statistics.serverRestores += 1
             await log.forgetApplied()
             for kind in Simulation.kinds {
@@ -73,6 +76,8 @@ extension SimulationRun {
                 }
                 statistics.membershipChanges += 1
             } catch {}
+        case .openAttachment, .uploadFault, .crashMidUpload, .collectAttachments, .serverCollectAttachments:
+            break
         case .crashMidCheckpoint(let device, let calls, let powerSeed):
             let before = await state(of: device)
             devices[device].disk.freeze(afterCalls: calls)
@@ -125,12 +130,23 @@ extension SimulationRun {
             case .duplicate: _ = try await simulated.sync(injecting: .duplicate, on: .push)
             case .transient: _ = try await simulated.sync(injecting: .transient(reason: "503 (simulated)", retryAfterMilliseconds: 1_000), on: .any)
             case .permanent: _ = try await simulated.sync(injecting: .permanent(reason: "401 (simulated)"), on: .any)
+            case .offline: _ = try await simulated.sync(injecting: .offline, on: .any)
             }
         } catch {
             fail(.replayEqualsState, "\(name(device)) could not sync: \(error)")
         }
+        await syncEnded(device: device)
+    }
+
+    /// After a sync of `device` ended: a changed server is reconciled; a
+    /// sync that pulled to the end is checked against the server.
+    func syncEnded(device: Int) async {
+        let simulated = devices[device]
         if case .failed(.serverMismatch)? = simulated.lastOutcome { await reconcile(device: device) }
-        if case .ok? = simulated.lastOutcome { await checkSpaceMembership(device: device) }
+        if case .ok? = simulated.lastOutcome {
+            await checkSpaceMembership(device: device)
+            await checkAttachmentsAvailable(device: device)
+        }
     }
 
     /// The device found the server went back in time: the app reconciles.
@@ -140,9 +156,11 @@ extension SimulationRun {
         let simulated = devices[device]
         guard let engine = simulated.engine, let store = simulated.store else { return }
         statistics.reconciliations += 1
-        let before = (try? await store.currentState()).map { state in
+        let earlier = try? await store.currentState()
+        let before = earlier.map { state in
             Set((state.snapshot.keys.map { $0 } + Array(state.outbox.keys)).filter { state.visibleFields(of: $0) != nil })
         } ?? []
+        let rejectedBefore = Set((earlier?.rejections ?? []).map(\.operation.id))
         // A record whose edit is quarantined is hidden by the quarantine, not lost: it is still queued.
         func accounted(_ key: RecordKey, in state: StoreState) -> Bool {
             state.visibleFields(of: key) != nil || state.outbox.operations(on: key).contains { $0.quarantined }
@@ -174,6 +192,9 @@ extension SimulationRun {
             let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true,
                                                              spaces: configuration.users > 1 ? [:] : nil))
             if page?.rows.contains(where: { $0.key == key && $0.isTombstone }) == true { continue }
+            // A re-upload refused for good is surfaced as a rejection, not lost
+            // silently: a file neither this device nor the restored server holds.
+            if state.rejections.contains(where: { $0.operation.key == key && !rejectedBefore.contains($0.operation.id) }) { continue }
             fail(.nothingLost, "\(name(device)) showed \(key.kind) \(key.id) before reconciling with the restored server, and not after")
             return
         }
@@ -236,7 +257,11 @@ extension SimulationRun {
         let key = edit.key
         let visible = before.visibleFields(of: key) != nil
         var returnedID: OperationID?
+        let applies: Bool
+        if case .create = edit { applies = !visible } else { applies = visible }
         do {
+            // Files first, as an app adds a file before the edit that refers to it.
+            if applies { try await attachFiles(of: edit, device: device, store: store) }
             switch edit {
             case .create(let kind, let id, let fields, let space):
                 guard !visible else { return false }
@@ -353,6 +378,11 @@ extension SimulationRun {
         let label = "\(name(device)) \(edit.text) (step \(currentStep)\(interrupted ? ", reported failed, survived the crash" : ""))"
         var newState: LedgerEntry.State?
         if let newID {
+            // A file of an edit the journal holds is owed to the server from now on.
+            if !edit.attachments.isEmpty {
+                attachedContents[device, default: []].formUnion(edit.attachments.map(\.content))
+                if !interrupted { statistics.attachmentsAdded += edit.attachments.count }
+            }
             var state = LedgerEntry.State.open
             if !afterIDs.contains(newID) {
                 // Merged into an earlier queued operation (its content changed), or cancelled with it.

@@ -58,6 +58,12 @@ final class SimulationRun {
     var deletions: [[RecordKey: Deletion]] = []
     var currentStep = 0
     var violation: SimulationViolation?
+    /// Per device, the contents it attached in edits the store took.
+    var attachedContents: [Int: Set<ContentHash>] = [:]
+    /// Contents a restore of the server's database took away: until the
+    /// devices that hold them reconcile, the records that name them are
+    /// not openable anywhere else (checked again at the end).
+    var contentsLostInRestores: Set<ContentHash> = []
 
     init(configuration: SimulationConfiguration) {
         self.configuration = configuration
@@ -106,6 +112,10 @@ final class SimulationRun {
             deletions.append([:])
             openIDs.append([])
         }
+        if configuration.faults.contains(.attachments) {
+            await server.limitAttachments(maximumBytes: SimulationContents.serverMaximumBytes,
+                                          graceMilliseconds: SimulationContents.serverGraceMilliseconds)
+        }
         if configuration.users > 1 {
             // u1 owns the shared list; every other user starts as an editor.
             do throws(TransportError) {
@@ -130,7 +140,10 @@ final class SimulationRun {
             if step.tick > 0 { await server.tick(step.tick) }
             await perform(step.action)
             if violation == nil { await checkInvariants() }
-            if violation != nil { return Result(violation: violation, trace: trace, statistics: statistics) }
+            if violation != nil {
+                statistics.attachmentsUploaded = await log.uploadsCompleted
+                return Result(violation: violation, trace: trace, statistics: statistics)
+            }
         }
         currentStep = total + 1
         await finish()
@@ -142,6 +155,7 @@ final class SimulationRun {
         }
         statistics.conflicts = conflicts
         statistics.rejections = rejections
+        statistics.attachmentsUploaded = await log.uploadsCompleted
         return Result(violation: violation, trace: trace, statistics: statistics)
     }
 }

@@ -41,6 +41,21 @@ protocol SimulationServer: Sendable {
     func setRecordFault(kind: String, id: String, permanent: Bool, times: Int) async
     /// Lifts the record's faults.
     func clearRecordFaults(kind: String, id: String) async
+    /// Whether the server holds `attachment`'s content whole and `user` may
+    /// read it (uploaded it, or sees a live row that refers to it), as the
+    /// status call answers that user.
+    func holds(_ attachment: Attachment, user: String) async throws(TransportError) -> Bool
+    /// Makes the server refuse contents over `maximumBytes` and collect
+    /// what nothing refers to after `graceMilliseconds` of its clock (no-op
+    /// where the server's own settings decide).
+    func limitAttachments(maximumBytes: Int64, graceMilliseconds: Int64) async
+    /// The contents the server holds whole, whoever uploaded them (the
+    /// in-memory server only: none over HTTP, where nothing is restored).
+    func storedContents() async -> Set<ContentHash>
+    /// Whether the simulator may run the server's attachment collection (the in-memory server only).
+    var collectsAttachments: Bool { get }
+    /// Runs the server's attachment collection now; how many contents it deleted.
+    func collectAttachments() async -> Int
     /// Whether the database can be backed up and restored (the in-memory server only).
     var canRestore: Bool { get }
     /// Copies the database (a backup), where ``canRestore``.

@@ -25,4 +25,12 @@ public struct SimulationStatistics: Sendable, Hashable {
     public var rejections = 0
     /// Individual invariant checks evaluated.
     public var invariantChecks = 0
+    /// Files attached in edits the store acknowledged.
+    public var attachmentsAdded = 0
+    /// Uploads the server took whole.
+    public var attachmentsUploaded = 0
+    /// Files fetched from the server when a user opened them.
+    public var attachmentsDownloaded = 0
+    /// Devices that died while an upload was held.
+    public var crashesMidUpload = 0
 }

@@ -36,11 +36,21 @@ public enum SimulationFault: String, CaseIterable, Sendable, Hashable {
     /// the backup later (it goes back in time); devices reconcile when they
     /// find it. Only with the in-memory server.
     case serverRestore = "server-restore"
+    /// Pins hold files: edits attach, replace and clear them (contents
+    /// drawn from a small pool, so devices share some), devices open the
+    /// files of the pins they show (downloading what is not here) and run
+    /// their attachment upkeep, the in-memory server collects contents
+    /// nothing refers to after a short grace period, and the transport
+    /// faults of the other classes that are on hit uploads and downloads
+    /// too, with a device dying while an upload is held.
+    case attachments
 
     /// The fault classes a run injects unless told otherwise: all but
     /// ``serverRestore``, which is asked for by name (or with `all`) while
-    /// some of its runs still end in a violation (see the closing report).
-    public static let defaultSet: Set<SimulationFault> = Set(allCases).subtracting([.serverRestore])
+    /// some of its runs still end in a violation (see the closing report),
+    /// and ``attachments``, asked for by name (or with `all`) so that every
+    /// seed run without it keeps the trace it had before attachments.
+    public static let defaultSet: Set<SimulationFault> = Set(allCases).subtracting([.serverRestore, .attachments])
 }
 
 /// One local edit the simulator makes, in the user's personal space or in the shared list.
@@ -53,6 +63,16 @@ enum SimulationEdit: Hashable, Sendable {
         switch self {
         case .create(let kind, let id, _, let space), .update(let kind, let id, _, let space), .delete(let kind, let id, let space):
             return RecordKey(kind: kind, id: id, space: space)
+        }
+    }
+
+    /// The files the edit sets, field by field in name order.
+    var attachments: [Attachment] {
+        switch self {
+        case .create(_, _, let fields, _), .update(_, _, let fields, _):
+            return fields.keys.sorted().flatMap { fields[$0]!.attachments }
+        case .delete:
+            return []
         }
     }
 
@@ -88,6 +108,8 @@ enum MembershipChange: Hashable, Sendable {
 /// A whole-request fault on one sync.
 enum SyncFault: String, Hashable, Sendable {
     case none, loseRequest = "lose-request", loseReply = "lose-reply", duplicate, transient, permanent
+    /// The connection drops: only aimed at an attachment call.
+    case offline
 }
 
 /// What one step does. Every choice is made when the step is generated and
@@ -119,6 +141,21 @@ enum SimulationAction: Hashable, Sendable {
     case serverRestore
     /// A user's membership of the shared list changes.
     case membership(MembershipChange)
+    /// The user opens the files of a record the device shows: read here, or
+    /// downloaded: the first try meets `fault` (unless `none`) once
+    /// `afterCalls` download calls passed, then it is tried once more, as a
+    /// user tapping again would.
+    case openAttachment(device: Int, key: RecordKey, fault: SyncFault, afterCalls: Int)
+    /// A sync whose attachment calls meet `fault` after `afterCalls` of them passed.
+    case uploadFault(device: Int, afterCalls: Int, fault: SyncFault)
+    /// A sync whose attachment call after `afterCalls` passed is held; the
+    /// device dies there (`powerSeed` nil: the process is killed) and restarts.
+    case crashMidUpload(device: Int, afterCalls: Int, powerSeed: UInt64?)
+    /// The device's attachment upkeep: files nothing refers to past the
+    /// grace period removed, cached ones past the cache's bound evicted.
+    case collectAttachments(device: Int)
+    /// The server deletes the contents nothing refers to past its grace period.
+    case serverCollectAttachments
 }
 
 /// One step: an action, and how far the virtual clocks move before it.
@@ -160,6 +197,16 @@ struct SimulationStep: Hashable, Sendable {
         case .serverBackup: body = "server backup"
         case .serverRestore: body = "server restore from the backup"
         case .membership(let change): body = change.text
+        case .openAttachment(let device, let key, let fault, let calls):
+            let place = key.space.isPersonal ? "" : " in the shared list"
+            body = "\(name(device)) opens the files of \(key.kind) \(key.id)\(place)"
+                + (fault == .none ? "" : " (\(fault.rawValue) on download call \(calls + 1), then again)")
+        case .uploadFault(let device, let calls, let fault):
+            body = "\(name(device)) sync, \(fault.rawValue) on attachment call \(calls + 1)"
+        case .crashMidUpload(let device, let calls, let seed):
+            body = "\(name(device)) sync, attachment call \(calls + 1) held, " + (seed == nil ? "process killed" : "power cut") + ", restart"
+        case .collectAttachments(let device): body = "\(name(device)) attachment upkeep"
+        case .serverCollectAttachments: body = "server: collects the attachments nothing refers to"
         }
         var clocks: [String] = []
         if advance > 0 { clocks.append("+\(advance) ms") }

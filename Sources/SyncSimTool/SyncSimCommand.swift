@@ -34,7 +34,8 @@ public enum SyncSimCommand {
                    "--seed S --devices D [--users U] --steps N [--faults LIST] [--no-shrink]",
                    "--seeds A-B --devices D [--users U] --steps N [--faults LIST]   (a sweep, then the totals)"],
         summary: """
-            LIST: comma-separated fault classes (default: all), or none:
+            LIST: comma-separated fault classes, default (all but server-restore
+                  and attachments), all, or none; default,attachments adds one:
                   \(SimulationFault.allCases.map(\.rawValue).joined(separator: ","))
             """,
         options: [
@@ -46,7 +47,7 @@ public enum SyncSimCommand {
                 them and u1 shares a list of pins with the others
                 """),
             .value("--steps", "N", help: "steps before the faults stop (default 200)"),
-            .value("--faults", "LIST", help: "the fault classes injected (default all but server-restore; all: every one)"),
+            .value("--faults", "LIST", help: "the fault classes injected (default all but server-restore and attachments; all: every one)"),
             .flag("--no-shrink", help: "report a violation's trace as it is, unshrunk"),
             .value("--server", "URL", help: """
                 the devices sync with a running sync-server over HTTP; faults are
@@ -149,6 +150,10 @@ public enum SyncSimCommand {
             total.invariantChecks += outcome.statistics.invariantChecks
             total.membershipChanges += outcome.statistics.membershipChanges
             total.rejections += outcome.statistics.rejections
+            total.attachmentsAdded += outcome.statistics.attachmentsAdded
+            total.attachmentsUploaded += outcome.statistics.attachmentsUploaded
+            total.attachmentsDownloaded += outcome.statistics.attachmentsDownloaded
+            total.crashesMidUpload += outcome.statistics.crashesMidUpload
             if outcome.violation != nil { return Result(output: output, errors: "", status: 1) }
         }
         output += "seeds \(first)-\(last): \(runs) runs, 0 violations; steps \(total.steps), operations \(total.operations), "
@@ -156,6 +161,9 @@ public enum SyncSimCommand {
             + "mid-checkpoint \(total.crashesMidCheckpoint), mid-write \(total.crashesMidWrite)), "
             + "conflicts \(total.conflicts), "
             + (base.users > 1 ? "membership changes \(total.membershipChanges), rejected edits surfaced \(total.rejections), " : "")
+            + (base.faults.contains(.attachments)
+                ? "attachments added \(total.attachmentsAdded), uploaded \(total.attachmentsUploaded), downloaded \(total.attachmentsDownloaded), "
+                    + "crashes mid-upload \(total.crashesMidUpload), " : "")
             + "invariant checks \(total.invariantChecks)\n"
         return Result(output: output, errors: "", status: 0)
     }

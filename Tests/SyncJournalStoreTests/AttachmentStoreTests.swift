@@ -157,11 +157,12 @@ struct AttachmentStoreTests {
             let store = try await LocalStore.open(path: scratch.journal, options: options)
             let files = attachments(count: 4, size: 100)
             var made: [SyncJournalProtocol.Attachment] = []
-            for (index, bytes) in files.enumerated() {
-                let attachment = try await store.attach(bytes, mediaType: "application/octet-stream")
-                made.append(attachment)
-                try await store.create("doc", id: "d\(index)", fields: ["file": .attachment(attachment)])
+            for bytes in files { made.append(try await store.attach(bytes, mediaType: "application/octet-stream")) }
+            // Records the server sent refer to them; no queued edit does (its files are never evicted).
+            let rows = made.enumerated().map { index, attachment in
+                ServerRow(kind: "doc", id: "d\(index)", fields: ["file": .attachment(attachment)], updatedAt: Int64(index + 1))
             }
+            try await store.applyPulledPage(kind: "doc", rows: rows, cursor: PullCursor(updatedAt: 4, id: "d3"))
             #expect(try await store.collectAttachments().evicted == 0, "all four are pending")
             for attachment in made.prefix(3) { try await store.attachmentStore.confirmStored(attachment.content) }
             _ = try await store.attachmentFile(made[0])   // used recently
@@ -237,6 +238,61 @@ struct AttachmentStoreTests {
             }
         }
         #expect(points == 96 && kept > 0)
+    }
+
+    @Test("a cached file a queued edit refers to is never evicted, however full the cache: the server may lose it before the edit arrives, and the edit is uploaded from it again; once the edit has left the queue it is evicted like any other")
+    func queuedFilesAreNotEvicted() async throws {
+        try await Kit.withScratch { scratch in
+            var options = Kit.options()
+            options.attachmentCacheBytes = 50
+            let store = try await LocalStore.open(path: scratch.journal, options: options)
+            var made: [SyncJournalProtocol.Attachment] = []
+            for bytes in attachments(count: 3, size: 100) { made.append(try await store.attach(bytes, mediaType: "application/octet-stream")) }
+            try await store.create("doc", id: "d0", fields: ["file": .attachment(made[0])])
+            try await store.create("doc", id: "d1", fields: ["file": .attachment(made[1])])
+            try await store.applyPulledPage(kind: "doc", rows: [ServerRow(kind: "doc", id: "d2", fields: ["file": .attachment(made[2])], updatedAt: 1)],
+                                            cursor: PullCursor(updatedAt: 1, id: "d2"))
+            for attachment in made { try await store.attachmentStore.confirmStored(attachment.content) }
+            _ = try await store.attachmentFile(made[2])   // the pulled record's file is the most recently used
+
+            #expect(try await store.collectAttachments().evicted == 1, "only the pulled record's file may go")
+            #expect(try await store.attachmentFile(made[2]) == nil)
+            for index in 0..<2 { #expect(try await store.attachmentFile(made[index]) != nil, "d\(index)'s create is queued") }
+
+            // d0's create is acknowledged: its file is part of the cache now, past the bound.
+            let batch = try await store.beginSending(limit: 1, excluding: [])
+            let id = try #require(batch.operations.first?.id)
+            try await store.endSending([id], outcomes: [(id, .acknowledged(ServerRow(kind: "doc", id: "d0", fields: ["file": .attachment(made[0])],
+                                                                                     updatedAt: 2)))])
+            #expect(try await store.attachmentStore.contents().map(\.content).sorted() == [made[0].content, made[1].content].sorted())
+            #expect(try await store.collectAttachments().evicted == 1)
+            #expect(try await store.attachmentFile(made[0]) == nil)
+            #expect(try await store.attachmentFile(made[1]) != nil, "d1's create is still queued")
+            try await store.close()
+        }
+    }
+
+    @Test("after a reopen, cached files not used since are evicted in the order of their names, never in hash order: the same journal evicts the same files every time")
+    func evictionAfterReopenFollowsNames() async throws {
+        try await Kit.withScratch { scratch in
+            let store = try await Kit.open(scratch.journal)
+            var made: [SyncJournalProtocol.Attachment] = []
+            for bytes in attachments(count: 6, size: 100) { made.append(try await store.attach(bytes, mediaType: "application/octet-stream")) }
+            let rows = made.enumerated().map { index, attachment in
+                ServerRow(kind: "doc", id: "d\(index)", fields: ["file": .attachment(attachment)], updatedAt: Int64(index + 1))
+            }
+            try await store.applyPulledPage(kind: "doc", rows: rows, cursor: PullCursor(updatedAt: 6, id: "d5"))
+            for attachment in made { try await store.attachmentStore.confirmStored(attachment.content) }
+            try await store.close()
+
+            var options = Kit.options()
+            options.attachmentCacheBytes = 250
+            let reopened = try await LocalStore.open(path: scratch.journal, options: options)
+            #expect(try await reopened.collectAttachments().evicted == 4)
+            let kept = try await reopened.attachmentStore.contents().map(\.content)
+            #expect(kept == Array(made.map(\.content).sorted().suffix(2)), "the two last by name")
+            try await reopened.close()
+        }
     }
 
     @Test("a download is kept only whole and hashing to its name; damaged or short bytes keep nothing")

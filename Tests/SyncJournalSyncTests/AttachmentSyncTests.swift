@@ -134,6 +134,53 @@ struct AttachmentSyncTests {
         #expect(await server.storedContents == [file.content])
     }
 
+    @Test("an edit that refers to a file neither this device nor the server holds any more (a client-wins restore of a note deleted meanwhile, its file collected) is surfaced as a rejection naming the content, never left queued to fail again")
+    func unobtainableContentIsRefused() async throws {
+        let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let clock = ManualClock()
+        let a = try await Self.device(dir, "a", server: server)
+        let c = try await Device.open(dir.file("c.journal"), server: server, kinds: ["note"], syncClock: clock,
+                                      conflictPolicies: ["note": .clientWins], attachmentChunkBytes: Self.chunk)
+        let file = try await a.store.attach(Self.bytes(10_000))
+        try await a.store.create("note", id: "n1", fields: ["text": "tapas", "file": .attachment(file)])
+        #expect(await a.sync().endedWell)
+        #expect(await c.sync().endedWell)
+        #expect(try await c.store.attachmentFile(file) == nil, "shown on C, never opened there")
+        try await c.store.update("note", id: "n1", changes: ["text": "tapas at 8"])
+        try await a.store.delete("note", id: "n1")
+        #expect(await a.sync().endedWell)
+        await server.tick(8 * 86_400_000)
+        #expect(await server.collectAttachments().contents == 1)
+
+        // C's edit meets the deletion; client wins brings the note back as C
+        // shows it, file and all: a file nobody can upload again.
+        for _ in 0..<4 {
+            #expect(await c.sync().endedWell)
+            _ = await clock.advance(by: .seconds(3_600))
+        }
+        #expect(try await c.store.outboxStatus().isEmpty, "nothing queued that can never be sent")
+        let rejections = try await c.store.rejections()
+        #expect(rejections.count == 1)
+        #expect(rejections.first?.reason.contains(file.content.hex) == true)
+        #expect(try await c.store.record("note", id: "n1") == nil, "the deletion stands")
+        #expect(await server.read(user: "u1", RecordKey(kind: "note", id: "n1"))?.isTombstone ?? true)
+    }
+
+    @Test("an empty file is never an attachment to upload: every server holds the empty content, so the status counts none and nothing is sent for it")
+    func emptyFileIsNeverToUpload() async throws {
+        let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let a = try await Self.device(dir, "a", server: server)
+        let empty = try await a.store.attach([], mediaType: "text/plain")
+        #expect(empty.content == .empty && empty.size == 0)
+        try await a.store.create("note", id: "n1", fields: ["file": .attachment(empty)])
+        #expect(await a.sync().endedWell)
+        #expect(await a.engine.status.attachmentsToUpload == 0)
+        #expect(await a.recorder.calls.allSatisfy { !$0.hasPrefix("status") && !$0.hasPrefix("upload") })
+        #expect(await server.read(user: "u1", RecordKey(kind: "note", id: "n1"))?.fields["file"] == .attachment(empty))
+    }
+
     @Test("two devices adding the same content: the server keeps one copy, both edits apply, and either device can download it")
     func sameContentTwice() async throws {
         let dir = try TemporaryDirectory(prefix: "attachment-sync"); defer { dir.remove() }

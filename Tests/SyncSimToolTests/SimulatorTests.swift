@@ -18,7 +18,7 @@ struct SimulatorTests {
     @Test("server restores: backups restored under a new identity, every device reconciles when it meets the restored server, and no record it showed vanishes; all invariants hold and devices converge", arguments: [1, 5, 8, 9] as [UInt64])
     func serverRestoreRunHolds(_ seed: UInt64) async {
         let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300,
-                                                                                faults: Set(SimulationFault.allCases)))
+                                                                                faults: SimulationFault.defaultSet.union([.serverRestore])))
         #expect(outcome.violation == nil, "\(outcome.report)")
         #expect(outcome.statistics.serverRestores > 0 && outcome.statistics.reconciliations > 0)
     }
@@ -80,12 +80,68 @@ struct SimulatorTests {
         #expect(first.report == second.report && first.statistics == second.statistics)
     }
 
+    @Test("with attachments, seeded runs attach, upload, download and evict files, kill devices mid-upload, hold every invariant and converge",
+          arguments: [(1, 1, 3), (2, 1, 3), (3, 2, 3), (4, 3, 4)] as [(UInt64, Int, Int)])
+    func attachmentRunHolds(_ seed: UInt64, _ users: Int, _ devices: Int) async {
+        var configuration = SimulationConfiguration(seed: seed, devices: devices, steps: 300,
+                                                    faults: SimulationFault.defaultSet.union([.attachments]))
+        configuration.users = users
+        let outcome = await Simulation.runWithShrinking(configuration)
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.attachmentsAdded > 0 && outcome.statistics.attachmentsUploaded > 0)
+        #expect(outcome.report.contains(" attachments added, ") && outcome.report.contains(" crashes mid-upload, "))
+    }
+
+    @Test("across attachment runs, opened files are downloaded and devices die while an upload is held")
+    func attachmentRunsDownloadAndCrashMidUpload() async {
+        var downloads = 0
+        var crashes = 0
+        for seed in 5...8 as ClosedRange<UInt64> {
+            let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300,
+                                                                                    faults: SimulationFault.defaultSet.union([.attachments])))
+            #expect(outcome.violation == nil, "\(outcome.report)")
+            downloads += outcome.statistics.attachmentsDownloaded
+            crashes += outcome.statistics.crashesMidUpload
+        }
+        #expect(downloads > 0 && crashes > 0)
+    }
+
+    @Test("every class at once, server restores with attachments: a re-upload naming a file neither the device nor the restored server holds is surfaced as a rejection, and a file the restore took away is checked once every device has reconciled",
+          arguments: [12, 99] as [UInt64])
+    func restoresWithAttachmentsHold(_ seed: UInt64) async {
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: seed, devices: 3, steps: 300, faults: Set(SimulationFault.allCases)))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.serverRestores > 0 && outcome.statistics.attachmentsUploaded > 0)
+    }
+
+    @Test("an attachment run repeats byte for byte from its seed")
+    func attachmentSameSeedSameOutput() async {
+        var configuration = SimulationConfiguration(seed: 23, devices: 3, steps: 250, faults: SimulationFault.defaultSet.union([.attachments]))
+        configuration.users = 2
+        let first = await Simulation.runWithShrinking(configuration)
+        let second = await Simulation.runWithShrinking(configuration)
+        #expect(first.report == second.report && first.statistics == second.statistics)
+    }
+
+    @Test("attachments are asked for: the default runs attach nothing and report no attachment counts")
+    func attachmentsAreOffByDefault() async {
+        #expect(!SimulationFault.defaultSet.contains(.attachments))
+        let outcome = await Simulation.runWithShrinking(SimulationConfiguration(seed: 3, devices: 3, steps: 200))
+        #expect(outcome.violation == nil, "\(outcome.report)")
+        #expect(outcome.statistics.attachmentsAdded == 0 && outcome.statistics.attachmentsUploaded == 0)
+        #expect(!outcome.report.contains("attachment"))
+    }
+
     @Test("the command line: defaults, fault lists, and clear errors")
     func commandLine() throws {
         let parsed = try SimulationConfiguration(arguments: ["--seed", "7", "--devices", "2", "--steps", "50", "--faults", "crash,lose-reply"])
         #expect(parsed.seed == 7 && parsed.devices == 2 && parsed.steps == 50)
         #expect(parsed.faults == [.crash, .loseReply])
         #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--faults", "none"]).faults.isEmpty)
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1"]).faults == SimulationFault.defaultSet)
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--faults", "default,attachments"]).faults
+                == SimulationFault.defaultSet.union([.attachments]))
+        #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--faults", "all"]).faults == Set(SimulationFault.allCases))
         #expect(try SimulationConfiguration(arguments: ["--seed", "1"]).users == 1)
         #expect(try SimulationConfiguration(arguments: ["--seed", "1", "--devices", "4", "--users", "3"]).users == 3)
         for bad in [["--devices", "2"], ["--seed", "x"], ["--seed", "1", "--faults", "meteor"], ["--seed", "1", "--devices", "0"], ["--seed"],

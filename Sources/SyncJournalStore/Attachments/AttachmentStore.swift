@@ -340,10 +340,11 @@ package actor AttachmentStore {
         return entries[content]?.place == .pending
     }
 
-    /// How many contents added here the server has not confirmed.
+    /// How many contents added here the server has not confirmed. The
+    /// empty content never counts: every server holds it, so it is never uploaded.
     package func pendingCount() throws(StoreError) -> Int {
         try openIfNeeded()
-        return entries.values.reduce(0) { $0 + ($1.place == .pending ? 1 : 0) }
+        return entries.reduce(0) { $0 + ($1.value.place == .pending && $1.key != .empty ? 1 : 0) }
     }
 
     // MARK: Upkeep
@@ -360,8 +361,12 @@ package actor AttachmentStore {
     /// names once `grace` milliseconds passed since the store first saw it
     /// so (never one a queued edit names: those are in `referenced`), then
     /// cached contents, least recently used first, until the cache holds
-    /// at most `cacheLimit` bytes. Pending contents are never evicted.
-    package func collect(referenced: Set<ContentHash>, now: Int64, grace: Int64, cacheLimit: Int64) throws(StoreError) -> Collection {
+    /// at most `cacheLimit` bytes. Pending contents are never evicted, nor
+    /// cached ones in `queued` (those queued edits refer to): the server
+    /// may collect or stop serving a content before the edit that refers to
+    /// it arrives, and then this file is the one the edit is uploaded from again.
+    package func collect(referenced: Set<ContentHash>, queued: Set<ContentHash> = [], now: Int64, grace: Int64,
+                         cacheLimit: Int64) throws(StoreError) -> Collection {
         try openIfNeeded()
         var collection = Collection()
         for (content, entry) in entries.sorted(by: { $0.key < $1.key }) {
@@ -378,7 +383,9 @@ package actor AttachmentStore {
                 collection.unreferenced.append(content)
             }
         }
-        var cached = entries.filter { $0.value.place == .cached }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+        // Files found at open share a use of 0: their names break the tie, so eviction never follows hash order.
+        var cached = entries.filter { $0.value.place == .cached && !queued.contains($0.key) }
+            .sorted { ($0.value.lastUsed, $0.key) < ($1.value.lastUsed, $1.key) }
         var total = cached.reduce(Int64(0)) { $0 + $1.value.size }
         while total > cacheLimit, let oldest = cached.first {
             cached.removeFirst()

@@ -72,12 +72,22 @@ extension LocalStore {
         return contents
     }
 
+    /// Every content a queued edit refers to: kept whatever the cache holds,
+    /// since the edit may have to upload it again.
+    package func queuedContents() -> Set<ContentHash> {
+        var contents = Set<ContentHash>()
+        for entry in state.outbox.operations {
+            for value in entry.operation.fields.values { for attachment in value.attachments { contents.insert(attachment.content) } }
+        }
+        return contents
+    }
+
     /// Removes attachment files nothing refers to once the grace period
     /// (``Options/attachmentGrace``) has passed, and evicts the least
     /// recently used cached files past ``Options/attachmentCacheBytes``.
     /// Files the server does not hold yet are never evicted, and a file a
-    /// queued edit refers to is never removed. The engine runs it after
-    /// each sync; an app may run it when it likes.
+    /// queued edit refers to is never removed nor evicted. Nothing runs it
+    /// on its own: an app runs it when it likes (after a sync, say).
     ///
     /// ```swift
     /// try await store.collectAttachments()
@@ -89,8 +99,9 @@ extension LocalStore {
         let store = attachmentStore
         let grace = options.attachmentGrace.components
         let graceMilliseconds = grace.seconds * 1000 + grace.attoseconds / 1_000_000_000_000_000
-        let collected = try await store.collect(referenced: referencedContents(), now: options.clock.wallTimeMilliseconds,
-                                                grace: graceMilliseconds, cacheLimit: options.attachmentCacheBytes)
+        let collected = try await store.collect(referenced: referencedContents(), queued: queuedContents(),
+                                                now: options.clock.wallTimeMilliseconds, grace: graceMilliseconds,
+                                                cacheLimit: options.attachmentCacheBytes)
         return AttachmentCollection(removed: collected.unreferenced.count, evicted: collected.evicted.count)
     }
 

@@ -68,7 +68,8 @@ extension LocalStore {
         /// The most bytes of downloaded attachments (and of added ones the
         /// server has confirmed) kept beside the journal; past it the least
         /// recently used are removed, to be downloaded again when needed.
-        /// Attachments not yet on the server never count and are never removed.
+        /// Attachments not yet on the server, and those a queued edit refers
+        /// to, never count and are never removed.
         /// 256 MiB by default.
         public var attachmentCacheBytes: Int64 = 256 << 20
         /// How long an attachment's file is kept once no record, queued
