@@ -61,7 +61,7 @@ let package = Package(
         // Record payloads of the local store: operations and their field values.
         .target(name: "SyncJournalStore", dependencies: ["SyncJournalCore", "SyncJournalProtocol", "SyncJournalFieldCodec", "SyncJournalPlatform"]),
         // The sync engine: schedules, retries, and the store's side of push and pull.
-        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore", "SyncJournalProtocol"]),
+        .target(name: "SyncJournalSync", dependencies: ["SyncJournalStore", "SyncJournalProtocol", "SyncJournalPlatform"]),
         // The HTTP protocol's strict JSON and message codecs (journals/PROTOCOL.md),
         // shared by the HTTP transport and the server.
         .target(name: "SyncJournalWire", dependencies: ["SyncJournalProtocol"]),

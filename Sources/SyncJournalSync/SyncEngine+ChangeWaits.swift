@@ -15,7 +15,7 @@ extension SyncEngine {
     @discardableResult
     public func appDidBecomeActive() async -> SyncOutcome? {
         guard started, !suspended else { return nil }
-        schedule.handle(.pullRequested, at: clock.now(), using: &generator)
+        handle(.pullRequested)
         await openChangeWait()
         guard schedule.isDue(at: clock.now()) else {
             arm()
@@ -35,7 +35,7 @@ extension SyncEngine {
     /// ```
     @discardableResult
     public func resumeAfterAuthentication() async -> SyncOutcome? {
-        schedule.handle(.authenticationRenewed, at: clock.now(), using: &generator)
+        handle(.authenticationRenewed)
         guard started else { return await sync() }
         guard schedule.isDue(at: clock.now()) else {
             arm()
@@ -149,7 +149,7 @@ extension SyncEngine {
         case .failure(.unauthorized(let reason)):
             // Refused credentials stop everything until the app signs in.
             recordForStatus(.failed(.authentication(reason: reason)))
-            schedule.handle(.authenticationRefused, at: now, using: &generator)
+            scheduler.withLock { $0.handle(.authenticationRefused, at: now) }
             arm()
             await refreshStatus()
         case .failure(let error):
@@ -164,7 +164,7 @@ extension SyncEngine {
     /// Pulls at once for a wait's answer, or when the backoff allows (the
     /// wait is reopened when that sync ends).
     private func pullAfterChangeWait(at now: Int64) async {
-        schedule.handle(.pullRequested, at: now, using: &generator)
+        scheduler.withLock { $0.handle(.pullRequested, at: now) }
         if schedule.isDue(at: now) {
             _ = await sync()
         } else {
@@ -175,7 +175,7 @@ extension SyncEngine {
     /// Opens the next wait after the reconnect backoff.
     private func scheduleChangeWaitReconnect(at now: Int64) {
         changeWait.failuresInARow += 1
-        let delay = max(1, options.retryPolicy.backoffDelay(afterFailures: changeWait.failuresInARow, using: &generator))
+        let delay = max(1, backoffDelay(afterFailures: changeWait.failuresInARow))
         let generation = changeWait.generation
         changeWait.reconnectTimer = clock.schedule(at: now + delay) { [weak self] in
             await self?.changeWaitReconnect(generation)

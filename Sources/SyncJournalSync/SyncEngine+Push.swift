@@ -183,7 +183,7 @@ extension SyncEngine {
             }
             let failures = (failuresInARow[entry.id] ?? 0) + 1
             failuresInARow[entry.id] = failures
-            let delay = options.retryPolicy.backoffDelay(afterFailures: failures, using: &generator)
+            let delay = backoffDelay(afterFailures: failures)
             retryAt[entry.id] = now + max(delay, 1)
         }
     }

@@ -51,7 +51,7 @@ extension SyncEngine {
     public func reconcileWithServer() async -> SyncOutcome {
         while let running { _ = await running.value }
         if started {
-            schedule.handle(.syncStarted, at: clock.now(), using: &generator)
+            handle(.syncStarted)
         }
         let task = Task {
             let outcome = await self.runReconciliation()

@@ -22,9 +22,10 @@ extension SyncEngine {
     /// ```
     public func suspend() async {
         guard !suspended else { return }
-        suspended = true
-        timer?.cancel()
-        timer = nil
+        scheduler.withLock { state in
+            state.suspended = true
+            state.cancelTimer()
+        }
         closeChangeWait()
         publishStatus()
     }
@@ -43,7 +44,7 @@ extension SyncEngine {
     @discardableResult
     public func resume() async -> SyncOutcome? {
         guard suspended else { return nil }
-        suspended = false
+        scheduler.withLock { $0.suspended = false }
         guard started else { return nil }
         await refreshPendingWork()
         return await appDidBecomeActive()

@@ -1,6 +1,7 @@
 import SyncJournalCore
 import SyncJournalProtocol
 import SyncJournalStore
+import SyncJournalPlatform
 
 /// Pushes a store's queued operations and pulls server changes through a
 /// transport: cursor pulls and idempotent pushes, with per-id removals and
@@ -121,19 +122,13 @@ public actor SyncEngine {
     /// The injected clock, read as milliseconds since a fixed origin.
     let clock: EngineClock
     var running: Task<SyncOutcome, Never>?
-    var generator: SeededGenerator
-    /// The scheduler's state (meaningful once started).
-    var schedule: SyncSchedule
-    var started = false
+    /// The scheduler's state, behind a lock so that a local edit schedules
+    /// its attempt without waiting for the actor.
+    let scheduler: Mutex<SchedulerState>
     /// The open wait for server changes, if any (see SyncEngine+ChangeWaits).
     var changeWait = ChangeWaitState()
     /// What the status reports (see SyncEngine+Status).
     var statusState = StatusState()
-    var timer: EngineTimer?
-    /// Where the store signals local edits while the engine is started, and
-    /// the task that schedules a sync for each wake-up.
-    /// Whether a status refresh asked for by an edit is yet to run.
-    private var statusRefreshRequested = false
     /// Per-operation backoff after a failure, in clock milliseconds. Memory
     /// only, like in-flight marks: after a restart everything may be tried.
     var retryAt: [OperationID: Int64] = [:]
@@ -143,8 +138,6 @@ public actor SyncEngine {
     /// starts from the base delay.
     var failuresInARow: [OperationID: Int] = [:]
     var attemptCount = 0
-    /// Set by ``suspend()``: nothing starts until ``resume()`` (SyncEngine+Suspension).
-    var suspended = false
     /// When the running sync must stop starting requests (clock
     /// milliseconds): the earliest deadline of ``sync(within:)`` callers.
     var runDeadline: Int64?
@@ -163,9 +156,10 @@ public actor SyncEngine {
         self.transport = transport
         self.options = options
         self.clock = EngineClock(clock)
-        generator = SeededGenerator(seed: options.jitterSeed ?? UInt64.random(in: 0...UInt64.max))
-        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: self.clock.now(),
-                                idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
+        let schedule = SyncSchedule(policy: options.retryPolicy, isOnline: true, hasPendingWork: false, at: self.clock.now(),
+                                    idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
+        scheduler = Mutex(SchedulerState(schedule: schedule,
+                                         generator: SeededGenerator(seed: options.jitterSeed ?? UInt64.random(in: 0...UInt64.max))))
     }
 
     /// Changes the push batch size (for tests and the simulator).
@@ -184,13 +178,16 @@ public actor SyncEngine {
     /// changes opens.
     public func start(online: Bool = true) async {
         guard !started else { return }
-        started = true
-        schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now(),
-                                idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
-        if options.idlePullInterval != nil {
-            schedule.handle(.pullRequested, at: clock.now(), using: &generator)
+        let schedule = SyncSchedule(policy: options.retryPolicy, isOnline: online, hasPendingWork: false, at: clock.now(),
+                                    idlePullMilliseconds: options.idlePullInterval.map { EngineClock.milliseconds($0, roundingUp: true) })
+        scheduler.withLock { state in
+            state.schedule = schedule
+            state.started = true
         }
-        await outbox.setEditObserver { [weak self] in await self?.localEditMade() }
+        if options.idlePullInterval != nil {
+            handle(.pullRequested)
+        }
+        await outbox.setEditObserver { [weak self] in self?.localEditMade() }
         await refreshPendingWork()
         await openChangeWait()
         await refreshStatus()
@@ -199,9 +196,10 @@ public actor SyncEngine {
     /// Stops scheduling and closes the wait for changes (a sync already
     /// running finishes).
     public func stop() async {
-        started = false
-        timer?.cancel()
-        timer = nil
+        scheduler.withLock { state in
+            state.started = false
+            state.cancelTimer()
+        }
         closeChangeWait()
         await outbox.setEditObserver(nil)
         publishStatus()
@@ -211,7 +209,7 @@ public actor SyncEngine {
     /// online schedules an attempt at once, or when the backoff ends, and
     /// reopens the wait for changes; going offline closes it.
     public func setOnline(_ online: Bool) async {
-        schedule.handle(.connectivityChanged(online: online), at: clock.now(), using: &generator)
+        handle(.connectivityChanged(online: online))
         arm()
         if online {
             await openChangeWait()
@@ -263,21 +261,26 @@ public actor SyncEngine {
         }
     }
 
-    /// A local edit is durable. The edit waits only for this: the
-    /// schedule's step and the timer, which cost the same however long the
-    /// outbox is. The status is refreshed afterwards, off the edit's path,
-    /// once for a burst of edits.
-    private func localEditMade() {
-        guard started else { return }
-        schedule.handle(.localEdit, at: clock.now(), using: &generator)
-        arm()
-        guard !statusRefreshRequested else { return }
-        statusRefreshRequested = true
-        Task { [weak self] in await self?.refreshStatusForEdits() }
+    /// A local edit is durable (called on the store's thread). The edit
+    /// waits only for this: the schedule's step and the timer, under the
+    /// scheduler's lock, never for the actor, and the same cost however long
+    /// the outbox is. The status is refreshed afterwards, off the edit's
+    /// path, once for a burst of edits.
+    private nonisolated func localEditMade() {
+        let now = clock.now()
+        let refresh = scheduler.withLock { state -> Bool in
+            guard state.started else { return false }
+            state.handle(.localEdit, at: now)
+            state.arm(on: clock) { [weak self] in await self?.timerFired() }
+            guard !state.statusRefreshRequested else { return false }
+            state.statusRefreshRequested = true
+            return true
+        }
+        if refresh { Task { [weak self] in await self?.refreshStatusForEdits() } }
     }
 
     private func refreshStatusForEdits() async {
-        statusRefreshRequested = false
+        scheduler.withLock { $0.statusRefreshRequested = false }
         await refreshStatus()
     }
 
@@ -285,7 +288,7 @@ public actor SyncEngine {
     public func refreshPendingWork() async {
         guard started, running == nil else { return }
         let readyAt = await pendingWorkReadyAt()
-        schedule.handle(.pendingWorkChanged(readyAt: readyAt), at: clock.now(), using: &generator)
+        handle(.pendingWorkChanged(readyAt: readyAt))
         arm()
     }
 
@@ -307,14 +310,31 @@ public actor SyncEngine {
 
     /// Sets the timer for the schedule's next attempt.
     func arm() {
-        timer?.cancel()
-        timer = nil
-        guard started, !suspended, let at = schedule.nextAttemptAt else { return }
-        timer = clock.schedule(at: at) { [weak self] in await self?.timerFired() }
+        scheduler.withLock { $0.arm(on: clock) { [weak self] in await self?.timerFired() } }
+    }
+
+    /// Tells the schedule about `event` now.
+    func handle(_ event: SyncSchedule.Event) {
+        let now = clock.now()
+        scheduler.withLock { $0.handle(event, at: now) }
+    }
+
+    /// The scheduler's state now (a copy).
+    var schedule: SyncSchedule { scheduler.withLock { $0.schedule } }
+
+    /// Whether ``start(online:)`` has run (and not ``stop()``).
+    var started: Bool { scheduler.withLock { $0.started } }
+
+    /// Set by ``suspend()``: nothing starts until ``resume()`` (SyncEngine+Suspension).
+    var suspended: Bool { scheduler.withLock { $0.suspended } }
+
+    /// A backoff delay after `failures` failures in a row, jittered by the scheduler's generator.
+    func backoffDelay(afterFailures failures: Int) -> Int64 {
+        scheduler.withLock { options.retryPolicy.backoffDelay(afterFailures: failures, using: &$0.generator) }
     }
 
     private func timerFired() async {
-        timer = nil
+        scheduler.withLock { $0.timer = nil }
         guard started else { return }
         guard schedule.isDue(at: clock.now()) else {
             arm()
@@ -338,9 +358,11 @@ public actor SyncEngine {
         if let running { return running }
         attemptCount += 1
         if started {
-            timer?.cancel()
-            timer = nil
-            schedule.handle(.syncStarted, at: clock.now(), using: &generator)
+            let now = clock.now()
+            scheduler.withLock { state in
+                state.cancelTimer()
+                state.handle(.syncStarted, at: now)
+            }
         }
         let task = Task {
             let outcome = await self.runUnlessSuspended()
@@ -373,7 +395,7 @@ public actor SyncEngine {
         }
         let readyAt = await pendingWorkReadyAt()
         guard running == nil else { return }
-        schedule.handle(.syncEnded(result, pendingWorkReadyAt: readyAt), at: clock.now(), using: &generator)
+        handle(.syncEnded(result, pendingWorkReadyAt: readyAt))
         arm()
         switch outcome {
         case .failed(.authentication), .failed(.store(.retired)), .failed(.serverMismatch):

@@ -21,6 +21,26 @@ struct SchedulerClockTests {
         return settings
     }
 
+    // MARK: An edit's own path
+
+    @Test("an edit returns with its attempt already on the clock, set from the store's thread: a burst of edits leaves one timer, at the first edit's coalescing deadline")
+    func editSchedulesBeforeReturning() async throws {
+        let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
+        let server = ReferenceServer()
+        let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
+        #expect(rig.clock.pendingTimerDeadlineMilliseconds.isEmpty, "nothing queued, nothing scheduled")
+        let start = rig.clock.elapsedMilliseconds
+        try await rig.store.create("pin", id: "p0", fields: [:])
+        // Read from the clock, not the engine: no engine task ran between the edit and this line.
+        #expect(rig.clock.pendingTimerDeadlineMilliseconds == [start + 500])
+        for index in 1..<20 { try await rig.store.create("pin", id: "p\(index)", fields: [:]) }
+        #expect(rig.clock.pendingTimerDeadlineMilliseconds == [start + 500], "later edits of the burst ride along")
+        await rig.clock.advance(byMilliseconds: 500)
+        #expect(await rig.engine.syncsStarted == 1)
+        #expect(try await rig.store.outboxOperations().isEmpty)
+        #expect(await server.pushes == 1)
+    }
+
     // MARK: Offline and online
 
     @Test("an edit made while the app reports offline brings no attempt; reporting online brings one at once and the outbox empties")

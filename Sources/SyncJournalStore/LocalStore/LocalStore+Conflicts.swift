@@ -17,7 +17,7 @@ extension LocalStore {
             guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
             return [.released(id)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
     }
 
     /// Drops a quarantined operation for good; the record shows the server's
@@ -27,7 +27,7 @@ extension LocalStore {
             guard staged.outbox[id]?.quarantined == true else { throw .notQuarantined(id) }
             return [.discarded(id)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
     }
 
     /// Removes a conflict from ``conflicts()`` (or a merge from ``merges()``)
@@ -113,6 +113,6 @@ extension LocalStore {
             guard case .edit(let edit, let steps) = Self.edit(operation, in: dismissed) else { return [.conflictDismissed(id)] }
             return [.conflictSettled(id, edit: edit, compaction: steps)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
     }
 }

@@ -44,7 +44,7 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: recordID, space: space, operation: operationID)
     }
 
@@ -84,7 +84,7 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: id, space: space, operation: operationID)
     }
 
@@ -116,7 +116,7 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        await notifyEditObserver()
+        notifyEditObserver()
         return Edit(kind: kind, id: id, space: space, operation: operationID)
     }
 

@@ -376,15 +376,17 @@ extension LocalStore {
         return events
     }
 
-    /// Sets the callback awaited after each local edit is durable: how a
-    /// sync engine learns that there is work. It must cost the same however
-    /// much is queued (the engine takes the schedule's step and nothing
-    /// else), since every edit waits for it. One observer per store.
-    package func setEditObserver(_ observer: (@Sendable () async -> Void)?) {
+    /// Sets the callback made, on the store's thread, after each local edit
+    /// is durable: how a sync engine learns that there is work. It must not
+    /// block and must cost the same however much is queued (the engine takes
+    /// the schedule's step under a lock and nothing else): every edit runs
+    /// it before returning, and never waits for the engine itself. One
+    /// observer per store.
+    package func setEditObserver(_ observer: (@Sendable () -> Void)?) {
         editObserver = observer
     }
 
-    func notifyEditObserver() async {
-        if let editObserver { await editObserver() }
+    func notifyEditObserver() {
+        editObserver?()
     }
 }

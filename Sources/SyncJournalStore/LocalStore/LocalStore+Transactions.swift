@@ -67,7 +67,7 @@ extension LocalStore {
         try checkWritable()
         guard !operations.isEmpty else { return [] }
         try await submit { (staged) throws(StoreError) in try Self.transaction(operations, in: staged) }
-        await notifyEditObserver()
+        notifyEditObserver()
         return operations.map { Edit(kind: $0.entity, id: $0.recordID, space: $0.space, operation: $0.id) }
     }
 

@@ -70,8 +70,8 @@ public actor LocalStore {
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waiters for outcomes and streams of changes.
     var board = OutcomeBoard()
-    /// Awaited after each durable local edit (the sync engine's trigger).
-    var editObserver: (@Sendable () async -> Void)?
+    /// Called after each durable local edit (the sync engine's trigger).
+    var editObserver: (@Sendable () -> Void)?
     /// The indexes of ``Options/indexes`` over the visible state.
     var fieldIndexes: FieldIndexes
     /// The queries followed through ``observe(_:)``.

@@ -1,0 +1,42 @@
+import SyncJournalCore
+import SyncJournalPlatform
+
+/// What the engine's scheduler decides with, kept behind a lock rather than
+/// in the engine actor: a local edit updates it and sets the timer from the
+/// store's thread, without waiting for the engine (an edit waits for its own
+/// durability and nothing else), and when the edit returns the attempt it
+/// asked for is already scheduled.
+struct SchedulerState: Sendable {
+    /// The schedule itself (meaningful once started).
+    var schedule: SyncSchedule
+    /// The jitter source of every backoff.
+    var generator: SeededGenerator
+    /// The timer set for the schedule's next attempt.
+    var timer: EngineTimer?
+    /// Whether ``SyncEngine/start(online:)`` has run (and not ``SyncEngine/stop()``).
+    var started = false
+    /// Set by ``SyncEngine/suspend()`` until ``SyncEngine/resume()``.
+    var suspended = false
+    /// Whether a status refresh asked for by an edit is yet to run.
+    var statusRefreshRequested = false
+
+    /// Tells the schedule about `event` at `now`.
+    mutating func handle(_ event: SyncSchedule.Event, at now: Int64) {
+        schedule.handle(event, at: now, using: &generator)
+    }
+
+    /// Sets the timer for the schedule's next attempt (none when not
+    /// started, suspended or with nothing to do), cancelling the last one.
+    mutating func arm(on clock: EngineClock, fire: @escaping @Sendable () async -> Void) {
+        timer?.cancel()
+        timer = nil
+        guard started, !suspended, let at = schedule.nextAttemptAt else { return }
+        timer = clock.schedule(at: at, fire)
+    }
+
+    /// Cancels the timer.
+    mutating func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+}
