@@ -282,7 +282,7 @@ actor ReplyScript: SyncTransport {
     func transportError() -> TransportError {
         switch input.byte() % 5 {
         case 0: return .offline
-        case 1: return .transient(reason: input.string(["503"]), retryAfterMilliseconds: input.bool() ? input.int64() : nil)
+        case 1: return .transient(reason: input.string(["503"]), retryAfter: input.bool() ? .milliseconds(input.int64()) : nil)
         case 2: return .permanent(reason: input.string(["403"]))
         case 3: return .tooLarge(reason: input.string(["413"]))
         default:

@@ -52,7 +52,7 @@ extension HTTPTransport {
         }
         if progress.received > chunk.size || (progress.stored && progress.received != chunk.size) {
             throw .transient(reason: "malformed reply to \(SyncEndpoint.uploadAttachment.path): \(progress.received) bytes received "
-                             + "of \(chunk.size)\(progress.stored ? ", stored" : "")", retryAfterMilliseconds: nil)
+                             + "of \(chunk.size)\(progress.stored ? ", stored" : "")", retryAfter: nil)
         }
         return progress
     }
@@ -77,16 +77,16 @@ extension HTTPTransport {
         let path = SyncEndpoint.downloadAttachment.path
         guard let sizeText = reply.headers[AttachmentHeaders.contentSize], let size = AttachmentHeaders.integer(sizeText) else {
             throw .transient(reason: "malformed reply to \(path): no \(AttachmentHeaders.contentSize) of plain decimal digits",
-                             retryAfterMilliseconds: nil)
+                             retryAfter: nil)
         }
         guard let hashText = reply.headers[AttachmentHeaders.chunkHash], let bytesHash = ContentHash(hashText) else {
             throw .transient(reason: "malformed reply to \(path): no \(AttachmentHeaders.chunkHash) of 64 lowercase hex digits",
-                             retryAfterMilliseconds: nil)
+                             retryAfter: nil)
         }
         let count = Int64(reply.body.count)
         if count > length || offset + count > size || (count == 0 && offset < size) {
             throw .transient(reason: "malformed reply to \(path): \(count) bytes from \(offset) of a content of \(size) bytes, "
-                             + "\(length) asked for", retryAfterMilliseconds: nil)
+                             + "\(length) asked for", retryAfter: nil)
         }
         return AttachmentDownload(bytes: reply.body, size: size, bytesHash: bytesHash)
     }

@@ -48,7 +48,7 @@ extension HTTPTransport {
         }
         if let space, space.id != change.space {
             throw .transient(reason: "malformed reply to \(endpoint.path): it describes space \(space.id), not \(change.space)",
-                             retryAfterMilliseconds: nil)
+                             retryAfter: nil)
         }
         return space
     }

@@ -16,7 +16,7 @@ import SyncJournalWire
 /// ``TransportError/unauthorized(reason:)``; a dropped connection, a 408,
 /// a 5xx or 429 (with its
 /// `Retry-After` seconds), or a 200 whose body does not decode is
-/// ``TransportError/transient(reason:retryAfterMilliseconds:)`` and nothing
+/// ``TransportError/transient(reason:retryAfter:)`` and nothing
 /// of it is returned; 410 `cursor_expired` is
 /// ``TransportError/cursorExpired(kinds:)``; 413 is
 /// ``TransportError/tooLarge(reason:)``; any other 4xx is
@@ -284,7 +284,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
             throw Self.malformed(.health, error)
         }
         if status != HealthReplyCodec.ok {
-            throw .transient(reason: "the server reports status \"\(status)\"", retryAfterMilliseconds: nil)
+            throw .transient(reason: "the server reports status \"\(status)\"", retryAfter: nil)
         }
     }
 
@@ -292,7 +292,7 @@ public final class HTTPTransport: SyncTransport, Sendable {
 
     static func malformed(_ endpoint: SyncEndpoint, _ error: WireError) -> TransportError {
         // The server may have applied a push: its operation ids make the resend safe.
-        .transient(reason: "malformed reply to \(endpoint.path): \(error)", retryAfterMilliseconds: nil)
+        .transient(reason: "malformed reply to \(endpoint.path): \(error)", retryAfter: nil)
     }
 
     /// The URL of `endpoint` under ``baseURL``.
@@ -444,17 +444,17 @@ public final class HTTPTransport: SyncTransport, Sendable {
         let data: Data
         switch exchange {
         case .failed(let error): throw TransportErrorClassifier.classify(error)
-        case .cancelled: throw .transient(reason: "cancelled while waiting for \(endpoint.path)", retryAfterMilliseconds: nil)
+        case .cancelled: throw .transient(reason: "cancelled while waiting for \(endpoint.path)", retryAfter: nil)
         case .timedOut: throw .serverUnreachable(reason: "no reply from \(endpoint.path) within \(timeout)")
         case .completed(let reply, let replyData):
             guard let http = reply as? HTTPURLResponse else {
-                throw .transient(reason: "not an HTTP reply from \(endpoint.path)", retryAfterMilliseconds: nil)
+                throw .transient(reason: "not an HTTP reply from \(endpoint.path)", retryAfter: nil)
             }
             response = http
             data = replyData
         }
         if data.count > maximumReplyBytes {
-            throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfterMilliseconds: nil)
+            throw .transient(reason: "a reply of \(data.count) bytes from \(endpoint.path), at most \(maximumReplyBytes)", retryAfter: nil)
         }
         let bytes = [UInt8](data)
         if response.statusCode == 200 || passing.contains(response.statusCode) {

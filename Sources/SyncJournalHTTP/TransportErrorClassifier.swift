@@ -15,7 +15,7 @@ enum TransportErrorClassifier {
     static func classify(_ error: Error) -> TransportError {
         let nsError = error as NSError
         guard nsError.domain == NSURLErrorDomain else {
-            return .transient(reason: "request failed: \(nsError.localizedDescription)", retryAfterMilliseconds: nil)
+            return .transient(reason: "request failed: \(nsError.localizedDescription)", retryAfter: nil)
         }
         switch URLError.Code(rawValue: nsError.code) {
         case .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
@@ -26,11 +26,11 @@ enum TransportErrorClassifier {
         case .timedOut:
             return .serverUnreachable(reason: "timed out")
         case .networkConnectionLost:
-            return .transient(reason: "connection lost", retryAfterMilliseconds: nil)
+            return .transient(reason: "connection lost", retryAfter: nil)
         case .badURL, .unsupportedURL:
             return .permanent(reason: "bad URL: \(nsError.localizedDescription)")
         default:
-            return .transient(reason: "request failed (\(nsError.code)): \(nsError.localizedDescription)", retryAfterMilliseconds: nil)
+            return .transient(reason: "request failed (\(nsError.code)): \(nsError.localizedDescription)", retryAfter: nil)
         }
     }
 
@@ -72,16 +72,16 @@ enum TransportErrorClassifier {
             return .tooLarge(reason: detail)
         case 408:
             // The request did not reach the server whole, so nothing of it was applied.
-            return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
+            return .transient(reason: detail, retryAfter: retryAfterDelay(retryAfter))
         case 429, 500...599:
-            return .transient(reason: detail, retryAfterMilliseconds: retryAfterMilliseconds(retryAfter))
+            return .transient(reason: detail, retryAfter: retryAfterDelay(retryAfter))
         case 300...399:
             return .permanent(reason: detail + ", a redirect (not followed)")
         case 400...499:
             return .permanent(reason: detail)
         default:
             // 1xx, another 2xx, or no status HTTP defines: the server is not following the protocol.
-            return .transient(reason: detail + ", not a status of the protocol", retryAfterMilliseconds: nil)
+            return .transient(reason: detail + ", not a status of the protocol", retryAfter: nil)
         }
     }
 
@@ -117,12 +117,12 @@ enum TransportErrorClassifier {
         return kinds.isEmpty ? nil : kinds
     }
 
-    /// `Retry-After` in its delay-seconds form (`120`) in milliseconds; the
-    /// HTTP-date form and anything else are ignored (`nil`).
-    static func retryAfterMilliseconds(_ header: String?) -> Int64? {
+    /// `Retry-After` in its delay-seconds form (`120`); the HTTP-date form
+    /// and anything else are ignored (`nil`).
+    static func retryAfterDelay(_ header: String?) -> Duration? {
         guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.utf8.count <= 18,
               text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let seconds = Int64(text) else { return nil }
-        return seconds.multipliedReportingOverflow(by: 1000).overflow ? .max : seconds * 1000
+        return .seconds(seconds)
     }
 }

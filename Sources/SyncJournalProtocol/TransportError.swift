@@ -2,7 +2,7 @@
 public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No connection: the request did not leave the device. A normal state,
     /// not a failure: the sync is skipped. (A request that may have left,
-    /// then lost its connection, is ``transient(reason:retryAfterMilliseconds:)``.)
+    /// then lost its connection, is ``transient(reason:retryAfter:)``.)
     case offline
     /// The device has a network but the server did not answer: the
     /// connection was refused or timed out (the server is down, or a
@@ -16,7 +16,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case unauthorized(reason: String)
     /// Worth retrying later: a timeout, an overloaded or failing server (5xx),
     /// or too many requests (429), with the server's retry-after if it gave one.
-    case transient(reason: String, retryAfterMilliseconds: Int64?)
+    case transient(reason: String, retryAfter: Duration?)
     /// The request itself is wrong or forbidden; resending it will not help.
     case permanent(reason: String)
     /// The server refused the request as too large (HTTP 413): the engine
@@ -44,7 +44,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .offline: return "offline"
         case .serverUnreachable(let reason): return "server unreachable: \(reason)"
         case .unauthorized(let reason): return "unauthorized: \(reason)"
-        case .transient(let reason, let after): return "transient: \(reason)" + (after.map { " (retry after \($0) ms)" } ?? "")
+        case .transient(let reason, let after): return "transient: \(reason)" + (after.map { " (retry after \($0))" } ?? "")
         case .permanent(let reason): return "permanent: \(reason)"
         case .tooLarge(let reason): return "too large: \(reason)"
         case .cursorExpired(let kinds): return "cursor expired for \(kinds.sorted().joined(separator: ", "))"

@@ -220,13 +220,13 @@ extension SyncEngine {
     func stopForTransfer(_ error: TransportError) -> SyncOutcome {
         switch error {
         case .offline: return .skipped(.offline)
-        case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
+        case .transient(let reason, let after): return .retryLater(reason: reason, retryAfter: after)
         case .serverUnreachable:
             statusState.serverUnreachableThisSync = true
-            return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+            return .retryLater(reason: error.description, retryAfter: nil)
         case .unauthorized(let reason): return .failed(.authentication(reason: reason))
         case .serverMismatch(let mismatch): return .failed(.serverMismatch(mismatch))
-        case .attachmentRefused: return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+        case .attachmentRefused: return .retryLater(reason: error.description, retryAfter: nil)
         case .permanent, .tooLarge, .cursorExpired, .spaceRefused: return .failed(.transport(error))
         }
     }
@@ -302,13 +302,13 @@ extension SyncEngine {
                 let part = try await transport.downloadAttachment(content, offset: offset, length: chunkBytes)
                 if part.size != attachment.size {
                     throw .transient(reason: "the server holds \(part.size) bytes of content \(content.hex), not \(attachment.size)",
-                                     retryAfterMilliseconds: nil)
+                                     retryAfter: nil)
                 }
                 if ContentHash(bytes: SHA256.digest(part.bytes)) == part.bytesHash { return part.bytes }
                 // Damaged on the way: ask again, a few times.
                 damaged += 1
                 if damaged >= Self.uploadRefusalsInARow {
-                    throw .transient(reason: "chunks of content \(content.hex) from \(offset) keep arriving damaged", retryAfterMilliseconds: nil)
+                    throw .transient(reason: "chunks of content \(content.hex) from \(offset) keep arriving damaged", retryAfter: nil)
                 }
             }
         }

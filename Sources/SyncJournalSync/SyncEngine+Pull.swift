@@ -39,10 +39,10 @@ extension SyncEngine {
                     switch error {
                     case .serverMismatch(let mismatch): return await stopForMismatch(mismatch)
                     case .offline: return .skipped(.offline)
-                    case .transient(let reason, let after): return .retryLater(reason: reason, retryAfterMilliseconds: after)
+                    case .transient(let reason, let after): return .retryLater(reason: reason, retryAfter: after)
                     case .serverUnreachable:
                         statusState.serverUnreachableThisSync = true
-                        return .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+                        return .retryLater(reason: error.description, retryAfter: nil)
                     case .unauthorized(let reason): return .failed(.authentication(reason: reason))
                     case .cursorExpired(let kinds):
                         // Each kind is resynced at most once per sync: a server that
@@ -141,8 +141,8 @@ extension SyncEngine {
                 switch error {
                 case .serverMismatch(let mismatch): return .failure(ResyncStop(outcome: await stopForMismatch(mismatch)))
                 case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
-                case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfterMilliseconds: after)))
-                case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfterMilliseconds: nil)))
+                case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfter: after)))
+                case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfter: nil)))
                 case .unauthorized(let reason): return .failure(ResyncStop(outcome: .failed(.authentication(reason: reason))))
                 default: return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
                 }

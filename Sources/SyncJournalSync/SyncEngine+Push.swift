@@ -45,13 +45,13 @@ extension SyncEngine {
                 // A store that cannot keep the attempt is the graver trouble: the sync stops with it.
                 do { _ = try await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) }) }
                 catch { return .stop(.failed(.store(error))) }
-                return .stop(.retryLater(reason: reason, retryAfterMilliseconds: after))
+                return .stop(.retryLater(reason: reason, retryAfter: after))
             case .serverUnreachable(let reason):
                 // As a transient failure: a timed-out request may have been applied.
                 statusState.serverUnreachableThisSync = true
                 do { _ = try await outbox.endSending(ids, outcomes: ids.map { ($0, .failure(.transient, reason: reason)) }) }
                 catch { return .stop(.failed(.store(error))) }
-                return .stop(.retryLater(reason: error.description, retryAfterMilliseconds: nil))
+                return .stop(.retryLater(reason: error.description, retryAfter: nil))
             case .unauthorized(let reason):
                 // The credentials, not the operations: none is charged, and
                 // they go again once the app has signed in.

@@ -131,10 +131,10 @@ extension SyncEngine {
                     let outcome: SyncOutcome
                     switch error {
                     case .offline: outcome = .skipped(.offline)
-                    case .transient(let reason, let after): outcome = .retryLater(reason: reason, retryAfterMilliseconds: after)
+                    case .transient(let reason, let after): outcome = .retryLater(reason: reason, retryAfter: after)
                     case .serverUnreachable:
                         statusState.serverUnreachableThisSync = true
-                        outcome = .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+                        outcome = .retryLater(reason: error.description, retryAfter: nil)
                     case .unauthorized(let reason): outcome = .failed(.authentication(reason: reason))
                     // The server changed again while it was read: nothing is journaled yet; try again.
                     case .serverMismatch(let mismatch): outcome = .failed(.serverMismatch(known.mismatch ?? mismatch))

@@ -55,7 +55,7 @@ extension SyncEngine {
     /// server so, without waiting for the next pull. A running sync's own
     /// outcome replaces it when that sync ends.
     func recordServerUnreachable(_ error: TransportError) {
-        statusState.lastOutcome = .retryLater(reason: error.description, retryAfterMilliseconds: nil)
+        statusState.lastOutcome = .retryLater(reason: error.description, retryAfter: nil)
         statusState.serverUnreachable = true
         statusState.serverUnreachableFromChangeWait = true
     }

@@ -387,7 +387,7 @@ public actor SyncEngine {
         // The server answered what was asked before the deadline.
         case .ok, .deadlineReached: result = .succeeded
         case .skipped: result = .offline
-        case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after)
+        case .retryLater(_, let after): result = .transientFailure(retryAfterMilliseconds: after.map { EngineClock.milliseconds($0, roundingUp: true) })
         // A changed server, like refused credentials, pauses scheduling until
         // the app acts (a reconciliation): retrying cannot help.
         case .failed(.authentication), .failed(.serverMismatch): result = .authenticationNeeded

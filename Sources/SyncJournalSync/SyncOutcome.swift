@@ -9,7 +9,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
     /// The server is overloaded or failing (a timeout, 5xx, 429): the sync
     /// stopped and is retried after a backoff, no sooner than the server's
     /// retry-after. No operation's permanent-failure budget was used.
-    case retryLater(reason: String, retryAfterMilliseconds: Int64?)
+    case retryLater(reason: String, retryAfter: Duration?)
     /// The sync stopped; what was journaled before the failure stays.
     case failed(SyncFailure)
     /// The deadline of ``SyncEngine/sync(within:)`` came first. Nothing is
@@ -50,7 +50,7 @@ public enum SyncOutcome: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .ok(let pushed, let pulled, let conflicts): return "ok (pushed \(pushed), pulled \(pulled), conflicts \(conflicts))"
         case .skipped(let reason): return "skipped (\(reason))"
-        case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0) ms)" } ?? "")
+        case .retryLater(let reason, let after): return "retry later: \(reason)" + (after.map { " (after \($0))" } ?? "")
         case .failed(let failure): return "error: \(failure)"
         case .deadlineReached: return "stopped at the deadline; the rest is still queued"
         }

@@ -25,7 +25,7 @@ public actor FaultInjectingTransport: SyncTransport {
         /// Fails with ``TransportError/offline`` without reaching the server.
         case offline
         /// Fails with a transient error without reaching the server.
-        case transient(reason: String, retryAfterMilliseconds: Int64?)
+        case transient(reason: String, retryAfter: Duration?)
         /// Fails with a permanent error without reaching the server.
         case permanent(reason: String)
         /// Fails with ``TransportError/tooLarge(reason:)`` (HTTP 413) without
@@ -103,7 +103,7 @@ public actor FaultInjectingTransport: SyncTransport {
     ///
     /// ```swift
     /// // A 503 storm: the next 20 pushes fail, each with a retry-after of 2 s.
-    /// await faulty.inject(.transient(reason: "503", retryAfterMilliseconds: 2_000), on: .push, times: 20)
+    /// await faulty.inject(.transient(reason: "503", retryAfter: .milliseconds(2_000)), on: .push, times: 20)
     /// ```
     public func inject(_ fault: Fault, on kind: RequestKind = .any, times: Int) {
         for _ in 0..<max(0, times) { faults.append((fault, kind)) }
@@ -167,7 +167,7 @@ public actor FaultInjectingTransport: SyncTransport {
         case .offline?:
             throw .offline
         case .transient(let reason, let after)?:
-            throw .transient(reason: reason, retryAfterMilliseconds: after)
+            throw .transient(reason: reason, retryAfter: after)
         case .permanent(let reason)?:
             throw .permanent(reason: reason)
         case .tooLarge(let reason)?:
@@ -177,10 +177,10 @@ public actor FaultInjectingTransport: SyncTransport {
         case .unauthorized(let reason)?:
             throw .unauthorized(reason: reason)
         case .loseRequest?:
-            throw .transient(reason: "timeout (request lost)", retryAfterMilliseconds: nil)
+            throw .transient(reason: "timeout (request lost)", retryAfter: nil)
         case .loseReply?:
             _ = try await send()
-            throw .transient(reason: "timeout (reply lost)", retryAfterMilliseconds: nil)
+            throw .transient(reason: "timeout (reply lost)", retryAfter: nil)
         case .duplicate?:
             _ = try await send()
             return try await send()
@@ -192,7 +192,7 @@ public actor FaultInjectingTransport: SyncTransport {
                 for watcher in watchers { watcher.resume() }
             }
             let reply = try await send()
-            guard deliver else { throw .transient(reason: "connection lost (reply lost)", retryAfterMilliseconds: nil) }
+            guard deliver else { throw .transient(reason: "connection lost (reply lost)", retryAfter: nil) }
             return reply
         }
     }

@@ -45,7 +45,7 @@ import SyncJournalSync
 ///   (``restore(_:)``).
 /// - For tests, a push may be refused as too large
 ///   (``maximumBatchSize``), and single records can be made to fail
-///   (``rejectPermanently(kind:id:reason:)``, ``failTransiently(kind:id:reason:times:retryAfterMilliseconds:)``).
+///   (``rejectPermanently(kind:id:reason:)``, ``failTransiently(kind:id:reason:times:retryAfter:)``).
 ///
 /// ```swift
 /// let server = ReferenceServer()
@@ -71,7 +71,7 @@ public actor ReferenceServer {
     /// How a record is made to fail, for tests.
     private enum Failing {
         case permanent(reason: String)
-        case transient(reason: String, remaining: Int, retryAfterMilliseconds: Int64?)
+        case transient(reason: String, remaining: Int, retryAfter: Duration?)
     }
     private var failing: [RecordKey: Failing] = [:]
 
@@ -337,12 +337,12 @@ public actor ReferenceServer {
     /// await server.failTransiently(kind: "pin", id: "p1", reason: "lock timeout", times: 2)
     /// ```
     public func failTransiently(kind: String, id: String, reason: String = "failed transiently (test)", times: Int = 1,
-                                retryAfterMilliseconds: Int64? = nil) {
+                                retryAfter: Duration? = nil) {
         failing[RecordKey(kind: kind, id: id)] = .transient(reason: reason, remaining: max(0, times),
-                                                            retryAfterMilliseconds: retryAfterMilliseconds)
+                                                            retryAfter: retryAfter)
     }
 
-    /// Lifts ``rejectPermanently(kind:id:reason:)`` or ``failTransiently(kind:id:reason:times:retryAfterMilliseconds:)``.
+    /// Lifts ``rejectPermanently(kind:id:reason:)`` or ``failTransiently(kind:id:reason:times:retryAfter:)``.
     ///
     /// ```swift
     /// await server.clearFailures(kind: "pin", id: "p1")
@@ -366,7 +366,7 @@ public actor ReferenceServer {
                 failing[key] = nil
                 return nil
             }
-            failing[key] = remaining == 1 ? nil : .transient(reason: reason, remaining: remaining - 1, retryAfterMilliseconds: after)
+            failing[key] = remaining == 1 ? nil : .transient(reason: reason, remaining: remaining - 1, retryAfter: after)
             return .rejected(reason: reason, permanent: false)
         }
     }

@@ -76,7 +76,7 @@ extension SimulationRun {
         case .loseRequest: return .loseRequest
         case .loseReply: return .loseReply
         case .duplicate: return .duplicate
-        case .transient: return .transient(reason: "503 (simulated)", retryAfterMilliseconds: 1_000)
+        case .transient: return .transient(reason: "503 (simulated)", retryAfter: .milliseconds(1_000))
         case .permanent: return .permanent(reason: "401 (simulated)")
         case .offline: return .offline
         }

@@ -128,7 +128,7 @@ extension SimulationRun {
             case .loseRequest: _ = try await simulated.sync(injecting: .loseRequest, on: .any)
             case .loseReply: _ = try await simulated.sync(injecting: .loseReply, on: .push)
             case .duplicate: _ = try await simulated.sync(injecting: .duplicate, on: .push)
-            case .transient: _ = try await simulated.sync(injecting: .transient(reason: "503 (simulated)", retryAfterMilliseconds: 1_000), on: .any)
+            case .transient: _ = try await simulated.sync(injecting: .transient(reason: "503 (simulated)", retryAfter: .milliseconds(1_000)), on: .any)
             case .permanent: _ = try await simulated.sync(injecting: .permanent(reason: "401 (simulated)"), on: .any)
             case .offline: _ = try await simulated.sync(injecting: .offline, on: .any)
             }

@@ -35,7 +35,7 @@ struct HTTPChangeWaitTests {
         let error = await HTTPTransportTests.transportError { () async throws(TransportError) in
             try await HTTPTransportTests.transport(busy).waitForChanges(after: ["pin": nil], timeout: .seconds(5))
         }
-        #expect(error == .transient(reason: "HTTP 429 from /v1/sync/wait: too_many_requests (m)", retryAfterMilliseconds: 3_000))
+        #expect(error == .transient(reason: "HTTP 429 from /v1/sync/wait: too_many_requests (m)", retryAfter: .milliseconds(3_000)))
         let malformed = try ScriptedHTTPResponder([.ok(Array(#"{"changed":1}"#.utf8))])
         defer { malformed.stop() }
         let bad = await HTTPTransportTests.transportError { () async throws(TransportError) in

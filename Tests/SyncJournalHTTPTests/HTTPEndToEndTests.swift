@@ -57,7 +57,7 @@ struct HTTPEndToEndTests {
     func errorClassesRoundTrip() async throws {
         let errors: [TransportError] = [
             .permanent(reason: "no"), .tooLarge(reason: "batch"), .cursorExpired(kinds: ["note", "pin"]),
-            .transient(reason: "busy", retryAfterMilliseconds: 3_000), .transient(reason: "busy", retryAfterMilliseconds: nil),
+            .transient(reason: "busy", retryAfter: .milliseconds(3_000)), .transient(reason: "busy", retryAfter: nil),
             .serverMismatch(.differentServer(expected: ServerIdentity("x")!, found: ServerIdentity("y")!)),
             .serverMismatch(.behind(identity: ServerIdentity("x")!, seenStamp: 10, latestStamp: 9)),
         ]

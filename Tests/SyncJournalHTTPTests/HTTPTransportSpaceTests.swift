@@ -91,9 +91,9 @@ struct HTTPTransportSpaceTests {
         defer { responder.stop() }
         let transport = HTTPTransportTests.transport(responder)
         let missing = await HTTPTransportTests.transportError { () async throws(TransportError) in try await transport.pull(Self.spacedPull) }
-        #expect(missing == .transient(reason: "malformed reply to /v1/sync/pull: $.nextSpaceCursors is missing", retryAfterMilliseconds: nil))
+        #expect(missing == .transient(reason: "malformed reply to /v1/sync/pull: $.nextSpaceCursors is missing", retryAfter: nil))
         let extra = await HTTPTransportTests.transportError { () async throws(TransportError) in try await transport.pull(HTTPTransportTests.pullRequest) }
-        #expect(extra == .transient(reason: "malformed reply to /v1/sync/pull: $.lostSpaces is not a member of this message", retryAfterMilliseconds: nil))
+        #expect(extra == .transient(reason: "malformed reply to /v1/sync/pull: $.lostSpaces is not a member of this message", retryAfter: nil))
     }
 
     @Test("a wait naming spaces sends them with the header")
@@ -155,11 +155,11 @@ struct HTTPTransportSpaceTests {
         let transport = HTTPTransportTests.transport(responder)
         let wrongSpace = await HTTPTransportTests.transportError { () async throws(TransportError) in try await transport.change(.rename(Self.trip, name: "x")) }
         #expect(wrongSpace == .transient(reason: "malformed reply to /v1/spaces/rename: it describes space \(Self.gym), not \(Self.trip)",
-                                         retryAfterMilliseconds: nil))
+                                         retryAfter: nil))
         let noSpace = await HTTPTransportTests.transportError { () async throws(TransportError) in try await transport.change(.create(Self.trip, name: "x")) }
-        #expect(noSpace == .transient(reason: "malformed reply to /v1/spaces/create: $.space is missing", retryAfterMilliseconds: nil))
+        #expect(noSpace == .transient(reason: "malformed reply to /v1/spaces/create: $.space is missing", retryAfter: nil))
         let badList = await HTTPTransportTests.transportError { () async throws(TransportError) in try await transport.spaces() }
-        #expect(badList == .transient(reason: "malformed reply to /v1/spaces/list: $.spaces is not an array", retryAfterMilliseconds: nil))
+        #expect(badList == .transient(reason: "malformed reply to /v1/spaces/list: $.spaces is not an array", retryAfter: nil))
     }
 
     // MARK: Errors

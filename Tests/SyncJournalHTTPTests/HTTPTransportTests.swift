@@ -177,7 +177,7 @@ struct HTTPTransportTests {
         let error = try await Self.pushError(.respond(status: 429, headers: [("Retry-After", "7")],
                                                       body: Self.error(#"{"error":"too_many_requests","message":"slow down"}"#)))
         guard case .transient(_, let after) = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(after == 7_000)
+        #expect(after == .seconds(7))
     }
 
     @Test("500 is transient without a retry-after; 503 honours Retry-After; a date Retry-After is ignored")
@@ -185,7 +185,7 @@ struct HTTPTransportTests {
         let failing = try await Self.pushError(.respond(status: 500, body: Self.error(#"{"error":"internal","message":"boom"}"#)))
         guard case .transient(_, nil) = failing else { Issue.record("500: \(String(describing: failing))"); return }
         let unavailable = try await Self.pushError(.respond(status: 503, headers: [("Retry-After", "2")], body: Self.error(#"{"error":"unavailable","message":"draining"}"#)))
-        guard case .transient(_, 2_000) = unavailable else { Issue.record("503: \(String(describing: unavailable))"); return }
+        guard case .transient(_, .seconds(2)?) = unavailable else { Issue.record("503: \(String(describing: unavailable))"); return }
         let dated = try await Self.pushError(.respond(status: 503, headers: [("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT")]))
         guard case .transient(_, nil) = dated else { Issue.record("503 dated: \(String(describing: dated))"); return }
     }

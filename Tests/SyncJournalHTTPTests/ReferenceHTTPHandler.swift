@@ -100,7 +100,8 @@ struct ReferenceHTTPHandler: Sendable {
         case .spaceRefused(let refusal): return Self.error(refusal.httpStatus, ErrorBody(refusal: refusal))
         case .attachmentRefused(let refusal): return Self.error(refusal.httpStatus, ErrorBody(refusal: refusal))
         case .transient(let reason, let after):
-            let headers = after.map { [("Retry-After", String(($0 + 999) / 1000))] } ?? []
+            // Whole seconds, rounded up, as the header carries them.
+            let headers = after.map { [("Retry-After", String(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0)))] } ?? []
             return .respond(status: 503, headers: headers, body: ErrorBodyCodec.encode(ErrorBody(code: .unavailable, message: reason)))
         }
     }

@@ -21,7 +21,7 @@ struct StorageTransport: SyncTransport {
         case .success(let value): return value
         case .failure(.cursorExpired(let kinds, let spaceKinds)): throw .cursorExpired(kinds: PullRefusal.expiredKinds(kinds, spaceKinds))
         case .failure(.serverMismatch(let mismatch)): throw .serverMismatch(mismatch)
-        case .failure(let error): throw .transient(reason: "\(error)", retryAfterMilliseconds: nil)
+        case .failure(let error): throw .transient(reason: "\(error)", retryAfter: nil)
         }
     }
 

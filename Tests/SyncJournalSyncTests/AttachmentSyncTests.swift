@@ -236,7 +236,7 @@ struct AttachmentSyncTests {
         #expect(await b.sync().endedWell)
 
         await b.faulty.inject(.pass, on: .attachment, times: 2)
-        await b.faulty.inject(.transient(reason: "connection reset", retryAfterMilliseconds: nil), on: .attachment)
+        await b.faulty.inject(.transient(reason: "connection reset", retryAfter: nil), on: .attachment)
         await #expect(throws: AttachmentDownloadError.self) { _ = try await b.engine.download(file) }
         #expect(try await b.store.attachmentFile(file) == nil, "nothing partial is shown as the file")
         let path = try await b.engine.download(file)

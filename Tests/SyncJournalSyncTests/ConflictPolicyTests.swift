@@ -253,14 +253,14 @@ struct ConflictPolicyTests {
         let device = scene.device
         let first = Task { await device.sync() }
         await faulty.waitUntilHeld()
-        await faulty.inject(.transient(reason: "busy", retryAfterMilliseconds: nil), on: .push)
+        await faulty.inject(.transient(reason: "busy", retryAfter: nil), on: .push)
         await faulty.releaseHeld()
         guard case .retryLater = await first.value else { Issue.record("the merged fields' push was to fail"); return }
         let merge = try #require(try await scene.store.merges().first)
         #expect(merge.id == op)
         let replacement = try #require(merge.resolution.replacement)
         #expect(try await scene.store.outboxOperations().map(\.id) == [replacement.id])
-        await faulty.inject(.transient(reason: "busy", retryAfterMilliseconds: nil), on: .push)
+        await faulty.inject(.transient(reason: "busy", retryAfter: nil), on: .push)
         guard case .retryLater = await scene.device.sync() else { Issue.record("the push was to fail again"); return }
         #expect(try await scene.store.merges().map(\.id) == [op], "still queued: the merge stays")
         #expect(await scene.device.sync() == .ok(pushed: 1, pulled: 1, conflicts: 0))
@@ -586,7 +586,7 @@ struct ConflictPolicyTests {
         let op = try await scene.store.update("pin", id: "p1", changes: ["name": .string("Mine")]).operation
         // The pushes fail after the conflict: the requeued change stays queued.
         await scene.device.faulty.inject(.hold, on: .push)
-        await scene.device.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push)
+        await scene.device.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push)
         let device = scene.device
         let syncing = Task { await device.sync() }
         await device.faulty.waitUntilHeld()

@@ -21,7 +21,7 @@ struct FailureHandlingTests {
         var settings = FailureRig.Settings()
         settings.retryPolicy = Self.policy
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: settings)
-        await rig.faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: retryAfter), on: .push, times: 20)
+        await rig.faulty.inject(.transient(reason: "503 service unavailable", retryAfter: retryAfter.map { .milliseconds($0) }), on: .push, times: 20)
         for index in 0..<5 { try await rig.store.create("pin", id: "p\(index)", fields: ["n": .int(Int64(index))]) }
 
         var failures = 0

@@ -94,7 +94,7 @@ struct LiveSyncTests {
         let clock = ManualClock()
         let faultyFirst = try await LiveRig.open(dir.file("device.journal"), server: server, clock: clock,
                                                  changeWaitTimeout: .seconds(60), start: false)
-        await faultyFirst.faulty.inject(.transient(reason: "connection reset", retryAfterMilliseconds: nil), on: .changeWait)
+        await faultyFirst.faulty.inject(.transient(reason: "connection reset", retryAfter: nil), on: .changeWait)
         await faultyFirst.engine.start()
         let rig = faultyFirst
         await rig.engine.untilChangeWaitsEnded(1)

@@ -323,7 +323,7 @@ struct OutcomeAndStatusTests {
         #expect(await device.engine.nextAttemptAtMilliseconds == 1_500)
 
         // The scheduled attempt meets a 503 with a retry-after of 30 s.
-        await device.faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: 30_000), on: .push)
+        await device.faulty.inject(.transient(reason: "503 service unavailable", retryAfter: .milliseconds(30_000)), on: .push)
         await clock.advance(toMilliseconds: 1_500)
         #expect(await device.engine.syncsStarted == 1)
         status = try await device.engine.outboxStatus()

@@ -142,7 +142,7 @@ struct ReadBackTests {
         await rig.faulty.inject(.loseReply, on: .push)
         #expect(await rig.engine.sync().isRetryLater)
 
-        await rig.faulty.inject(.transient(reason: "503 on read", retryAfterMilliseconds: nil), on: .read)
+        await rig.faulty.inject(.transient(reason: "503 on read", retryAfter: nil), on: .read)
         #expect(await rig.engine.sync() == .ok(pushed: 0, pulled: 1, conflicts: 0))
         #expect(await server.reads == 0, "the read never reached the server")
         let entry = try #require(try await rig.entry(create))

@@ -77,7 +77,7 @@ struct SchedulerClockTests {
         #expect(await rig.engine.syncsStarted == 0)
 
         // Online again, then a 503 with a long retry-after.
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: 20_000), on: .push)
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: .milliseconds(20_000)), on: .push)
         await rig.engine.setOnline(true)
         await rig.clock.advance(byMilliseconds: 0)
         #expect(await rig.engine.syncsStarted == 1)
@@ -143,7 +143,7 @@ struct SchedulerClockTests {
     static func attemptTimes(seed: UInt64, failures: Int, in dir: TemporaryDirectory) async throws -> [Int64] {
         let server = ReferenceServer()
         let rig = try await FailureRig.open(dir.file("seed\(seed)-\(UUID().uuidString).journal"), server: server, settings: Self.settings(seed: seed))
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: failures)
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push, times: failures)
         try await rig.store.create("pin", id: "p1", fields: [:])
         for _ in 0...failures {
             try await rig.expectAttemptScheduled()
@@ -185,7 +185,7 @@ struct SchedulerClockTests {
         let server = ReferenceServer()
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .milliseconds(1_000), editCoalescing: .milliseconds(500))
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings(policy))
-        await rig.faulty.inject(.transient(reason: "429 too many requests", retryAfterMilliseconds: 30_000), on: .push)
+        await rig.faulty.inject(.transient(reason: "429 too many requests", retryAfter: .milliseconds(30_000)), on: .push)
         try await rig.store.create("pin", id: "p1", fields: [:])
         await rig.clock.advance(byMilliseconds: 500)
         #expect(await rig.engine.syncsStarted == 1)
@@ -214,7 +214,7 @@ struct SchedulerClockTests {
         let clock = ManualClock(maximumFiringsPerAdvance: 10_000)
         let policy = RetryPolicy()  // 1 s base, 5 min cap
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, clock: clock, settings: Self.settings(policy))
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 100_000)
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push, times: 100_000)
         let hour: Int64 = 3_600_000
         var edits = 0
         while clock.elapsedMilliseconds < hour {
@@ -275,10 +275,10 @@ struct SchedulerClockTests {
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
         await server.failTransiently(kind: "pin", id: "b", reason: "lock timeout", times: 3)
         await server.rejectPermanently(kind: "pin", id: "c")
-        await server.failTransiently(kind: "pin", id: "d", reason: "busy", times: 2, retryAfterMilliseconds: 4_000)
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 3)
+        await server.failTransiently(kind: "pin", id: "d", reason: "busy", times: 2, retryAfter: .milliseconds(4_000))
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push, times: 3)
         await rig.faulty.inject(.loseReply, on: .push)
-        await rig.faulty.inject(.transient(reason: "502", retryAfterMilliseconds: 3_000), on: .pull)
+        await rig.faulty.inject(.transient(reason: "502", retryAfter: .milliseconds(3_000)), on: .pull)
 
         var online = true
         for step in 0..<200 {
@@ -290,7 +290,7 @@ struct SchedulerClockTests {
             case 12: online = true; await rig.engine.setOnline(true)
             case 15: if try await rig.store.record("pin", id: "a") != nil { try await rig.store.update("pin", id: "a", changes: ["n": .int(1)]) }
             case 20:
-                await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: 10_000), on: .push, times: 2)
+                await rig.faulty.inject(.transient(reason: "503", retryAfter: .milliseconds(10_000)), on: .push, times: 2)
                 try await rig.store.update("pin", id: "e", changes: ["n": .int(2)])
             default: break
             }
@@ -323,7 +323,7 @@ struct SchedulerClockTests {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
         let server = ReferenceServer()
         let rig = try await FailureRig.open(dir.file("device.journal"), server: server, settings: Self.settings())
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push, times: 5)
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push, times: 5)
         try await rig.store.create("pin", id: "p1", fields: [:])
         for _ in 0..<5 { try #require(await rig.advanceToNextAttempt()) }
         #expect(await rig.engine.scheduleState.consecutiveFailures == 5)
@@ -336,7 +336,7 @@ struct SchedulerClockTests {
         try await rig.store.update("pin", id: "p1", changes: ["n": .int(1)])
         let editedAt = rig.clock.elapsedMilliseconds
         #expect(await rig.engine.nextAttemptAtMilliseconds == editedAt + Self.policy.editCoalescingMilliseconds)
-        await rig.faulty.inject(.transient(reason: "503", retryAfterMilliseconds: nil), on: .push)
+        await rig.faulty.inject(.transient(reason: "503", retryAfter: nil), on: .push)
         try #require(await rig.advanceToNextAttempt())
         #expect(await rig.engine.scheduleState.consecutiveFailures == 1)
         let failedAt = rig.clock.elapsedMilliseconds

@@ -122,7 +122,7 @@ struct SyncClockTests {
         #expect(queued.operation.queuedAt == 1_764_000_010_000, "stamped with the clock's wall time")
         #expect(await device.engine.nextAttemptIn == .milliseconds(500), "the edit's coalesced attempt")
 
-        await device.faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: 30_000), on: .push)
+        await device.faulty.inject(.transient(reason: "503 service unavailable", retryAfter: .milliseconds(30_000)), on: .push)
         await clock.advance(by: .milliseconds(500))
         #expect(await device.engine.syncsStarted == 1)
         #expect(await device.engine.nextAttemptIn == .seconds(30), "the server's retry-after, longer than the jittered backoff")

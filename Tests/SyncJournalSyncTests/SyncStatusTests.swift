@@ -82,7 +82,7 @@ struct SyncStatusTests {
         let dir = try TemporaryDirectory(prefix: "sync-status-tests"); defer { dir.remove() }
         let rig = try await LiveRig.open(dir.file("device.journal"), server: ReferenceServer())
         await rig.faulty.inject(.serverUnreachable(reason: "connection refused"), on: .pull)
-        #expect(await rig.engine.sync() == .retryLater(reason: "server unreachable: connection refused", retryAfterMilliseconds: nil))
+        #expect(await rig.engine.sync() == .retryLater(reason: "server unreachable: connection refused", retryAfter: nil))
         #expect(await rig.engine.status.connectivity == .serverUnreachable(reason: "server unreachable: connection refused"))
 
         await rig.faulty.holdNextRequest(.pull)

@@ -270,11 +270,11 @@ struct WireOutcomeTests {
         let store = try await openStore(dir.file("device.journal"))
         try await store.create("pin", id: "p1", fields: ["name": .string("Cafe")])
         let faulty = FaultInjectingTransport(ScriptedTransport())
-        await faulty.inject(.transient(reason: "503 service unavailable", retryAfterMilliseconds: 2_000), on: .push)
+        await faulty.inject(.transient(reason: "503 service unavailable", retryAfter: .milliseconds(2_000)), on: .push)
         let engine = SyncEngine(store: store, transport: faulty, options: .init(kinds: ["pin"]))
 
         let outcome = await engine.sync()
-        #expect(outcome == .retryLater(reason: "503 service unavailable", retryAfterMilliseconds: 2_000))
+        #expect(outcome == .retryLater(reason: "503 service unavailable", retryAfter: .milliseconds(2_000)))
         let entry = try #require(try await store.outboxOperations().first)
         #expect(entry.attempts == 1)
         #expect(entry.permanentFailures == 0)
@@ -309,7 +309,7 @@ struct WireOutcomeTests {
     }
 
     @Test("a transient pull error is retry-later (with its retry-after), a permanent one an error; both keep the snapshot and cursor",
-          arguments: [TransportError.transient(reason: "429 too many requests", retryAfterMilliseconds: 500),
+          arguments: [TransportError.transient(reason: "429 too many requests", retryAfter: .milliseconds(500)),
                       .permanent(reason: "403 forbidden")])
     func pullErrorsKeepSnapshot(_ failure: TransportError) async throws {
         let dir = try TemporaryDirectory(prefix: "sync-engine-tests"); defer { dir.remove() }
@@ -319,7 +319,7 @@ struct WireOutcomeTests {
         let before = try await store.currentState()
         let outcome = await engine.sync()
         switch failure {
-        case .transient(let reason, let after): #expect(outcome == .retryLater(reason: reason, retryAfterMilliseconds: after))
+        case .transient(let reason, let after): #expect(outcome == .retryLater(reason: reason, retryAfter: after))
         default: #expect(outcome == .failed(.transport(failure)))
         }
         #expect(try await store.currentState() == before)
