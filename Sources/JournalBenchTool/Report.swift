@@ -38,7 +38,7 @@ public struct Entry: Sendable, Hashable {
 
 /// Turns the samples into entries, and entries into the table or JSON.
 enum Report {
-    static func entries(_ samples: Samples, configuration c: JournalBench.Configuration, selected: Set<String>) -> [Entry] {
+    static func entries(_ samples: Samples, configuration c: JournalBenchCommand.Configuration, selected: Set<String>) -> [Entry] {
         var entries: [Entry] = []
         func add(_ name: String, _ figure: String, _ unit: String, _ key: String, _ baselines: [(String, String)],
                  goal: String?, check: (Double, [Double]) -> Bool = { _, _ in true }) {
@@ -210,7 +210,7 @@ enum Report {
     }
 
     /// The table: one row per figure, markdown so the README can quote it.
-    static func table(_ entries: [Entry], configuration: JournalBench.Configuration) -> String {
+    static func table(_ entries: [Entry], configuration: JournalBenchCommand.Configuration) -> String {
         var lines = ["journal-bench: \(configuration.rounds) round\(configuration.rounds == 1 ? "" : "s"), median (min–max); ratio = value ÷ baseline",
                      "",
                      "| workload | figure | value | baselines: median (min–max) → ratio | goal | met |",

@@ -6,7 +6,7 @@ import SyncJournalSync
 import SyncJournalTesting
 
 /// One round of each workload and each baseline. Every function returns
-/// named figures (`"durable.edits"` …); ``JournalBench`` runs them
+/// named figures (`"durable.edits"` …); ``JournalBenchCommand`` runs them
 /// interleaved, round after round, and keeps every sample.
 enum Workloads {
     typealias Figures = [String: Double]

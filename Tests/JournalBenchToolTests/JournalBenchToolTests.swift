@@ -16,7 +16,7 @@ struct JournalBenchToolTests {
 
     @Test("--quick --only query runs the indexed-query workload: the indexed lookup and the full scan, in the same run")
     func quickIndexedQuery() async throws {
-        let result = await JournalBench.main(["--quick", "--only", "query", "--json"])
+        let result = await JournalBenchCommand.main(["--quick", "--only", "query", "--json"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(Set(result.entries.map(\.name)) == ["indexed-query"])
         let lookup = try #require(result.entries.first { $0.unit == "queries/s" })
@@ -28,7 +28,7 @@ struct JournalBenchToolTests {
 
     @Test("a tiny --quick --json run reports every workload and baseline")
     func quickJSON() async throws {
-        var configuration = JournalBench.Configuration.quick
+        var configuration = JournalBenchCommand.Configuration.quick
         configuration.json = true
         configuration.durableEdits = 20
         configuration.groupEdits = 128
@@ -46,8 +46,8 @@ struct JournalBenchToolTests {
         configuration.upkeepEdits = 400
         configuration.upkeepLiveRecords = 50
         configuration.upkeepEditors = 4
-        let entries = try await JournalBench.run(configuration)
-        let json = JournalBench.json(entries)
+        let entries = try await JournalBenchCommand.run(configuration)
+        let json = JournalBenchCommand.json(entries)
 
         #expect(json.hasPrefix("{\"workloads\": ["))
         #expect(json.hasSuffix("]}\n"))
@@ -78,14 +78,14 @@ struct JournalBenchToolTests {
 
     @Test("usage errors exit 64; --help prints the usage on standard output")
     func usage() async {
-        let bad = await JournalBench.main(["--rounds", "zero"])
+        let bad = await JournalBenchCommand.main(["--rounds", "zero"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("usage: journal-bench"))
-        let unknown = await JournalBench.main(["--only", "nothing"])
+        let unknown = await JournalBenchCommand.main(["--only", "nothing"])
         #expect(unknown.status == 64)
-        let flag = await JournalBench.main(["--frobnicate"])
+        let flag = await JournalBenchCommand.main(["--frobnicate"])
         #expect(flag.status == 64)
-        let help = await JournalBench.main(["--help"])
+        let help = await JournalBenchCommand.main(["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("--quick") && help.errors.isEmpty)
     }

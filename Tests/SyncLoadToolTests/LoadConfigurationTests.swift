@@ -97,8 +97,8 @@ struct LoadConfigurationTests {
 
     @Test("an unknown argument gives usage and status 64; nothing listening gives status 69")
     func commandStatuses() async {
-        #expect(await LoadCommand.main(["--bogus"]).status == 64)
-        let unreachable = await LoadCommand.main(["--server", "http://127.0.0.1:1", "--seconds", "1"])
+        #expect(await SyncLoadCommand.main(["--bogus"]).status == 64)
+        let unreachable = await SyncLoadCommand.main(["--server", "http://127.0.0.1:1", "--seconds", "1"])
         #expect(unreachable.status == 69)
         #expect(unreachable.errors.contains("cannot reach"))
     }

@@ -4,7 +4,7 @@
 import JournalBenchTool
 import SyncJournalPlatform
 
-let result = await JournalBench.main(Array(CommandLine.arguments.dropFirst())) { line in StandardStream.error.write(line) }
+let result = await JournalBenchCommand.main(Array(CommandLine.arguments.dropFirst())) { line in StandardStream.error.write(line) }
 StandardStream.output.write(result.output)
 StandardStream.error.write(result.errors)
 SystemProcess.exit(result.status)

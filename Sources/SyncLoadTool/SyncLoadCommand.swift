@@ -4,10 +4,10 @@ import SyncJournalCommandLine
 /// print and the exit status instead of printing.
 ///
 /// ```swift
-/// let result = await LoadCommand.main(["--server", "http://127.0.0.1:8787", "--seconds", "1"])
+/// let result = await SyncLoadCommand.main(["--server", "http://127.0.0.1:8787", "--seconds", "1"])
 /// print(result.output, terminator: "")
 /// ```
-public enum LoadCommand {
+public enum SyncLoadCommand {
     /// What the tool prints and how it exits.
     public struct Result: Sendable, Hashable {
         /// Standard output.

@@ -7,10 +7,10 @@ import SyncJournalCommandLine
 /// its ratio to each baseline, the goal and whether it is met.
 ///
 /// ```swift
-/// let result = await JournalBench.main(["--quick", "--json"])
+/// let result = await JournalBenchCommand.main(["--quick", "--json"])
 /// print(result.output)
 /// ```
-public enum JournalBench {
+public enum JournalBenchCommand {
     /// The command line: its options and the help text.
     package static let syntax = CommandSyntax(
         tool: "journal-bench", synopses: ["[--quick] [--json] [--rounds N] [--dir DIR] [--only NAME[,NAME...]]"],
@@ -319,7 +319,7 @@ public enum JournalBench {
     }
 }
 
-extension JournalBench {
+extension JournalBenchCommand {
     /// The JSON report for `entries` (what `--json` prints).
     public static func json(_ entries: [Entry]) -> String { Report.json(entries) }
 
