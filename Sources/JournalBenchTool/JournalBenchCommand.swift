@@ -205,6 +205,7 @@ public enum JournalBenchCommand {
                 samples.add(try await Workloads.durableEdits(directory: directory, count: c.durableEdits))
                 samples.add(try Workloads.rawSynced(directory: directory, count: c.durableEdits, perSync: 1, preallocated: true, prefix: "raw1-pre"))
                 samples.add(try Workloads.rawSynced(directory: directory, count: c.durableEdits, perSync: 1, preallocated: false, prefix: "raw1-grow"))
+                samples.add(try await Workloads.rawSyncedOnQueue(directory: directory, count: c.durableEdits))
                 samples.add(try Workloads.sqlite(directory: directory, count: c.durableEdits, perTransaction: 1, synchronous: .full, prefix: "sqlite-full1"))
                 note("durable", round, samples.last(["durable.edits", "raw1-pre.rate", "sqlite-full1.rate"]))
             }

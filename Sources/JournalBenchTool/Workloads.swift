@@ -1,3 +1,4 @@
+import Dispatch
 import SyncJournalPlatform
 import SyncJournalCore
 import SyncJournalProtocol
@@ -39,10 +40,20 @@ enum Workloads {
             }
             let seconds = Clock.now() - start
             let syncs = counting.fdatasyncCount - syncsBefore
+            // What an edit costs beyond the disk: the trip from the caller to
+            // the store's thread and back, measured alone (a read of no data).
+            var trips: [Double] = []
+            trips.reserveCapacity(count)
+            for _ in 0..<count {
+                let began = Clock.now()
+                _ = await store.status
+                trips.append(Clock.now() - began)
+            }
             try await store.close()
             return ["durable.edits": Double(count) / seconds,
                     "durable.p50": Statistics.quantile(latencies, 0.5) * 1e6,
                     "durable.p99": Statistics.quantile(latencies, 0.99) * 1e6,
+                    "durable.trip-p50": Statistics.quantile(trips, 0.5) * 1e6,
                     "durable.syncs": Double(syncs)]
         } catch {
             throw storeError("durable edits", error)
@@ -57,6 +68,49 @@ enum Workloads {
                 prefix + ".p50": Statistics.quantile(run.latencies, 0.5) * 1e6,
                 prefix + ".p99": Statistics.quantile(run.latencies, 0.99) * 1e6,
                 prefix + ".syncs": Double(run.latencies.count)]
+    }
+
+    /// Raw `pwrite` + `fdatasync` per record into a preallocated file, each
+    /// done on a serial dispatch queue while the calling task awaits it: the
+    /// disk plus the two thread hand-overs (caller to the writing thread and
+    /// back) that any store pays which keeps blocking I/O off the caller's
+    /// thread. The floor under a durable edit's latency.
+    static func rawSyncedOnQueue(directory: String, count: Int) async throws(BenchError) -> Figures {
+        let path = directory + "/raw-queue.bin"
+        let record = Records.rawRecord
+        let fd = try RawFile.fresh(path, preallocateBytes: record.count * (count + 64) + (1 << 20))
+        defer {
+            try? SystemFile.close(fd)
+            Files.remove(path)
+        }
+        let queue = DispatchQueue(label: "journal-bench.raw-queue")
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        let start = Clock.now()
+        for n in 0..<count {
+            let began = Clock.now()
+            let offset = Int64(n * record.count)
+            let result: Result<Void, BenchError> = await withCheckedContinuation { continuation in
+                queue.async {
+                    let done = record.withUnsafeBytes { raw -> Result<Void, BenchError> in
+                        do throws(BenchError) {
+                            try RawFile.pwriteAll(fd, raw, at: offset, path: path)
+                            try RawFile.sync(fd, path: path)
+                            return .success(())
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    continuation.resume(returning: done)
+                }
+            }
+            try result.get()
+            latencies.append(Clock.now() - began)
+        }
+        let seconds = Clock.now() - start
+        return ["raw1-queue.rate": Double(count) / seconds,
+                "raw1-queue.p50": Statistics.quantile(latencies, 0.5) * 1e6,
+                "raw1-queue.p99": Statistics.quantile(latencies, 0.99) * 1e6]
     }
 
     /// Raw buffered `write` per record, never synced.

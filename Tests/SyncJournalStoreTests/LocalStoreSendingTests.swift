@@ -161,18 +161,22 @@ struct LocalStoreSendingTests {
             try await store.create("pin", id: "a", fields: ["name": .string("Tapas bar")])
             let create = try #require(try await store.operationsReadyToSend(limit: 10).first)
 
-            // An unrelated write holds the journal, so the next calls queue behind it.
+            // An unrelated write holds the journal's sync, and a checkpoint
+            // queued behind it waits for that sync: nothing queued behind the
+            // checkpoint is written until the sync is released, so the next
+            // calls queue together, in the order they reach the batcher.
             held.holdNextSync()
             let unrelated = Task { try await store.create("pin", id: "x", fields: [:]) }
             await held.waitUntilHeld()
-            // Both tasks start on the main actor in creation order; each hops
-            // to the store in that order (the delete first).
+            let checkpoint = Task { try await store.checkpoint() }
+            while await store.changesWaitingForBatch < 1 { await Task.yield() }
             let deleting = Task { try await store.delete("pin", id: "a") }
+            while await store.changesWaitingForBatch < 2 { await Task.yield() }
             let sending = Task { try await store.beginSending([create.id]) }
-            await Task.yield()          // the main actor runs both tasks' first steps before this line resumes
-            _ = await store.status      // queued on the store after both calls
+            while await store.changesWaitingForBatch < 3 { await Task.yield() }
             held.release()
             _ = try await unrelated.value
+            try await checkpoint.value
             _ = try await deleting.value
             let accepted = try await sending.value
 

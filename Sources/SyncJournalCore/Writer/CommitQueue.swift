@@ -96,13 +96,13 @@ package struct CommitQueue<Waiter> {
     /// order, and leaves the running barrier, if any, running.
     package mutating func released(durableThrough: Int64) -> [Waiter] {
         let count = batches.prefix { $0.end <= durableThrough }.count
-        let released = batches.prefix(count).flatMap(\.waiters)
+        let released = batches.prefix(count).flatMap { $0.waiters }
         batches.removeFirst(count)
         return released
     }
 
     /// Every waiter still waiting, in order (the owner reads what they wrote).
-    package var waiters: [Waiter] { batches.flatMap(\.waiters) }
+    package var waiters: [Waiter] { batches.flatMap { $0.waiters } }
 
     /// A barrier failed: returns every waiter, to be refused. No barrier
     /// starts again.
@@ -114,7 +114,7 @@ package struct CommitQueue<Waiter> {
 
     /// Takes every waiter (the owner closes or stops), in order.
     package mutating func takeAll() -> [Waiter] {
-        let all = batches.flatMap(\.waiters)
+        let all = batches.flatMap { $0.waiters }
         batches = []
         return all
     }

@@ -15,7 +15,7 @@ extension LocalStore {
     ///   or ``StoreError/readOnlySpace(_:)`` for a shared space the user may
     ///   not write to; validation errors; ``StoreError/journal(_:)``.
     @discardableResult
-    public func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
+    public nonisolated func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
                        in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try await create(kind, id: id, fields: fields, modelVersion: nil, in: space)
     }
@@ -27,14 +27,14 @@ extension LocalStore {
     ///   outside 1 to `ProtocolLimits.maximumModelVersion`, and whatever
     ///   ``create(_:id:fields:in:)`` throws.
     @discardableResult
-    package func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
+    package nonisolated func create(_ kind: String, id: String? = nil, fields: [String: FieldValue],
                         modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
-        let recordID = id ?? options.makeRecordID()
+        let recordID = id ?? makeRecordID()
         try Self.validate(kind: kind, id: recordID, fields: fields)
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: recordID, space: space))
-        let now = options.clock.wallTimeMilliseconds
+        let now = editClock.wallTimeMilliseconds
         let operationID = OperationID.random()
-        try await submit { (staged) throws(StoreError) in
+        try await submitEdit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: recordID, space: space)
             try Self.checkWritable(space, in: staged)
             if staged.visibleFields(of: key) != nil { throw .recordAlreadyExists(key) }
@@ -44,7 +44,6 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
         return Edit(kind: kind, id: recordID, space: space, operation: operationID)
     }
 
@@ -57,7 +56,7 @@ extension LocalStore {
     /// try await store.update("pin", id: pin.id, changes: ["title": "Tapas bar"], in: pin.space)
     /// ```
     @discardableResult
-    public func update(_ kind: String, id: String, changes: [String: FieldValue],
+    public nonisolated func update(_ kind: String, id: String, changes: [String: FieldValue],
                        in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try await update(kind, id: id, changes: changes, modelVersion: nil, in: space)
     }
@@ -68,13 +67,13 @@ extension LocalStore {
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
     ///   out of range, and whatever ``update(_:id:changes:in:)`` throws.
     @discardableResult
-    package func update(_ kind: String, id: String, changes: [String: FieldValue],
+    package nonisolated func update(_ kind: String, id: String, changes: [String: FieldValue],
                         modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: changes)
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id, space: space))
-        let now = options.clock.wallTimeMilliseconds
+        let now = editClock.wallTimeMilliseconds
         let operationID = OperationID.random()
-        try await submit { (staged) throws(StoreError) in
+        try await submitEdit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id, space: space)
             try Self.checkWritable(space, in: staged)
             guard let current = staged.visibleFields(of: key) else { throw .recordNotFound(key) }
@@ -84,14 +83,13 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
         return Edit(kind: kind, id: id, space: space, operation: operationID)
     }
 
     /// Deletes a visible record of `space` (the personal space unless named)
     /// and returns the edit. Only a record the app can see can be deleted.
     @discardableResult
-    public func delete(_ kind: String, id: String, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
+    public nonisolated func delete(_ kind: String, id: String, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try await delete(kind, id: id, modelVersion: nil, in: space)
     }
 
@@ -102,12 +100,12 @@ extension LocalStore {
     /// - Throws: ``StoreError/invalidModelVersion(_:version:)`` for a version
     ///   out of range, and whatever ``delete(_:id:in:)`` throws.
     @discardableResult
-    package func delete(_ kind: String, id: String, modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
+    package nonisolated func delete(_ kind: String, id: String, modelVersion: Int?, in space: SpaceID = .personal) async throws(StoreError) -> Edit {
         try Self.validate(kind: kind, id: id, fields: [:])
         try Self.validate(modelVersion: modelVersion, key: RecordKey(kind: kind, id: id, space: space))
-        let now = options.clock.wallTimeMilliseconds
+        let now = editClock.wallTimeMilliseconds
         let operationID = OperationID.random()
-        try await submit { (staged) throws(StoreError) in
+        try await submitEdit { (staged) throws(StoreError) in
             let key = RecordKey(kind: kind, id: id, space: space)
             try Self.checkWritable(space, in: staged)
             guard staged.visibleFields(of: key) != nil else { throw .recordNotFound(key) }
@@ -116,7 +114,6 @@ extension LocalStore {
                                              space: space)
             return [Self.edit(operation, in: staged)]
         }
-        notifyEditObserver()
         return Edit(kind: kind, id: id, space: space, operation: operationID)
     }
 

@@ -27,6 +27,43 @@ extension LocalStore {
         try result.get()
     }
 
+    /// Journals the events `compute` returns for an edit handed in from
+    /// outside the actor (``WriteInbox``), tells the edit observer, and
+    /// returns once the edit is durable and visible. The caller waits off
+    /// the store's thread and is resumed from it directly.
+    nonisolated func submitEdit(_ compute: @escaping @Sendable (StoreState) throws(StoreError) -> [StoreEvent]) async throws(StoreError) {
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            let request = WriteBatcher.Request(compute: compute, checkpoint: false, sharesState: true, notifiesEditObserver: true,
+                                               continuation: continuation)
+            let queueDrain = inbox.withLock { inbox -> Bool in
+                inbox.requests.append(request)
+                defer { inbox.drainQueued = true }
+                return !inbox.drainQueued
+            }
+            if queueDrain { executor.perform { self.assumeIsolated { $0.drainInbox() } } }
+        }
+        try result.get()
+    }
+
+    /// Moves the edits handed in from outside into the batcher (on the
+    /// store's thread), refusing them if the store no longer takes writes.
+    private func drainInbox() {
+        let requests = inbox.withLock { inbox -> [WriteBatcher.Request] in
+            inbox.drainQueued = false
+            defer { inbox.requests = [] }
+            return inbox.requests
+        }
+        for request in requests {
+            do throws(StoreError) {
+                try checkWritable()
+                batcher.enqueue(request)
+            } catch {
+                request.continuation.resume(returning: .failure(error))
+            }
+        }
+        startFlushIfIdle()
+    }
+
     /// Starts forming batches unless that is already under way. The flush
     /// runs after the jobs already queued on the store's thread, so changes
     /// that arrived together go in one batch.
@@ -161,6 +198,12 @@ extension LocalStore {
                                    tracking: tracking, touched: &touched)
                 journalRecords += batch.decision.records.count
                 visibleStateChanged(touched, events: batch.decision.events)
+            }
+            // The engine hears of the batch's edits once, before their callers resume.
+            if zip(batch.requests, batch.decision.results).contains(where: { request, result in
+                if case .success = result { return request.notifiesEditObserver } else { return false }
+            }) {
+                notifyEditObserver()
             }
             for (request, result) in zip(batch.requests, batch.decision.results) { request.continuation.resume(returning: result) }
         }

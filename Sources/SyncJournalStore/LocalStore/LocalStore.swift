@@ -37,6 +37,10 @@ public actor LocalStore {
     /// What opening found: a repaired torn tail, the records replayed.
     package nonisolated let recovery: JournalRecovery?
     var options: Options
+    /// The clock edits are stamped with and the maker of new records' ids
+    /// (from ``Options``, which never change them), read off the actor.
+    nonisolated let editClock: any SyncClock
+    nonisolated let makeRecordID: @Sendable () -> String
     var writer: JournalWriter?
     /// The durable state the app sees, and the staged one the next change
     /// is decided against (``VisibleAndStaged`` keeps the rule between them).
@@ -60,12 +64,18 @@ public actor LocalStore {
     var upkeepWaiters: [CheckedContinuation<Void, Never>] = []
     /// Automatic checkpoints that replaced the journal since the store opened.
     package var automaticCheckpoints = 0
+    /// Changes waiting for a batch, in the batcher (for tests that order
+    /// calls behind a held journal write).
+    package var changesWaitingForBatch: Int { batcher.pendingCount }
     /// After an automatic checkpoint failed (a full disk, say): the journal
     /// size from which the next one is tried, so a failing disk is not
     /// rewritten after every sync.
     var upkeepRetryBytes: Int64 = 0
     /// Changes waiting for their journal write, and batches waiting for their sync.
     var batcher = WriteBatcher()
+    /// Edits handed in from outside the actor, waiting to join the batcher
+    /// (`LocalStore+WritePipeline.swift`).
+    nonisolated let inbox = Mutex(WriteInbox())
     /// Callers waiting for the running barrier to end.
     var syncIdleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waiters for outcomes and streams of changes.
@@ -90,6 +100,8 @@ public actor LocalStore {
                  journalRecords: Int, recovery: JournalRecovery?) {
         self.path = path
         self.options = options
+        editClock = options.clock
+        makeRecordID = options.makeRecordID
         self.writer = writer
         states = VisibleAndStaged(state)
         fieldIndexes = options.indexes.isEmpty ? FieldIndexes() : FieldIndexes(options.indexes, state: state)

@@ -21,6 +21,9 @@ struct WriteBatcher {
         /// engine's hand-overs say no: its next round follows at once, and
         /// would copy every part it touches.
         var sharesState = true
+        /// Whether the edit observer (the sync engine) hears of the change
+        /// once it is durable, before its caller resumes.
+        var notifiesEditObserver = false
         /// Resumed once the change is durable and visible, or refused.
         var continuation: CheckedContinuation<Result<Void, StoreError>, Never>
     }
@@ -61,6 +64,9 @@ struct WriteBatcher {
 
     /// Whether requests are waiting for a batch.
     var hasPending: Bool { !pending.isEmpty }
+
+    /// How many requests wait for a batch.
+    var pendingCount: Int { pending.count }
 
     /// Whether the next batch is a checkpoint.
     var nextIsCheckpoint: Bool { pending.first?.checkpoint ?? false }
