@@ -95,7 +95,10 @@ extension StoreState {
         }
         guard sameHistory else { return plan }
         for (key, row) in serverRows.sorted(by: { $0.key < $1.key }) where kinds.contains(key.kind) && !row.isTombstone {
-            guard snapshot[key] == nil, outbox.operations(on: key).isEmpty, let cursor = cursors[key.kind],
+            // The cursor of the record's own space: a row at or before it
+            // was seen here, so its absence is a deletion the server lost.
+            let seen = key.space.isPersonal ? cursors[key.kind] : spaceCursors[key.space]?[key.kind]
+            guard snapshot[key] == nil, outbox.operations(on: key).isEmpty, let cursor = seen,
                   !(cursor < PullCursor(updatedAt: row.updatedAt, id: row.id)) else { continue }
             plan.uploads.append(JournalOperation(id: makeID(), kind: .delete, entity: key.kind, recordID: key.id,
                                                  baseUpdatedAt: row.updatedAt, queuedAt: queuedAt, modelVersion: row.modelVersion,
@@ -104,3 +107,4 @@ extension StoreState {
         return plan
     }
 }
+

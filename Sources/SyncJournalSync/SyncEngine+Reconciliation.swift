@@ -6,7 +6,8 @@ extension SyncEngine {
     /// then syncs: the way out of ``SyncFailure/serverMismatch(_:)`` (a
     /// server reset, swapped for another database, or restored from a backup).
     ///
-    /// It pulls every row of every kind from the start (a resync), then, in
+    /// It pulls every row of every kind from the start (a resync), in the
+    /// personal space and in each shared space the device follows, then, in
     /// one journal record, queues a re-upload for each record the server
     /// lacks or holds at an older state than the device's acknowledged copy:
     /// a create with the same id, or an update carrying every field on the
@@ -66,8 +67,15 @@ extension SyncEngine {
     /// start, and the identity its replies carried.
     private struct ServerContents {
         var identity: ServerIdentity?
+        /// Per kind, its rows in the personal space and in every shared
+        /// space the device follows (a row's key names its space).
         var rows: [String: [ServerRow]] = [:]
         var cursors: [String: PullCursor?] = [:]
+        /// Per shared space, each kind's cursor after the re-pull.
+        var spaceCursors: [SpaceID: [String: PullCursor]] = [:]
+        /// The shared spaces pulled (the ones the device followed, less
+        /// those the server no longer lets it read), each replaced whole.
+        var spaces: Set<SpaceID> = []
     }
 
     private func runReconciliation() async -> SyncOutcome {
@@ -94,7 +102,12 @@ extension SyncEngine {
         do {
             lastReconciliation = try await store.queueReuploads(serverRows: serverRows, kinds: Set(options.kinds), sameHistory: sameHistory)
             for kind in contents.rows.keys.sorted() {
-                try await store.replaceSnapshot(kind: kind, rows: contents.rows[kind]!, cursor: contents.cursors[kind] ?? nil)
+                let bySpace = Dictionary(grouping: contents.rows[kind]!, by: \.space)
+                try await store.replaceSnapshot(kind: kind, rows: bySpace[.personal] ?? [], cursor: contents.cursors[kind] ?? nil)
+                for space in contents.spaces.sorted() {
+                    try await store.replaceSnapshot(kind: kind, rows: bySpace[space] ?? [], cursor: contents.spaceCursors[space]?[kind],
+                                                    space: space)
+                }
             }
             try await store.recordServer(.adopted(contents.identity, seenStamp: seen))
         } catch {
@@ -114,10 +127,22 @@ extension SyncEngine {
     private func pullEverything(known: KnownServer) async -> Result<ServerContents, ReconciliationStop> {
         var contents = ServerContents()
         var first = true
+        // The shared spaces the device follows are pulled whole too: the
+        // server may have lost their rows (and their deletions) as well.
+        var followed: Set<SpaceID>?
+        if options.followsSharedSpaces {
+            do { followed = Set(try await outbox.spaceCursors(for: options.kinds).keys) } catch {
+                return .failure(ReconciliationStop(outcome: .failed(.store(error))))
+            }
+        }
         for kind in options.kinds.sorted() {
             var cursor: PullCursor?
-            var byID: [String: ServerRow] = [:]
+            var byKey: [RecordKey: ServerRow] = [:]
             var pages = 0
+            // Every space named from its start, so each comes whole.
+            var named = followed.map { spaces in
+                Dictionary(uniqueKeysWithValues: spaces.map { ($0, SpaceCursors(version: nil, cursors: [kind: nil])) })
+            }
             while true {
                 if pages == options.maximumResyncPages {
                     return .failure(ReconciliationStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
@@ -126,7 +151,7 @@ extension SyncEngine {
                 let page: PullPage
                 do {
                     page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
-                                                                expectation: expectation))
+                                                                expectation: expectation, spaces: named))
                 } catch {
                     let outcome: SyncOutcome
                     switch error {
@@ -149,21 +174,42 @@ extension SyncEngine {
                     return .failure(ReconciliationStop(outcome: .failed(.serverMismatch(.differentServer(expected: expected, found: found)))))
                 }
                 let grouped: [LocalStore.PulledKindPage]
-                do { grouped = try Self.validate(page, cursors: [kind: cursor], limit: options.pullLimit) } catch {
+                do { grouped = try Self.validate(page, cursors: [kind: cursor], spaces: named, limit: options.pullLimit) } catch {
                     return .failure(ReconciliationStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
+                }
+                if named != nil {
+                    // Descriptions and losses first, as a pull keeps them: a
+                    // space the server no longer lets the device read is gone.
+                    do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
+                        return .failure(ReconciliationStop(outcome: .failed(.store(error))))
+                    }
+                    noteDescribed(page.spaces)
+                    for space in page.spaces where named?[space.id] == nil {
+                        named?[space.id] = SpaceCursors(version: space.version, cursors: [kind: nil])
+                    }
+                    for space in page.lostSpaces {
+                        if named?.removeValue(forKey: space) != nil { noteLost([space]) }
+                        contents.spaceCursors[space] = nil
+                        for key in byKey.keys where key.space == space { byKey[key] = nil }
+                    }
                 }
                 for kindPage in grouped {
                     // A row changed during the re-pull appears again later: the later copy wins.
-                    for row in kindPage.rows { byID[row.id] = row }
-                    if let next = kindPage.cursor { cursor = next }
+                    for row in kindPage.rows { byKey[row.key] = row }
+                    guard let next = kindPage.cursor else { continue }
+                    if kindPage.space.isPersonal { cursor = next } else {
+                        contents.spaceCursors[kindPage.space, default: [:]][kind] = next
+                        named?[kindPage.space]?.cursors[kind] = .some(next)
+                    }
                 }
                 pages += 1
                 if !page.hasMore { break }
             }
-            contents.rows[kind] = byID.values.sorted {
+            contents.rows[kind] = byKey.values.sorted {
                 PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id)
             }
             contents.cursors[kind] = .some(cursor)
+            if let named { contents.spaces.formUnion(named.keys) }
         }
         return .success(contents)
     }

@@ -65,6 +65,13 @@ extension SimulationRun {
                     await log.noteRestored(RecordKey(kind: kind, id: id), sequence: counter.next())
                 }
             }
+            // The shared list's rows too: a restore revives them the same way.
+            if configuration.users > 1 {
+                for id in Simulation.pool["pin"]! {
+                    let key = RecordKey(kind: "pin", id: id, space: Simulation.sharedList)
+                    if ((try? await server.row(key)) ?? nil) != nil { await log.noteRestored(key, sequence: counter.next()) }
+                }
+            }
         case .membership(let change):
             // On a replayed (shrunk) trace a change may no longer apply (a
             // removal of someone already gone): the server refuses it, and the step does nothing.
@@ -192,6 +199,9 @@ extension SimulationRun {
             let page = try? await transport.pull(PullRequest(cursors: [key.kind: nil], limit: 10_000, isResync: true,
                                                              spaces: configuration.users > 1 ? [:] : nil))
             if page?.rows.contains(where: { $0.key == key && $0.isTombstone }) == true { continue }
+            // A shared space the user can no longer read is gone from the
+            // device with its records, as from any pull.
+            if !key.space.isPersonal, state.spaces[key.space] == nil { continue }
             // A re-upload refused for good is surfaced as a rejection, not lost
             // silently: a file neither this device nor the restored server holds.
             if state.rejections.contains(where: { $0.operation.key == key && !rejectedBefore.contains($0.operation.id) }) { continue }
