@@ -19,6 +19,10 @@ struct SchedulerState: Sendable {
     var suspended = false
     /// Whether a status refresh asked for by an edit is yet to run.
     var statusRefreshRequested = false
+    /// Local edits signalled so far. The engine reads the outbox, then tells
+    /// the schedule what it found; an edit signalled in between is not in
+    /// what it read, and this count tells it so.
+    var editsSignalled = 0
 
     /// Tells the schedule about `event` at `now`.
     mutating func handle(_ event: SyncSchedule.Event, at now: Int64) {

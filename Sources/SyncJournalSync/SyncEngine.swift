@@ -270,6 +270,7 @@ public actor SyncEngine {
         let now = clock.now()
         let refresh = scheduler.withLock { state -> Bool in
             guard state.started else { return false }
+            state.editsSignalled += 1
             state.handle(.localEdit, at: now)
             state.arm(on: clock) { [weak self] in await self?.timerFired() }
             guard !state.statusRefreshRequested else { return false }
@@ -287,8 +288,9 @@ public actor SyncEngine {
     /// Tells the scheduler what can be sent now (after start, or a release from quarantine).
     public func refreshPendingWork() async {
         guard started, running == nil else { return }
+        let editsBefore = scheduler.withLock { $0.editsSignalled }
         let readyAt = await pendingWorkReadyAt()
-        handle(.pendingWorkChanged(readyAt: readyAt))
+        settle(.pendingWorkChanged(readyAt: readyAt), editsBefore: editsBefore)
         arm()
     }
 
@@ -317,6 +319,18 @@ public actor SyncEngine {
     func handle(_ event: SyncSchedule.Event) {
         let now = clock.now()
         scheduler.withLock { $0.handle(event, at: now) }
+    }
+
+    /// Tells the schedule `event`, which carries what the outbox held when
+    /// read, and then of a local edit if one was signalled since
+    /// `editsBefore` was counted: an edit that became durable after the
+    /// read is not in it, and would otherwise wait for the next edit.
+    func settle(_ event: SyncSchedule.Event, editsBefore: Int) {
+        let now = clock.now()
+        scheduler.withLock { state in
+            state.handle(event, at: now)
+            if state.editsSignalled != editsBefore { state.handle(.localEdit, at: now) }
+        }
     }
 
     /// The scheduler's state now (a copy).
@@ -393,9 +407,10 @@ public actor SyncEngine {
         case .failed(.authentication), .failed(.serverMismatch): result = .authenticationNeeded
         case .failed: result = .failed
         }
+        let editsBefore = scheduler.withLock { $0.editsSignalled }
         let readyAt = await pendingWorkReadyAt()
         guard running == nil else { return }
-        handle(.syncEnded(result, pendingWorkReadyAt: readyAt))
+        settle(.syncEnded(result, pendingWorkReadyAt: readyAt), editsBefore: editsBefore)
         arm()
         switch outcome {
         case .failed(.authentication), .failed(.store(.retired)), .failed(.serverMismatch):
