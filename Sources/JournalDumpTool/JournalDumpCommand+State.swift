@@ -91,7 +91,7 @@ extension JournalDumpCommand {
             for kind in state.cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + state.cursors[kind]!.description + "\n" }
         }
         // Shared spaces only once the device met one, so older journals' states read as they always did.
-        for space in state.spaceCursors.keys.sorted() {
+        for space in state.spaceCursors.keys.sorted(by: <) {
             let cursors = state.spaceCursors[space] ?? [:]
             text += "cursors in space \(space):\n"
             for kind in cursors.keys.sorted(by: utf8Order) { text += "  " + pad(kind, 10) + cursors[kind]!.description + "\n" }
@@ -166,7 +166,7 @@ extension JournalDumpCommand {
         ]
         // Only once the device met a shared space, so older journals' states read as they always did.
         if !state.spaceCursors.isEmpty {
-            members.append(("spaceCursors", .object(state.spaceCursors.keys.sorted().map { ($0.description, cursorsJSON(state.spaceCursors[$0] ?? [:])) })))
+            members.append(("spaceCursors", .object(state.spaceCursors.keys.sorted(by: <).map { ($0.description, cursorsJSON(state.spaceCursors[$0] ?? [:])) })))
         }
         if !state.spaces.isEmpty { members.append(("spaces", .array(state.spaces.values.sorted { $0.id < $1.id }.map(describedSpaceJSON)))) }
         // Only once the device knows a server identity, so older journals' states read as they always did.

@@ -33,7 +33,7 @@ struct NotesSpaces: Sendable {
             } else {
                 do throws(StoreError) { spaces = try await repository.store.spaces() } catch { throw .store(error) }
             }
-            let ordered = spaces.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+            let ordered = spaces.sorted { $0.name != $1.name ? $0.name < $1.name : $0.id.description < $1.id.description }
             if json { return Self.json(ordered) + "\n" }
             if ordered.isEmpty { return "(no shared spaces)\n" }
             return ordered.map(Self.line).joined()

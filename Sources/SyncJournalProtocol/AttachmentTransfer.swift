@@ -37,7 +37,7 @@ public struct AttachmentChunk: Sendable, Hashable {
     public var size: Int64
     /// Where the chunk starts.
     public var offset: Int64
-    /// The chunk's bytes (1 to ``ProtocolLimits/maximumAttachmentChunkBytes``).
+    /// The chunk's bytes (1 byte to 4 MiB).
     public var bytes: [UInt8]
     /// The SHA-256 of ``bytes``, so the server refuses a damaged chunk.
     public var bytesHash: ContentHash

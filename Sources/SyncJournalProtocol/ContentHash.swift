@@ -7,7 +7,7 @@
 /// let hash = ContentHash("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!   // no bytes
 /// print(hash.hex.prefix(8))   // e3b0c442
 /// ```
-public struct ContentHash: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
     /// The 32 digest bytes.
     public let bytes: [UInt8]
 
@@ -60,6 +60,7 @@ public struct ContentHash: Sendable, Hashable, Comparable, CustomStringConvertib
     /// ``hex``.
     public var description: String { hex }
 
-    /// Byte order, which is the order of ``hex`` as text.
-    public static func < (lhs: ContentHash, rhs: ContentHash) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    /// Byte order, which is the order of ``hex`` as text: the order contents
+    /// are listed and sent in, the same on every run.
+    package static func < (lhs: ContentHash, rhs: ContentHash) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }

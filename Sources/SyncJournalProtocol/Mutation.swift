@@ -19,7 +19,7 @@ public struct Mutation: Sendable, Hashable {
     /// remembers by it (journals/PROTOCOL.md, "Remembered operations").
     public var queuedAt: Int64?
     /// The model version (`SyncRecord.schemaVersion`) of the app that made
-    /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
+    /// the edit, 1 to 65,535; `nil` when not
     /// stated. The server keeps the highest on the record (``ServerRow/modelVersion``).
     public var modelVersion: Int?
     /// The space of the record (journals/PROTOCOL.md, "Spaces").

@@ -5,7 +5,7 @@ extension PullCursor {
     /// ```swift
     /// let cursor = PullCursor(wire: "1764000000123:p1")   // updatedAt 1764000000123, id "p1"
     /// ```
-    public init?(wire: String) {
+    package init?(wire: String) {
         guard let colon = wire.firstIndex(of: ":") else { return nil }
         let stamp = wire[..<colon]
         let id = String(wire[wire.index(after: colon)...])
@@ -15,5 +15,5 @@ extension PullCursor {
     }
 
     /// The wire form `updatedAt:id` (the same as ``description``).
-    public var wire: String { description }
+    package var wire: String { description }
 }

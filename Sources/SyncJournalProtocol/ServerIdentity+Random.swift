@@ -18,7 +18,7 @@ extension ServerIdentity {
     /// var generator = SystemRandomNumberGenerator()
     /// let identity = ServerIdentity.random(using: &generator)
     /// ```
-    public static func random<Generator: RandomNumberGenerator>(using generator: inout Generator) -> ServerIdentity {
+    package static func random<Generator: RandomNumberGenerator>(using generator: inout Generator) -> ServerIdentity {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40   // version 4: random
         bytes[8] = (bytes[8] & 0x3F) | 0x80   // the RFC 4122 variant

@@ -12,10 +12,10 @@ public struct ServerIdentity: Sendable, Hashable, CustomStringConvertible {
     public let text: String
 
     /// The longest identity, in characters.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// An identity from its text, or `nil` when the text is empty, longer
-    /// than ``maximumLength`` or holds anything but ASCII letters, digits, `-` and `_`.
+    /// than 64 characters or holds anything but ASCII letters, digits, `-` and `_`.
     public init?(_ text: String) {
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength,
               text.utf8.allSatisfy({ Self.isAllowed($0) }) else { return nil }

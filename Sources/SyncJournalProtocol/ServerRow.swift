@@ -12,7 +12,7 @@ public struct ServerRow: Sendable, Hashable {
     /// When the server deleted the record, for a tombstone.
     public var deletedAt: Int64?
     /// The highest model version (`SyncRecord.schemaVersion`) that ever wrote
-    /// the record, 1 to ``ProtocolLimits/maximumModelVersion``, kept on its
+    /// the record, 1 to 65,535, kept on its
     /// tombstone; `nil` when no write stated one. A device whose own version
     /// is lower can tell that a newer version of the app has touched it.
     public var modelVersion: Int?

@@ -10,7 +10,7 @@
 /// print(trip.isPersonal)            // false
 /// print(SpaceID.personal)           // personal
 /// ```
-public struct SpaceID: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct SpaceID: Sendable, Hashable, CustomStringConvertible {
     /// The shared space's id in its one spelling (lowercase 8-4-4-4-12
     /// hex), or `nil` for the personal space.
     public let text: String?
@@ -32,7 +32,7 @@ public struct SpaceID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// A new shared space id, random (version 4), for a space this device creates.
-    public static func random() -> SpaceID {
+    package static func random() -> SpaceID {
         var generator = SystemRandomNumberGenerator()
         return random(using: &generator)
     }
@@ -46,8 +46,10 @@ public struct SpaceID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Whether this is the personal space.
     public var isPersonal: Bool { text == nil }
 
-    /// The personal space first, then shared spaces by the bytes of their ids.
-    public static func < (lhs: SpaceID, rhs: SpaceID) -> Bool {
+    /// The order spaces are listed and written in, so output and files are
+    /// the same on every run: the personal space first, then shared spaces by
+    /// the bytes of their ids.
+    package static func < (lhs: SpaceID, rhs: SpaceID) -> Bool {
         switch (lhs.text, rhs.text) {
         case (nil, nil): return false
         case (nil, _): return true

@@ -229,7 +229,7 @@ package enum StorageRules {
         if let named = request.spaces {
             let standings = try queries.memberships(of: user)
             let joined = Set(standings.map(\.space))
-            lost = named.keys.filter { !joined.contains($0) }.sorted()
+            lost = named.keys.filter { !joined.contains($0) }.sorted(by: <)
             for standing in standings {
                 let held = named[standing.space]
                 if held?.version.map({ $0 < standing.version }) ?? true {

@@ -58,7 +58,7 @@ public struct JournalOperation: Sendable, Hashable {
     }
 
     /// The model version (`SyncRecord.schemaVersion`) of the app that made
-    /// the edit, 1 to ``ProtocolLimits/maximumModelVersion``; `nil` when not
+    /// the edit, 1 to 65,535; `nil` when not
     /// stated (untyped edits, and every operation journaled before versions
     /// were kept), which readers take as "unknown, 1". Merged edits carry the
     /// highest version of those merged. A value out of range is stored as

@@ -466,7 +466,7 @@ package struct StoreState: Sendable, Hashable {
         if !queued.isEmpty { going = body(.outbox(queued)) }
         queued = []
         if going && !cursors.isEmpty { going = body(.cursors(cursors)) }
-        for space in spaceCursors.keys.sorted() where going && !(spaceCursors[space] ?? [:]).isEmpty {
+        for space in spaceCursors.keys.sorted(by: <) where going && !(spaceCursors[space] ?? [:]).isEmpty {
             going = body(.spaceCursors(space, spaceCursors[space] ?? [:]))
         }
         if going && !spaces.isEmpty { going = body(.spaces(spaces.values.sorted { $0.id < $1.id })) }

@@ -218,16 +218,11 @@ extension SyncEngine {
 
     /// How a sync stops for a transfer that failed for now.
     func stopForTransfer(_ error: TransportError) -> SyncOutcome {
+        if let outcome = stopForNow(error) { return outcome }
         switch error {
-        case .offline: return .skipped(.offline)
-        case .transient(let reason, let after): return .retryLater(reason: reason, retryAfter: after)
-        case .serverUnreachable:
-            statusState.serverUnreachableThisSync = true
-            return .retryLater(reason: error.description, retryAfter: nil)
-        case .unauthorized(let reason): return .failed(.authentication(reason: reason))
         case .serverMismatch(let mismatch): return .failed(.serverMismatch(mismatch))
         case .attachmentRefused: return .retryLater(reason: error.description, retryAfter: nil)
-        case .permanent, .tooLarge, .cursorExpired, .spaceRefused: return .failed(.transport(error))
+        default: return .failed(.transport(error))
         }
     }
 

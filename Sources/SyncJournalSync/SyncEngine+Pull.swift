@@ -36,14 +36,9 @@ extension SyncEngine {
                     page = try await transport.pull(PullRequest(cursors: cursors, limit: options.pullLimit, expectation: expectation,
                                                                 spaces: spaces))
                 } catch {
+                    if let outcome = stopForNow(error) { return outcome }
                     switch error {
                     case .serverMismatch(let mismatch): return await stopForMismatch(mismatch)
-                    case .offline: return .skipped(.offline)
-                    case .transient(let reason, let after): return .retryLater(reason: reason, retryAfter: after)
-                    case .serverUnreachable:
-                        statusState.serverUnreachableThisSync = true
-                        return .retryLater(reason: error.description, retryAfter: nil)
-                    case .unauthorized(let reason): return .failed(.authentication(reason: reason))
                     case .cursorExpired(let kinds):
                         // Each kind is resynced at most once per sync: a server that
                         // keeps refusing a fresh cursor is a server bug, not a loop.
@@ -118,16 +113,11 @@ extension SyncEngine {
     /// snapshot in each with them, one journal write per space; queued edits
     /// stay on top.
     private func resync(_ kind: String, spaces: [SpaceID: SpaceCursors]?) async -> Result<ResyncResult, ResyncStop> {
-        var cursor: PullCursor?
-        var spaceCursors: [SpaceID: PullCursor] = [:]
-        var rows: [RecordKey: ServerRow] = [:]
-        // Every space named from its start, so each comes whole.
-        var named = spaces.map { $0.mapValues { SpaceCursors(version: $0.version, cursors: [kind: nil]) } }
-        var pages = 0
+        var pull = WholeKindPull(kind: kind, spaces: spaces?.mapValues(\.version))
         while true {
             if let stop = stopBeforeNextRequest() { return .failure(ResyncStop(outcome: stop)) }
-            if pages == options.maximumResyncPages {
-                return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
+            if pull.pages == options.maximumResyncPages {
+                return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pull.pages)))))
             }
             let page: PullPage
             let expectation: ServerExpectation?
@@ -135,64 +125,57 @@ extension SyncEngine {
                 return .failure(ResyncStop(outcome: .failed(.store(error))))
             }
             do {
-                page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
-                                                            expectation: expectation, spaces: named))
+                page = try await transport.pull(pull.request(limit: options.pullLimit, expectation: expectation))
             } catch {
-                switch error {
-                case .serverMismatch(let mismatch): return .failure(ResyncStop(outcome: await stopForMismatch(mismatch)))
-                case .offline: return .failure(ResyncStop(outcome: .skipped(.offline)))
-                case .transient(let reason, let after): return .failure(ResyncStop(outcome: .retryLater(reason: reason, retryAfter: after)))
-                case .serverUnreachable: return .failure(ResyncStop(outcome: .retryLater(reason: error.description, retryAfter: nil)))
-                case .unauthorized(let reason): return .failure(ResyncStop(outcome: .failed(.authentication(reason: reason))))
-                default: return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
-                }
+                if let outcome = stopForNow(error) { return .failure(ResyncStop(outcome: outcome)) }
+                if case .serverMismatch(let mismatch) = error { return .failure(ResyncStop(outcome: await stopForMismatch(mismatch))) }
+                return .failure(ResyncStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
             }
             let grouped: [LocalStore.PulledKindPage]
-            do { grouped = try Self.validate(page, cursors: [kind: cursor], spaces: named, limit: options.pullLimit) } catch {
+            do { grouped = try Self.validate(page, cursors: pull.cursors, spaces: pull.named, limit: options.pullLimit) } catch {
                 return .failure(ResyncStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
             }
             if let stop = await checkServer(of: page) { return .failure(ResyncStop(outcome: stop)) }
-            if named != nil {
-                do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
-                    return .failure(ResyncStop(outcome: .failed(.store(error))))
-                }
-                noteDescribed(page.spaces)
-                for space in page.spaces where named?[space.id] == nil {
-                    named?[space.id] = SpaceCursors(version: space.version, cursors: [kind: nil])
-                }
-                for space in page.lostSpaces {
-                    if named?.removeValue(forKey: space) != nil { noteLost([space]) }
-                    spaceCursors[space] = nil
-                    for key in rows.keys where key.space == space { rows[key] = nil }
-                }
+            do { try await absorbSpaces(of: page, into: &pull) } catch {
+                return .failure(ResyncStop(outcome: .failed(.store(error))))
             }
-            for kindPage in grouped {
-                // A row changed during the re-pull appears again later: the later copy wins.
-                for row in kindPage.rows { rows[row.key] = row }
-                guard let next = kindPage.cursor else { continue }
-                if kindPage.space.isPersonal { cursor = next } else {
-                    spaceCursors[kindPage.space] = next
-                    named?[kindPage.space]?.cursors[kind] = .some(next)
-                }
-            }
-            pages += 1
+            pull.absorbRows(grouped)
             if !page.hasMore { break }
         }
-        let bySpace = Dictionary(grouping: rows.values, by: \.space)
-        var spacesToReplace: Set<SpaceID> = [.personal]
-        if let named { spacesToReplace.formUnion(named.keys) }
-        for space in spacesToReplace.sorted() {
-            let sorted = (bySpace[space] ?? []).sorted {
-                PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id)
-            }
+        for space in pull.spacesPulled {
             do {
-                try await outbox.replaceSnapshot(kind: kind, rows: sorted, cursor: space.isPersonal ? cursor : spaceCursors[space],
+                try await outbox.replaceSnapshot(kind: kind, rows: pull.rowsInPullOrder(in: space), cursor: pull.cursor(in: space),
                                                  space: space)
             } catch {
                 return .failure(ResyncStop(outcome: .failed(.store(error))))
             }
         }
-        return .success(ResyncResult(cursor: cursor, spaceCursors: spaceCursors, rows: rows.count))
+        return .success(ResyncResult(cursor: pull.cursor, spaceCursors: pull.spaceCursors, rows: pull.rows.count))
+    }
+
+    /// How a sync stops when a request fails for a reason that is no one
+    /// operation's: offline, the server's trouble for now, or refused
+    /// credentials; `nil` for the errors each step answers its own way.
+    func stopForNow(_ error: TransportError) -> SyncOutcome? {
+        switch error {
+        case .offline: return .skipped(.offline)
+        case .transient(let reason, let after): return .retryLater(reason: reason, retryAfter: after)
+        case .serverUnreachable:
+            statusState.serverUnreachableThisSync = true
+            return .retryLater(reason: error.description, retryAfter: nil)
+        case .unauthorized(let reason): return .failed(.authentication(reason: reason))
+        default: return nil
+        }
+    }
+
+    /// Keeps a page's space descriptions and losses, as every pull keeps
+    /// them (first, so a space the server no longer lets the device read is
+    /// gone before any row is kept), and folds them into a whole-kind pull.
+    func absorbSpaces(of page: PullPage, into pull: inout WholeKindPull) async throws(StoreError) {
+        guard pull.followsSpaces else { return }
+        try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces)
+        noteDescribed(page.spaces)
+        noteLost(pull.absorbSpaces(of: page))
     }
 
     /// A pull reply that does not make sense, refused before anything is kept.
@@ -233,7 +216,7 @@ extension SyncEngine {
                                        hasMore: page.hasMore, space: .personal)
         var shared = Set(bySpace.keys).union(page.nextSpaceCursors.keys)
         shared.remove(.personal)
-        for space in shared.sorted() {
+        for space in shared.sorted(by: <) {
             guard known.contains(space) else { throw MalformedPage(reason: "cursors of space \(space), which was not asked for") }
             let held = spaces?[space]?.cursors ?? [:]
             let spaceCursors = Dictionary(uniqueKeysWithValues: cursors.keys.map { ($0, held[$0] ?? nil) })

@@ -76,6 +76,14 @@ extension SyncEngine {
         /// The shared spaces pulled (the ones the device followed, less
         /// those the server no longer lets it read), each replaced whole.
         var spaces: Set<SpaceID> = []
+
+        /// Drops what was gathered of a space the server no longer lets
+        /// the device read, in every kind.
+        mutating func forget(_ space: SpaceID) {
+            spaces.remove(space)
+            spaceCursors[space] = nil
+            for kind in rows.keys { rows[kind]?.removeAll { $0.space == space } }
+        }
     }
 
     private func runReconciliation() async -> SyncOutcome {
@@ -104,7 +112,7 @@ extension SyncEngine {
             for kind in contents.rows.keys.sorted() {
                 let bySpace = Dictionary(grouping: contents.rows[kind]!, by: \.space)
                 try await store.replaceSnapshot(kind: kind, rows: bySpace[.personal] ?? [], cursor: contents.cursors[kind] ?? nil)
-                for space in contents.spaces.sorted() {
+                for space in contents.spaces.sorted(by: <) {
                     try await store.replaceSnapshot(kind: kind, rows: bySpace[space] ?? [], cursor: contents.spaceCursors[space]?[kind],
                                                     space: space)
                 }
@@ -136,36 +144,22 @@ extension SyncEngine {
             }
         }
         for kind in options.kinds.sorted() {
-            var cursor: PullCursor?
-            var byKey: [RecordKey: ServerRow] = [:]
-            var pages = 0
-            // Every space named from its start, so each comes whole.
-            var named = followed.map { spaces in
-                Dictionary(uniqueKeysWithValues: spaces.map { ($0, SpaceCursors(version: nil, cursors: [kind: nil])) })
-            }
+            var pull = WholeKindPull(kind: kind, spaces: followed.map { Dictionary(uniqueKeysWithValues: $0.map { ($0, nil) }) })
             while true {
-                if pages == options.maximumResyncPages {
-                    return .failure(ReconciliationStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pages)))))
+                if pull.pages == options.maximumResyncPages {
+                    return .failure(ReconciliationStop(outcome: .failed(.pullNotFinished(.resyncPageLimit(kind: kind, pages: pull.pages)))))
                 }
                 let expectation = first ? nil : contents.identity.map { ServerExpectation(identity: $0, seenStamp: nil) }
                 let page: PullPage
                 do {
-                    page = try await transport.pull(PullRequest(cursors: [kind: cursor], limit: options.pullLimit, isResync: true,
-                                                                expectation: expectation, spaces: named))
+                    page = try await transport.pull(pull.request(limit: options.pullLimit, expectation: expectation))
                 } catch {
-                    let outcome: SyncOutcome
-                    switch error {
-                    case .offline: outcome = .skipped(.offline)
-                    case .transient(let reason, let after): outcome = .retryLater(reason: reason, retryAfter: after)
-                    case .serverUnreachable:
-                        statusState.serverUnreachableThisSync = true
-                        outcome = .retryLater(reason: error.description, retryAfter: nil)
-                    case .unauthorized(let reason): outcome = .failed(.authentication(reason: reason))
+                    if let outcome = stopForNow(error) { return .failure(ReconciliationStop(outcome: outcome)) }
                     // The server changed again while it was read: nothing is journaled yet; try again.
-                    case .serverMismatch(let mismatch): outcome = .failed(.serverMismatch(known.mismatch ?? mismatch))
-                    default: outcome = .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))
+                    if case .serverMismatch(let mismatch) = error {
+                        return .failure(ReconciliationStop(outcome: .failed(.serverMismatch(known.mismatch ?? mismatch))))
                     }
-                    return .failure(ReconciliationStop(outcome: outcome))
+                    return .failure(ReconciliationStop(outcome: .failed(.pullNotFinished(.resyncRefused(kind: kind, error)))))
                 }
                 if first {
                     contents.identity = page.server
@@ -174,42 +168,22 @@ extension SyncEngine {
                     return .failure(ReconciliationStop(outcome: .failed(.serverMismatch(.differentServer(expected: expected, found: found)))))
                 }
                 let grouped: [LocalStore.PulledKindPage]
-                do { grouped = try Self.validate(page, cursors: [kind: cursor], spaces: named, limit: options.pullLimit) } catch {
+                do { grouped = try Self.validate(page, cursors: pull.cursors, spaces: pull.named, limit: options.pullLimit) } catch {
                     return .failure(ReconciliationStop(outcome: .failed(.malformedReply(.pullPage(reason: error.reason)))))
                 }
-                if named != nil {
-                    // Descriptions and losses first, as a pull keeps them: a
-                    // space the server no longer lets the device read is gone.
-                    do { try await outbox.applySpaces(described: page.spaces, lost: page.lostSpaces) } catch {
-                        return .failure(ReconciliationStop(outcome: .failed(.store(error))))
-                    }
-                    noteDescribed(page.spaces)
-                    for space in page.spaces where named?[space.id] == nil {
-                        named?[space.id] = SpaceCursors(version: space.version, cursors: [kind: nil])
-                    }
-                    for space in page.lostSpaces {
-                        if named?.removeValue(forKey: space) != nil { noteLost([space]) }
-                        contents.spaceCursors[space] = nil
-                        for key in byKey.keys where key.space == space { byKey[key] = nil }
-                    }
+                do { try await absorbSpaces(of: page, into: &pull) } catch {
+                    return .failure(ReconciliationStop(outcome: .failed(.store(error))))
                 }
-                for kindPage in grouped {
-                    // A row changed during the re-pull appears again later: the later copy wins.
-                    for row in kindPage.rows { byKey[row.key] = row }
-                    guard let next = kindPage.cursor else { continue }
-                    if kindPage.space.isPersonal { cursor = next } else {
-                        contents.spaceCursors[kindPage.space, default: [:]][kind] = next
-                        named?[kindPage.space]?.cursors[kind] = .some(next)
-                    }
-                }
-                pages += 1
+                // A space lost while a later kind is pulled is gone for the
+                // kinds already pulled too.
+                if pull.followsSpaces { page.lostSpaces.forEach { contents.forget($0) } }
+                pull.absorbRows(grouped)
                 if !page.hasMore { break }
             }
-            contents.rows[kind] = byKey.values.sorted {
-                PullCursor(updatedAt: $0.updatedAt, id: $0.id) < PullCursor(updatedAt: $1.updatedAt, id: $1.id)
-            }
-            contents.cursors[kind] = .some(cursor)
-            if let named { contents.spaces.formUnion(named.keys) }
+            contents.rows[kind] = pull.rowsInPullOrder()
+            contents.cursors[kind] = .some(pull.cursor)
+            for (space, cursor) in pull.spaceCursors { contents.spaceCursors[space, default: [:]][kind] = cursor }
+            contents.spaces.formUnion(pull.spacesPulled.filter { !$0.isPersonal })
         }
         return .success(contents)
     }

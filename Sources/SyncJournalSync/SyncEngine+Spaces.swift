@@ -71,7 +71,7 @@ extension SyncEngine {
         do {
             let held = try await outbox.spaces().map(\.id)
             let gone = Set(held).subtracting(listed.map(\.id))
-            try await outbox.applySpaces(described: listed, lost: gone.sorted())
+            try await outbox.applySpaces(described: listed, lost: gone.sorted(by: <))
             noteDescribed(listed)
             if !gone.isEmpty { noteLost(gone) }
         } catch {

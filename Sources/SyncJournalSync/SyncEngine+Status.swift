@@ -97,7 +97,7 @@ extension SyncEngine {
         let activity: SyncStatus.Activity = statusState.syncActivity ?? (changeWait.task != nil ? .waitingForChanges : .idle)
         return SyncStatus(activity: activity, connectivity: connectivity(), pendingOperations: statusState.pending,
                           quarantinedOperations: statusState.quarantined, conflicts: statusState.conflicts,
-                          lastSuccessfulSyncAt: statusState.lastSuccessAt, lostSpaces: statusState.lostSpaces.sorted(),
+                          lastSuccessfulSyncAt: statusState.lastSuccessAt, lostSpaces: statusState.lostSpaces.sorted(by: <),
                           attachmentsToUpload: statusState.attachmentsToUpload, transfers: statusState.transfers)
     }
 

@@ -269,9 +269,7 @@ public actor SyncEngine {
     private nonisolated func localEditMade() {
         let now = clock.now()
         let refresh = scheduler.withLock { state -> Bool in
-            guard state.started else { return false }
-            state.editsSignalled += 1
-            state.handle(.localEdit, at: now)
+            guard state.editMade(at: now) else { return false }
             state.arm(on: clock) { [weak self] in await self?.timerFired() }
             guard !state.statusRefreshRequested else { return false }
             state.statusRefreshRequested = true
@@ -322,15 +320,11 @@ public actor SyncEngine {
     }
 
     /// Tells the schedule `event`, which carries what the outbox held when
-    /// read, and then of a local edit if one was signalled since
-    /// `editsBefore` was counted: an edit that became durable after the
-    /// read is not in it, and would otherwise wait for the next edit.
+    /// read, then of any edit signalled since `editsBefore` was counted
+    /// (``SchedulerState/settle(_:editsBefore:at:)``).
     func settle(_ event: SyncSchedule.Event, editsBefore: Int) {
         let now = clock.now()
-        scheduler.withLock { state in
-            state.handle(event, at: now)
-            if state.editsSignalled != editsBefore { state.handle(.localEdit, at: now) }
-        }
+        scheduler.withLock { $0.settle(event, editsBefore: editsBefore, at: now) }
     }
 
     /// The scheduler's state now (a copy).

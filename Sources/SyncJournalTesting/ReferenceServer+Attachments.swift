@@ -32,7 +32,7 @@ extension ReferenceServer {
     /// ```
     ///
     /// - Throws: ``TransportError/permanent(reason:)`` for no contents, more
-    ///   than ``ProtocolLimits/maximumAttachmentStatusContents``, one asked
+    ///   than 1,000, one asked
     ///   about twice or a negative size, as `sync-server` answers 400.
     public func attachmentStatus(user: String, _ contents: [AttachmentStatusRequest]) throws(TransportError) -> [AttachmentStatus] {
         guard (1...ProtocolLimits.maximumAttachmentStatusContents).contains(contents.count) else {

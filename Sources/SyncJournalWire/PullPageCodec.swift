@@ -31,7 +31,7 @@ public enum PullPageCodec {
         out.append(contentsOf: (page.hasMore ? "true" : "false").utf8)
         if includingSpaces {
             out.append(contentsOf: #","lostSpaces":"#.utf8)
-            JSONValue.array(page.lostSpaces.sorted().compactMap { $0.text.map(JSONValue.string) }).write(to: &out)
+            JSONValue.array(page.lostSpaces.sorted(by: <).compactMap { $0.text.map(JSONValue.string) }).write(to: &out)
         }
         out.append(contentsOf: #","nextCursors":"#.utf8)
         cursors(page.nextCursors).write(to: &out)

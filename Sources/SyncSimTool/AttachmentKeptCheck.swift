@@ -20,7 +20,7 @@ extension SimulationRun {
             }
         }
         let user = devices[device].user
-        for content in owed.keys.sorted() {
+        for content in owed.keys.sorted(by: <) {
             statistics.invariantChecks += 1
             if held.contains(content.hex) { continue }
             let (attachment, entry) = owed[content]!

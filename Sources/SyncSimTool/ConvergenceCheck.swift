@@ -80,11 +80,11 @@ extension SimulationRun {
             }
             for kind in Simulation.kinds {
                 statistics.invariantChecks += 1
-                let local = ((try? await store.records(kind)) ?? []).sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+                let local = ((try? await store.records(kind)) ?? []).sorted { $0.space != $1.space ? $0.space < $1.space : $0.id < $1.id }
                     .map { line($0.space, $0.id, $0.fields) }
                 let remote: [String]
                 do throws(TransportError) {
-                    remote = try await server.rows(kind: kind, user: device.user).sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+                    remote = try await server.rows(kind: kind, user: device.user).sorted { $0.space != $1.space ? $0.space < $1.space : $0.id < $1.id }
                         .map { line($0.space, $0.id, $0.fields) }
                 } catch {
                     fail(.server, "pulling the server's \(kind)s failed: \(error)")

@@ -60,7 +60,7 @@ struct ReferenceSimulationServer: SimulationServer {
         // Shared rows as a first pull over every space of the user brings them.
         let page = try await server.pull(user: user, cursors: [kind: nil], limit: 100_000, resync: true, spaces: [:])
         let shared = page.rows.filter { !$0.space.isPersonal && !$0.isTombstone && $0.kind == kind }
-            .sorted { ($0.space, $0.id) < ($1.space, $1.id) }
+            .sorted { $0.space != $1.space ? $0.space < $1.space : $0.id < $1.id }
         return personal + shared
     }
 

@@ -36,6 +36,6 @@ extension SimulationRun {
     }
 
     private func describe(_ roles: [SpaceID: SpaceRole]) -> String {
-        roles.isEmpty ? "none" : roles.keys.sorted().map { "\($0) as \(roles[$0]!)" }.joined(separator: ", ")
+        roles.isEmpty ? "none" : roles.keys.sorted(by: <).map { "\($0) as \(roles[$0]!)" }.joined(separator: ", ")
     }
 }

@@ -21,8 +21,8 @@ struct SharedSpaceGoldenTests {
         let expected = SampleJournals.sharedSpaceState()
         #expect(replayed == expected)
         // What the sample was made to hold: a kept space, a lost one whose edits are rejections.
-        #expect(replayed.spaces.keys.sorted() == [SampleJournals.clubSpace])
-        #expect(replayed.spaceCursors.keys.sorted() == [SampleJournals.clubSpace])
+        #expect(replayed.spaces.keys.sorted(by: <) == [SampleJournals.clubSpace])
+        #expect(replayed.spaceCursors.keys.sorted(by: <) == [SampleJournals.clubSpace])
         #expect(replayed.rejections.count == 2 && replayed.rejections.allSatisfy { $0.operation.space == SampleJournals.tripSpace })
         #expect(!replayed.snapshot.keys.contains { $0.space == SampleJournals.tripSpace })
         #expect(replayed.snapshot.keys.contains { $0.space == SampleJournals.clubSpace })

@@ -221,7 +221,7 @@ struct SpaceStorageTests {
         let page = try await server.pull("kid", PullRequest(cursors: ["pin": nil], limit: 1_000, spaces: [:]))
         let firstPull = ContinuousClock.now - started
         #expect(!page.hasMore && page.rows.count == 201 && page.spaces.count == 200)
-        #expect(page.rows.first?.space == .personal && page.rows.dropFirst().map(\.space) == ids.sorted())
+        #expect(page.rows.first?.space == .personal && page.rows.dropFirst().map(\.space) == ids.sorted(by: <))
         var held: [SpaceID: SpaceCursors] = [:]
         for space in page.spaces { held[space.id] = SpaceCursors(version: space.version, cursors: ["pin": page.nextSpaceCursors[space.id]?["pin"]]) }
         let steady = ContinuousClock.now

@@ -264,7 +264,7 @@ struct AttachmentStoreTests {
             let id = try #require(batch.operations.first?.id)
             try await store.endSending([id], outcomes: [(id, .acknowledged(ServerRow(kind: "doc", id: "d0", fields: ["file": .attachment(made[0])],
                                                                                      updatedAt: 2)))])
-            #expect(try await store.attachmentStore.contents().map(\.content).sorted() == [made[0].content, made[1].content].sorted())
+            #expect(try await store.attachmentStore.contents().map(\.content).sorted(by: <) == [made[0].content, made[1].content].sorted(by: <))
             #expect(try await store.collectAttachments().evicted == 1)
             #expect(try await store.attachmentFile(made[0]) == nil)
             #expect(try await store.attachmentFile(made[1]) != nil, "d1's create is still queued")
@@ -290,7 +290,7 @@ struct AttachmentStoreTests {
             let reopened = try await LocalStore.open(path: scratch.journal, options: options)
             #expect(try await reopened.collectAttachments().evicted == 4)
             let kept = try await reopened.attachmentStore.contents().map(\.content)
-            #expect(kept == Array(made.map(\.content).sorted().suffix(2)), "the two last by name")
+            #expect(kept == Array(made.map(\.content).sorted(by: <).suffix(2)), "the two last by name")
             try await reopened.close()
         }
     }

@@ -271,12 +271,12 @@ struct SharedSpaceSyncTests {
 
         #expect(await kid.sync() == .ok(pushed: 0, pulled: 200, conflicts: 0))
         #expect(await kid.recorder.requests.count == 1, "one pull request for 200 spaces")
-        #expect(try await kid.store.spaces().map(\.id) == spaces.sorted())
+        #expect(try await kid.store.spaces().map(\.id) == spaces.sorted(by: <))
         #expect(try await kid.store.records("pin").count == 200)
 
         #expect(await kid.sync() == .ok(pushed: 0, pulled: 0, conflicts: 0))
         #expect(await kid.recorder.requests.count == 2, "and one again once current")
-        #expect(await kid.recorder.pullRequests.last?.spaces?.keys.sorted() == spaces.sorted(), "naming every space it holds")
+        #expect(await kid.recorder.pullRequests.last?.spaces?.keys.sorted(by: <) == spaces.sorted(by: <), "naming every space it holds")
     }
 
     @Test("a started engine that follows shared spaces waits on them too: joining a space, and another member's pin in it, each wake a pull")

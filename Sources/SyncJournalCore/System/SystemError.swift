@@ -46,14 +46,14 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String?
 
     /// Creates an error for `call` failing with `errno` on `path`.
-    public init(call: SystemCall, errno: Int32, path: String? = nil) {
+    package init(call: SystemCall, errno: Int32, path: String? = nil) {
         self.call = call
         self.errno = errno
         self.path = path
     }
 
     /// The same error, naming `path`.
-    public func at(_ path: String) -> SystemError {
+    package func at(_ path: String) -> SystemError {
         var copy = self
         if copy.path == nil { copy.path = path }
         return copy

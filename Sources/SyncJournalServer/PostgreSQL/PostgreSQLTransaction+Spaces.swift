@@ -36,7 +36,7 @@ extension PostgreSQLTransaction: MembershipQueries {
     /// committed before is seen, one after waits for this transaction.
     func lockSpaces(_ spaces: [SpaceID], user: String) throws(StorageError) -> [SpaceID: (last: Int64, role: SpaceRole?)] {
         guard !spaces.isEmpty else { return [:] }
-        let ids = spaces.sorted().map { StorageTransaction.column($0) }
+        let ids = spaces.sorted(by: <).map { StorageTransaction.column($0) }
         let locked = try execute("select id, last from spaces where id = any($1::text[]) order by id for update", [.textArray(ids)])
         let roles = try execute("select space, role from space_members where space = any($1::text[]) and member = $2",
                                 [.textArray(ids), .text(user)])

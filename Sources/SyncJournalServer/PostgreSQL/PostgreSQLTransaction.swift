@@ -212,7 +212,7 @@ struct PostgreSQLTransaction {
         let rows = written.map(\.row)
         guard !rows.isEmpty || !operations.isEmpty || lastStamp != nil else { return }
         if !spaceStamps.isEmpty {
-            let spaces = spaceStamps.keys.sorted()
+            let spaces = spaceStamps.keys.sorted(by: <)
             _ = try run("update spaces set last = t.l from unnest($1::text[], $2::int8[]) as t(s, l) where spaces.id = t.s",
                         [.textArray(spaces.map { StorageTransaction.column($0) }), .int64Array(spaces.map { spaceStamps[$0] })])
         }

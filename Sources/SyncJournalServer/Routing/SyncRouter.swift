@@ -42,7 +42,7 @@ public struct SyncRouter: HTTPResponder {
     /// ```swift
     /// let router = SyncRouter(storage: storage, users: users, maximumBatchSize: 500) { print($0) }
     /// ```
-    public init(storage: any SyncStorage, users: UserDirectory, maximumBatchSize: Int = ProtocolLimits.maximumMutationsPerPush,
+    package init(storage: any SyncStorage, users: UserDirectory, maximumBatchSize: Int = ProtocolLimits.maximumMutationsPerPush,
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.storage = storage
         self.users = users

@@ -128,7 +128,7 @@ public final class SQLiteStorage: SyncStorage {
     /// let fresh = try storage.replaceIdentity()
     /// ```
     @discardableResult
-    public func replaceIdentity(with identity: ServerIdentity = .random()) throws(StorageError) -> ServerIdentity {
+    package func replaceIdentity(with identity: ServerIdentity = .random()) throws(StorageError) -> ServerIdentity {
         try transaction(immediate: true) { (_, queries) throws(StorageError) in try queries.setIdentity(identity) }
         identityHolder.withLock { $0 = identity }
         return identity

@@ -63,7 +63,7 @@ public enum StorageChange: Sendable, Hashable {
     static func changes(user: String, applied: some Sequence<(SpaceID, String)>) -> [StorageChange] {
         var kinds: [SpaceID: Set<String>] = [:]
         for (space, kind) in applied { kinds[space, default: []].insert(kind) }
-        return kinds.keys.sorted().map { space in
+        return kinds.keys.sorted(by: <).map { space in
             space.isPersonal ? .committed(user: user, kinds: kinds[space] ?? []) : .committedInSpace(space, kinds: kinds[space] ?? [])
         }
     }

@@ -385,7 +385,7 @@ package actor AttachmentStore {
         }
         // Files found at open share a use of 0: their names break the tie, so eviction never follows hash order.
         var cached = entries.filter { $0.value.place == .cached && !queued.contains($0.key) }
-            .sorted { ($0.value.lastUsed, $0.key) < ($1.value.lastUsed, $1.key) }
+            .sorted { $0.value.lastUsed != $1.value.lastUsed ? $0.value.lastUsed < $1.value.lastUsed : $0.key < $1.key }
         var total = cached.reduce(Int64(0)) { $0 + $1.value.size }
         while total > cacheLimit, let oldest = cached.first {
             cached.removeFirst()

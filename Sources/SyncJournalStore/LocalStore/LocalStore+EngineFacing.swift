@@ -271,7 +271,7 @@ extension LocalStore {
         try await submit(sharesState: false) { (staged) throws(StoreError) in
             var events: [StoreEvent] = []
             for space in described where staged.spaces[space.id] != space { events.append(.spaceDescribed(space)) }
-            for space in Set(lost).sorted() where !space.isPersonal && staged.holdsAnything(of: space) {
+            for space in Set(lost).sorted(by: <) where !space.isPersonal && staged.holdsAnything(of: space) {
                 events.append(.spaceLost(space))
             }
             return events
