@@ -48,4 +48,40 @@ struct SharedSpaceReconciliationTests {
         #expect(try await visibleIDs(kid.store, in: list) == before)
         #expect(try await kid.store.record("pin", id: "p1", in: list)?.fields["title"] == "p1 after backup")
     }
+
+    @Test("a member removed from a shared list while a reconciliation is between kinds: the kinds already pulled do not bring the list's records back")
+    func spaceLostBetweenKinds() async throws {
+        let dir = try TemporaryDirectory(prefix: "shared-space-reconciliation-lost"); defer { dir.remove() }
+        let server = ReferenceServer(identity: ServerIdentity("server-a"))
+        // Kinds are reconciled in order: "note" first, then "pin".
+        let scene = try await SharingScene.open(dir, users: ["dad", "kid"], server: server, kinds: ["pin", "note"])
+        let dad = scene["dad"], kid = scene["kid"]
+        let list = try await scene.share(by: "dad", with: ["kid": .editor])
+        try await dad.store.create("note", id: "n1", fields: ["title": "n1"], in: list)
+        try await dad.store.create("pin", id: "p1", fields: ["title": "p1"], in: list)
+        #expect(await dad.sync().endedWell)
+        let backup = await server.snapshot()
+        await server.tick(10)
+        try await dad.store.update("note", id: "n1", changes: ["title": "n1 after backup"], in: list)
+        #expect(await dad.sync().endedWell)
+        #expect(await kid.sync().endedWell)
+        #expect(try await visibleIDs(kid.store, in: list, kind: "note") == ["n1"])
+        await server.restore(backup)
+        guard case .failed(.serverMismatch) = await kid.sync() else { Issue.record("the restore went unnoticed"); return }
+
+        // The notes come whole; the pins' first page waits while dad removes kid.
+        await kid.faulty.inject(.pass, on: .pull)
+        await kid.faulty.holdNextRequest(.pull)
+        let reconciling = Task { await kid.engine.reconcileWithServer() }
+        await kid.faulty.waitUntilHeld()
+        _ = try await server.transport(user: "dad").change(.removeMember(list, user: "kid"))
+        await kid.faulty.releaseHeld()
+        let outcome = await reconciling.value
+        #expect(outcome.endedWell, "\(outcome)")
+
+        #expect(try await kid.store.spaces().map(\.id).contains(list) == false, "the list is gone from the device")
+        #expect(try await visibleIDs(kid.store, in: list, kind: "pin").isEmpty)
+        #expect(try await visibleIDs(kid.store, in: list, kind: "note").isEmpty, "the note pulled before the removal is not kept")
+        #expect(await kid.engine.status.lostSpaces == [list])
+    }
 }

@@ -12,13 +12,13 @@ struct SharingScene {
     let server: ReferenceServer
     private let devices: [String: Device]
 
-    /// A device for each of `users` in `dir`, with pull pages of `pullLimit` rows.
+    /// A device for each of `users` in `dir`, syncing `kinds`, with pull pages of `pullLimit` rows.
     static func open(_ dir: TemporaryDirectory, users: [String], server: ReferenceServer = ReferenceServer(),
-                     pullLimit: Int = 500) async throws -> SharingScene {
+                     kinds: [String] = ["pin"], pullLimit: Int = 500) async throws -> SharingScene {
         var devices: [String: Device] = [:]
         for user in users {
-            devices[user] = try await Device.open(dir.file("\(user).journal"), server: server, user: user, pullLimit: pullLimit,
-                                                  syncClock: ManualClock(), followsSharedSpaces: true)
+            devices[user] = try await Device.open(dir.file("\(user).journal"), server: server, user: user, kinds: kinds,
+                                                  pullLimit: pullLimit, syncClock: ManualClock(), followsSharedSpaces: true)
         }
         return SharingScene(server: server, devices: devices)
     }
