@@ -42,55 +42,7 @@ import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-class Failure(Exception):
-    pass
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    """sync-server on a fixed port, restartable on the same database."""
-
-    def __init__(self, binaries, storage, work):
-        self.binaries, self.storage, self.work = binaries, storage, work
-        self.port = free_port()
-        self.process = None
-        self.starts = 0
-
-    def start(self):
-        self.starts += 1
-        log = open(os.path.join(self.work, "server-%d.out" % self.starts), "w+")
-        self.process = subprocess.Popen([os.path.join(self.binaries, "sync-server"), "--port", str(self.port), *self.storage,
-                                         "--user", "t-a:alice", "--user", "t-b:bob", "--user", "t-c:carol"],
-                                        stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(600):
-            log.seek(0)
-            if re.search(r"listening on http://127\.0\.0\.1:\d+", log.read()):
-                return
-            if self.process.poll() is not None:
-                raise Failure("sync-server ended: see " + log.name)
-            time.sleep(0.05)
-        raise Failure("sync-server did not start")
-
-    def kill(self):
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait()
-
-    def rss_kib(self):
-        with open("/proc/%d/status" % self.process.pid) as status:
-            return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1))
+from sync_server_process import HERE, Failure, Server, Storage
 
 
 class Proxy:
@@ -426,31 +378,22 @@ def main():
     args = parser.parse_args()
     binaries = os.environ.get("BIN", os.path.join(HERE, ".build", "debug"))
     work = tempfile.mkdtemp(prefix="syncjournal-attachments.")
-    cluster = os.path.join(HERE, "tools", "pg-test-cluster.sh")
-    env = dict(os.environ, PG_TEST_CLUSTER_STATE=os.path.join(work, "pg.state"))
     server = None
     try:
-        if args.backend == "sqlite":
-            storage = ["--db", os.path.join(work, "sync.sqlite")]
-        else:
-            subprocess.run([cluster, "start"], env=env, check=True, stdout=subprocess.DEVNULL)
-            url = subprocess.run([cluster, "url"], env=env, check=True, capture_output=True, text=True).stdout.strip()
-            storage = ["--postgres", url]
-        server = Server(binaries, storage, work)
-        server.start()
-        if args.measure:
-            measure(binaries, server, work, args.megabytes or 100)
-        else:
-            session(binaries, server, work, args.megabytes or 50)
+        with Storage(args.backend, work) as storage:
+            server = Server(binaries, storage.arguments, work, users=["t-a:alice", "t-b:bob", "t-c:carol"])
+            try:
+                server.start()
+                if args.measure:
+                    measure(binaries, server, work, args.megabytes or 100)
+                else:
+                    session(binaries, server, work, args.megabytes or 50)
+            finally:
+                server.stop()
         print("ok")
     except Failure as failure:
         print("FAILED: %s (files in %s)" % (failure, work))
         sys.exit(1)
-    finally:
-        if server is not None:
-            server.stop()
-        if args.backend == "postgres":
-            subprocess.run([cluster, "stop"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 if __name__ == "__main__":

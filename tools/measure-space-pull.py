@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 import uuid
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from sync_server_process import HERE, Failure, Server, Storage
 
 
 def main():
@@ -42,40 +42,16 @@ def main():
     args = parser.parse_args()
     binaries = os.environ.get("BIN", os.path.join(HERE, ".build", "debug"))
     work = tempfile.mkdtemp(prefix="syncjournal-space-pull.")
-    cluster_state = os.path.join(work, "pg.state")
-    cluster = os.path.join(HERE, "tools", "pg-test-cluster.sh")
-    env = dict(os.environ, PG_TEST_CLUSTER_STATE=cluster_state)
-    server = None
     try:
-        if args.backend == "sqlite":
-            storage = ["--db", os.path.join(work, "sync.sqlite")]
-        else:
-            subprocess.run([cluster, "start"], env=env, check=True, stdout=subprocess.DEVNULL)
-            url = subprocess.run([cluster, "url"], env=env, check=True, capture_output=True, text=True).stdout.strip()
-            storage = ["--postgres", url]
-        log = open(os.path.join(work, "server.out"), "w+")
-        server = subprocess.Popen([os.path.join(binaries, "sync-server"), "--port", "0", *storage,
-                                   "--user", "t-owner:owner", "--user", "t-member:member", "--user", "t-one:one"],
-                                  stdout=log, stderr=subprocess.STDOUT)
-        base = None
-        for _ in range(600):
-            log.seek(0)
-            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", log.read())
-            if found:
-                base = found.group(1)
-                break
-            if server.poll() is not None:
-                sys.exit("sync-server ended: see " + log.name)
-            time.sleep(0.1)
-        if base is None:
-            sys.exit("sync-server did not start")
-        measure(base, args)
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait()
-        if args.backend == "postgres":
-            subprocess.run([cluster, "stop"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with Storage(args.backend, work) as storage:
+            server = Server(binaries, storage.arguments, work, users=["t-owner:owner", "t-member:member", "t-one:one"])
+            try:
+                server.start()
+                measure(server.base, args)
+            finally:
+                server.stop()
+    except Failure as failure:
+        sys.exit(str(failure))
 
 
 def post(base, path, body, token):
