@@ -11,15 +11,10 @@ import SyncJournalProtocol
 /// copies of a queue (the decided and the visible state) share everything a
 /// write has not touched.
 package struct Outbox: Sendable {
-    /// Places per chunk of the queue: a write that changes a copy shared
-    /// with another state copies the chunks it touches, not the whole queue.
-    private static let chunkShift = 8
-    private static let chunkSize = 1 << chunkShift
-    /// The entries in queue order, in chunks of `chunkSize` places; `nil`
-    /// where one was removed.
-    private var chunks: [[OutboxSlot?]] = []
-    /// Places used in `chunks` (the last chunk may be partly filled).
-    private var placeCount = 0
+    /// The entries in queue order; `nil` where one was removed.
+    private var chunks = OutboxSlotChunks()
+    /// Places used in `chunks`.
+    private var placeCount: Int { chunks.count }
     /// The place of each queued operation.
     private var index = PartitionedMap<OperationID, Int32>()
     /// Each record's queued operations, in order.
@@ -45,7 +40,7 @@ package struct Outbox: Sendable {
 
     @inline(__always)
     private func slotAt(_ place: Int) -> OutboxSlot? {
-        chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)]
+        chunks[place]
     }
 
     /// The entry a slot holds, with its failure history.
@@ -95,17 +90,7 @@ package struct Outbox: Sendable {
 
     /// Walks the queued slots in order, chunk by chunk, until `body` returns false.
     private func forEachSlot(_ body: (OutboxSlot) -> Bool) {
-        var place = head
-        while place < placeCount {
-            let chunkIndex = place >> Self.chunkShift
-            let chunk = chunks[chunkIndex]
-            let chunkStart = chunkIndex << Self.chunkShift
-            let end = min(placeCount, chunkStart + Self.chunkSize)
-            for offset in (place - chunkStart)..<(end - chunkStart) {
-                if let slot = chunk[offset], !body(slot) { return }
-            }
-            place = end
-        }
+        chunks.forEach(from: head, body)
     }
 
     /// The entry for `id`, if queued.
@@ -156,15 +141,7 @@ package struct Outbox: Sendable {
         var stored = store(entry, hadFailures: false)
         stored.follows = follows
         if stored.quarantined { quarantinedCount += 1 }
-        if place & (Self.chunkSize - 1) == 0 {
-            var chunk: [OutboxSlot?] = []
-            chunk.reserveCapacity(Self.chunkSize)
-            chunk.append(stored)
-            chunks.append(chunk)
-        } else {
-            chunks[chunks.count - 1].append(stored)
-        }
-        placeCount += 1
+        chunks.append(stored)
     }
 
     /// Removes `id` wherever it is; returns the removed entry.
@@ -186,7 +163,7 @@ package struct Outbox: Sendable {
     mutating func removeNoting(_ id: OperationID) -> (slot: OutboxSlot, recordStillQueued: Bool)? {
         guard let stored = index.removeValue(forKey: id) else { return nil }
         let place = Int(stored)
-        guard let slot = chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)].take() else { return nil }
+        guard let slot = chunks[place].take() else { return nil }
         if slot.hasFailures { failures[id] = nil }
         if slot.quarantined { quarantinedCount -= 1 }
         // An id is in its record's list once. When it led the list, the next
@@ -199,13 +176,12 @@ package struct Outbox: Sendable {
         }
         if let newLeader, let leaderPlace = index[newLeader] {
             let at = Int(leaderPlace)
-            chunks[at >> Self.chunkShift][at & (Self.chunkSize - 1)]?.follows = false
+            chunks[at]?.follows = false
         }
         dead += 1
         if index.isEmpty {
             // Nothing left: start over without walking anything.
             chunks.removeAll()
-            placeCount = 0
             dead = 0
             head = 0
         } else if dead > 64 && dead > placeCount / 2 {
@@ -219,21 +195,13 @@ package struct Outbox: Sendable {
     /// Closes the gaps left by removals, keeping the order, and moves each
     /// remaining entry's place in the index.
     private mutating func compact() {
-        var kept: [[OutboxSlot?]] = []
-        var keptCount = 0
+        var kept = OutboxSlotChunks()
         for place in head..<placeCount {
             guard let slot = slotAt(place) else { continue }
-            if keptCount != place { index[slot.operation.id] = Int32(truncatingIfNeeded: keptCount) }
-            if keptCount & (Self.chunkSize - 1) == 0 {
-                var chunk: [OutboxSlot?] = []
-                chunk.reserveCapacity(Self.chunkSize)
-                kept.append(chunk)
-            }
-            kept[kept.count - 1].append(slot)
-            keptCount += 1
+            if kept.count != place { index[slot.operation.id] = Int32(truncatingIfNeeded: kept.count) }
+            kept.append(slot)
         }
         chunks = kept
-        placeCount = keptCount
         dead = 0
         head = 0
     }
@@ -250,7 +218,7 @@ package struct Outbox: Sendable {
         var replacement = store(entry, hadFailures: false)
         replacement.follows = old.follows
         quarantinedCount += (replacement.quarantined ? 1 : 0) - (old.quarantined ? 1 : 0)
-        chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)] = replacement
+        chunks[place] = replacement
         byKey.modify(entry.key) { list in
             guard let current = list else { return }
             list = current.replacing(id, with: entry.id)
@@ -261,7 +229,7 @@ package struct Outbox: Sendable {
     package mutating func setSent(_ id: OperationID, _ sent: Bool) {
         guard let stored = index[id] else { return }
         let place = Int(stored)
-        chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)]?.sent = sent
+        chunks[place]?.sent = sent
     }
 
     /// Changes the entry for `id` in place (its position is kept; its record must not change).
@@ -269,7 +237,7 @@ package struct Outbox: Sendable {
         guard let stored = index[id] else { return }
         let place = Int(stored)
         // Taken out while it changes, so the operation's storage is not shared with the slot.
-        guard let slot = chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)].take() else { return }
+        guard let slot = chunks[place].take() else { return }
         var changed = entry(slot)
         body(&changed)
         precondition(changed.key == slot.operation.key && changed.id == id, "an outbox entry keeps its id and record")
@@ -280,7 +248,7 @@ package struct Outbox: Sendable {
             : store(changed, hadFailures: slot.hasFailures)
         updated.follows = slot.follows
         quarantinedCount += (updated.quarantined ? 1 : 0) - (slot.quarantined ? 1 : 0)
-        chunks[place >> Self.chunkShift][place & (Self.chunkSize - 1)] = updated
+        chunks[place] = updated
     }
 }
 
