@@ -12,6 +12,11 @@
 # so `url` and `stop` find it; give each cluster its own state file to run several.
 # initdb and postgres refuse to run as root: as root, they run as the user
 # $PG_TEST_CLUSTER_USER (default nobody) through runuser.
+#
+# With $PG_TEST_CLUSTER_OWNER_PID set, `start` also leaves a guard that stops
+# the cluster once that process is gone, however it ended: a test process
+# killed or crashed never runs its exit handler, and its cluster would
+# otherwise outlive it.
 set -euo pipefail
 
 state=${PG_TEST_CLUSTER_STATE:-${TMPDIR:-/tmp}/syncjournal-pg-test-cluster}
@@ -38,7 +43,21 @@ conninfo_of() { echo "host=127.0.0.1 port=$(cat "$1/port") user=postgres dbname=
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# Closes every descriptor this script inherited beyond the standard three. A
+# test runner waits for the end of a pipe it gave its test process; the
+# postgres server and the guard outlive this script, and a copy of that pipe
+# kept open in them would hold the runner, and the test process it has not
+# reaped, forever. (Bash's own descriptor for the script, 255, closes itself
+# on exec.)
+close_inherited_descriptors() {
+  local fd
+  for fd in $(ls /dev/fd); do
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+}
+
 start() {
+  close_inherited_descriptors
   if [ -f "$state" ] && [ -d "$(cat "$state")" ]; then fail "a cluster is already running in $(cat "$state") (stop it first, or set PG_TEST_CLUSTER_STATE)"; fi
   local bindir dir port attempt started=0
   bindir=$(find_bindir) || fail "initdb/pg_ctl/postgres not found (install postgresql, or set PG_BINDIR)"
@@ -67,7 +86,22 @@ start() {
   "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres syncjournal_test
   echo "$dir" > "$state"
   trap - EXIT
+  if [ -n "${PG_TEST_CLUSTER_OWNER_PID:-}" ]; then guard "$PG_TEST_CLUSTER_OWNER_PID"; fi
   conninfo_of "$dir"
+}
+
+# Stops this cluster when process $1 ends. The guard runs in a session of its
+# own with no inherited output, so nothing waits on it; it checks once a
+# second, as a process cannot wait for another that is not its child. A
+# zombie counts as ended: a runner whose own children still hold its pipe
+# may not reap a killed test process for a long time.
+guard() {
+  local owner=$1 script
+  case "$owner" in ''|*[!0-9]*) fail "PG_TEST_CLUSTER_OWNER_PID is not a process id: $owner" ;; esac
+  script=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+  PG_TEST_CLUSTER_STATE=$state setsid bash -c '
+    while state=$(ps -o stat= -p "$1") && [ "${state#Z}" = "$state" ]; do sleep 1; done
+    bash "$2" stop' pg-test-cluster-guard "$owner" "$script" </dev/null >/dev/null 2>&1 &
 }
 
 stop() {

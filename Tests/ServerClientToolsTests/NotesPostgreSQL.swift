@@ -71,7 +71,9 @@ enum NotesPostgreSQL {
         let state = base + ".state"
         // system(), not Process: the server pg_ctl leaves running inherits the
         // shell's descriptors, and its output goes to files, so nothing waits on a pipe.
-        let status = system("PG_TEST_CLUSTER_STATE='\(state)' /bin/bash '\(script)' start >'\(base).out' 2>'\(base).err'")
+        // The owner pid leaves a guard that stops the cluster if this process is
+        // killed before its exit handler runs.
+        let status = system("PG_TEST_CLUSTER_OWNER_PID=\(ProcessInfo.processInfo.processIdentifier) PG_TEST_CLUSTER_STATE='\(state)' /bin/bash '\(script)' start >'\(base).out' 2>'\(base).err'")
         let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
         let failure = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
         guard status == 0, let line = output.split(separator: "\n").last, !line.isEmpty else {

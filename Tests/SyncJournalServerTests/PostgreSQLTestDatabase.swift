@@ -69,7 +69,9 @@ enum PostgreSQLTestDatabase {
         let state = base + ".state"
         // system(), not Process: the server pg_ctl leaves running inherits the
         // shell's descriptors, and output goes to files, so nothing waits on a pipe.
-        let status = system("PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) start >\(quoted(base + ".out")) 2>\(quoted(base + ".err"))")
+        // The owner pid leaves a guard that stops the cluster if this process is
+        // killed before its exit handler runs.
+        let status = system("PG_TEST_CLUSTER_OWNER_PID=\(ProcessInfo.processInfo.processIdentifier) PG_TEST_CLUSTER_STATE=\(quoted(state)) /bin/bash \(quoted(script)) start >\(quoted(base + ".out")) 2>\(quoted(base + ".err"))")
         let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
         let failure = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: base + ".out")
