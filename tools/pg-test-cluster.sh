@@ -58,6 +58,8 @@ close_inherited_descriptors() {
 
 start() {
   close_inherited_descriptors
+  # Checked before anything starts: a cluster must not be left without its guard.
+  case "${PG_TEST_CLUSTER_OWNER_PID-0}" in ''|*[!0-9]*) fail "PG_TEST_CLUSTER_OWNER_PID is not a process id: $PG_TEST_CLUSTER_OWNER_PID" ;; esac
   if [ -f "$state" ] && [ -d "$(cat "$state")" ]; then fail "a cluster is already running in $(cat "$state") (stop it first, or set PG_TEST_CLUSTER_STATE)"; fi
   local bindir dir port attempt started=0
   bindir=$(find_bindir) || fail "initdb/pg_ctl/postgres not found (install postgresql, or set PG_BINDIR)"
@@ -97,7 +99,6 @@ start() {
 # may not reap a killed test process for a long time.
 guard() {
   local owner=$1 script
-  case "$owner" in ''|*[!0-9]*) fail "PG_TEST_CLUSTER_OWNER_PID is not a process id: $owner" ;; esac
   script=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
   PG_TEST_CLUSTER_STATE=$state setsid bash -c '
     while state=$(ps -o stat= -p "$1") && [ "${state#Z}" = "$state" ]; do sleep 1; done
