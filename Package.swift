@@ -138,7 +138,7 @@ let package = Package(
         // stands still, a recording transport, captured output. Not a product: no app links it.
         .target(
             name: "SyncJournalTestSupport",
-            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalCommandLine", "CSyncJournalSpawn"],
+            dependencies: ["SyncJournalPlatform", "SyncJournalProtocol", "SyncJournalStore", "SyncJournalTesting", "SyncJournalCommandLine", "CSyncJournalSpawn"],
             path: "Tests/SyncJournalTestSupport"
         ),
 
